@@ -1,0 +1,120 @@
+"""The source-neutral session model every connector produces.
+
+A connector turns one assistant's history store into a stream of
+:class:`Session` objects. Everything downstream (normalize, scrub, sample,
+distill) only sees this model, so a new source (or a new OpenCode layout)
+needs a new connector, never a change to the pipeline.
+
+Times are integer milliseconds since the Unix epoch (OpenCode's own unit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One content part of a message, in chronological order within its session.
+
+    Attributes:
+        id: the source's part id (OpenCode `part.id`).
+        message_id: the parent message id.
+        role: the parent message's role, ``"user"`` or ``"assistant"``.
+        type: the part type as the source names it (OpenCode message-v2:
+            ``text``, ``reasoning``, ``tool``, ``file``, ``patch``,
+            ``subtask``, ``agent``, ``step-start``, ``step-finish``,
+            ``snapshot``, ``retry``, ``compaction``, …).
+        data: the decoded part JSON (OpenCode `part.data`, message-v2 schema).
+            Raw and unscrubbed: it must never be persisted as is.
+        time_created: milliseconds since the epoch.
+    """
+
+    id: str
+    message_id: str
+    role: str
+    type: str
+    data: dict[str, Any]
+    time_created: int
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """Metadata of one session.
+
+    Attributes:
+        id: the source's session id; also memctl's source id.
+        title: session title ('' when the source has none).
+        directory: working directory the session ran in.
+        project_id: the source project id (OpenCode: ``global`` for work
+            outside a git repository).
+        project_worktree: the project's worktree path ('' or ``/`` for the
+            global project).
+        parent_id: the parent session id for a subagent (child) session.
+        time_created, time_updated: milliseconds since the epoch.
+        version: the writing tool's version string (OpenCode `session.version`).
+    """
+
+    id: str
+    title: str
+    directory: str
+    project_id: str
+    project_worktree: str
+    parent_id: str | None
+    time_created: int
+    time_updated: int
+    version: str
+
+
+@dataclass(slots=True)
+class Session:
+    """A reconstructed session: metadata, its parts in order, and its children.
+
+    Subagent (child) sessions are folded into their root: the connector only
+    yields top-level sessions, each carrying its descendants in ``children``
+    (recursively, ordered by creation time). A child is therefore never
+    counted as separate top-level work, while its id stays visible for
+    provenance.
+    """
+
+    info: SessionInfo
+    parts: list[Part] = field(default_factory=list)
+    children: list["Session"] = field(default_factory=list)
+
+    def all_session_ids(self) -> list[str]:
+        """Return this session's id followed by every descendant's id."""
+        ids = [self.info.id]
+        for child in self.children:
+            ids.extend(child.all_session_ids())
+        return ids
+
+
+@dataclass(slots=True)
+class ReadStats:
+    """Counters of what a connector skipped instead of crashing.
+
+    Each counter is a number of rows; ``warnings`` keeps the first few
+    human-readable messages (bounded) for the run summary.
+    """
+
+    sessions: int = 0
+    parts: int = 0
+    malformed_json: int = 0
+    missing_fields: int = 0
+    undecodable_text: int = 0
+    orphan_parts: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    MAX_WARNINGS = 50
+
+    def warn(self, counter: str, message: str) -> None:
+        """Increment ``counter`` and remember ``message`` (bounded list)."""
+        setattr(self, counter, getattr(self, counter) + 1)
+        if len(self.warnings) < self.MAX_WARNINGS:
+            self.warnings.append(message)
+
+    @property
+    def skipped_rows(self) -> int:
+        """Total rows skipped for any reason."""
+        return self.malformed_json + self.missing_fields + self.undecodable_text + self.orphan_parts

@@ -1,0 +1,64 @@
+"""Crash-safe file writes: temp file in the same directory, fsync, rename, fsync dir.
+
+A reader (or a process restarted after SIGKILL) sees either the old file or
+the complete new one, never a torn write. POSIX ``rename(2)`` is atomic within
+one filesystem, which is why the temp file lives beside the target.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def fsync_directory(directory: Path) -> None:
+    """fsync ``directory`` so a rename inside it survives power loss (no-op where unsupported)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+    """Write ``data`` to ``path`` atomically, creating parent directories.
+
+    Raises:
+        OSError: when the directory is not writable or the disk is full; the
+            target is then untouched and no temp file is left behind.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_directory(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int = 0o644) -> None:
+    """Write UTF-8 ``text`` to ``path`` atomically (see :func:`atomic_write_bytes`)."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def atomic_write_json(path: Path, value: Any) -> None:
+    """Write ``value`` as pretty, key-sorted JSON atomically."""
+    atomic_write_text(path, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n")

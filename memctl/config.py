@@ -1,0 +1,153 @@
+"""memctl configuration: one typed settings object, layered sources.
+
+Precedence (highest first): CLI flags (applied by the caller with
+``settings.model_copy(update=…)``), environment variables (``MEMCTL_*``, plus
+the standard ``OLLAMA_HOST``), the TOML config file, built-in defaults.
+
+The config file is ``$MEMCTL_CONFIG`` if set, else ``<user config dir>/memctl/
+config.toml`` (platformdirs), and is optional. Keys are the field names below,
+e.g. ``distill_model = "llama3.1:8b"``.
+
+Model defaults follow Cognee's own Ollama table
+(`cognee/infrastructure/llm/ollama_support.py`): llama3.1 is recommended for
+structured graph extraction; its docs pair it with ``nomic-embed-text``
+(768 dimensions).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from platformdirs import user_config_dir
+from pydantic import AliasChoices, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+def config_file_path() -> Path:
+    """Return the path of the optional TOML config file (may not exist)."""
+    explicit = os.environ.get("MEMCTL_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    return Path(user_config_dir("memctl")) / "config.toml"
+
+
+class Settings(BaseSettings):
+    """All tunables of memctl. Sizes are characters unless named ``*_bytes``."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMCTL_", extra="ignore", populate_by_name=True)
+
+    # Where runtime data lives (see README "Where data goes").
+    home: Path = Field(default=Path("var"))
+
+    # Ollama
+    ollama_host: str = Field(
+        default="http://127.0.0.1:11434",
+        validation_alias=AliasChoices("OLLAMA_HOST", "MEMCTL_OLLAMA_HOST", "ollama_host"),
+    )
+    distill_model: str = "llama3.1:8b"
+    graph_model: str = "llama3.1:8b"  # Cognee's extraction / summary model
+    embedding_model: str = "nomic-embed-text"
+    embedding_dimensions: int = 768
+    request_timeout_s: float = 600.0
+    distill_num_ctx: int = 16384
+
+    # Phase 1 bounds (characters) — each part kind bounded independently.
+    max_text_chars: int = 4000
+    max_reasoning_chars: int = 600
+    max_tool_input_chars: int = 1500
+    max_tool_output_chars: int = 2500
+    # Whole-transcript budget; longer sessions are sampled head + tail.
+    transcript_budget_chars: int = 48000
+    head_fraction: float = 0.4
+    # Substance threshold: below both, the session is skipped without a model call.
+    min_user_chars: int = 20
+    min_substance_chars: int = 200
+
+    workers: int = 2
+    max_attempts_per_run: int = 2
+
+    # Phase 2/3
+    batch_size: int = 20
+    chunks_per_batch: int = 10
+    data_per_batch: int = 4
+    graph_provider: Literal["kuzu", "ladybug"] = "kuzu"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Init kwargs > environment > TOML file > defaults."""
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=config_file_path()),
+        )
+
+    @property
+    def ollama_base_url(self) -> str:
+        """``OLLAMA_HOST`` as a URL (Ollama accepts a bare ``host:port``)."""
+        host = self.ollama_host.strip().rstrip("/")
+        if "://" not in host:
+            host = "http://" + host
+        return host
+
+
+class DataHome:
+    """The layout of the data home (``var/`` by default); see DESIGN.md.
+
+    Only computes paths; creating directories is the writer's job so that a
+    dry run touches nothing.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).expanduser().absolute()
+
+    @property
+    def progress(self) -> Path:
+        return self.root / "progress.json"
+
+    @property
+    def skipped(self) -> Path:
+        return self.root / "skipped.json"
+
+    @property
+    def transcripts(self) -> Path:
+        return self.root / "transcripts"
+
+    @property
+    def distilled(self) -> Path:
+        return self.root / "distilled"
+
+    @property
+    def cognee(self) -> Path:
+        return self.root / "cognee"
+
+    @property
+    def reports(self) -> Path:
+        return self.root / "reports"
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / ".memctl.lock"
+
+    def transcript_path(self, source_id: str) -> Path:
+        return self.transcripts / f"{source_id}.md"
+
+    def note_path(self, source_id: str) -> Path:
+        return self.distilled / f"{source_id}.md"

@@ -1,0 +1,150 @@
+"""`memctl doctor`: environment checks, each with the fix to apply.
+
+Checks: Ollama reachable; the configured models present (with the `ollama
+pull` line for missing ones) and not on Cognee's "problematic for structured
+output" list (cognee/infrastructure/llm/ollama_support.py, 1.6.5: mistral,
+phi3, qwen2.5 below 14B); the embedding model's dimension equals the
+configured one and the one already stored in the vector store (a model switch
+otherwise corrupts retrieval); the OpenCode DB found, readable and of a
+supported layout; the data home writable; free disk.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+
+from memctl.config import DataHome, Settings
+
+MIN_FREE_BYTES = 2 * 1024**3
+_PROBLEMATIC = (re.compile(r"^mistral"), re.compile(r"^phi3"), re.compile(r"^qwen2\.5(?::(\d+(?:\.\d+)?)b)?"))
+
+
+@dataclass
+class Check:
+    """One doctor line: ``status`` is ok | warn | fail; ``fix`` says what to do."""
+
+    name: str
+    status: str
+    detail: str
+    fix: str = ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def problematic_model(name: str) -> bool:
+    """True for model families Cognee 1.6.5 lists as problematic for structured graph extraction."""
+    base = name.lower().split("/")[-1]
+    for pattern in _PROBLEMATIC:
+        match = pattern.match(base)
+        if match:
+            if pattern.pattern.startswith("^qwen2"):
+                size = match.group(1)
+                return size is None or float(size) < 14
+            return True
+    return False
+
+
+def _model_present(name: str, available: set[str]) -> bool:
+    return name in available or (":" not in name and f"{name}:latest" in available)
+
+
+def check_ollama(settings: Settings) -> list[Check]:
+    """Reachability, models, and the embedding dimension as the server reports it."""
+    base = settings.ollama_base_url
+    checks: list[Check] = []
+    try:
+        with httpx.Client(base_url=base, timeout=5.0) as client:
+            version = client.get("/api/version").json().get("version", "?")
+            checks.append(Check("ollama", "ok", f"{base} (version {version})"))
+            tags = client.get("/api/tags").json().get("models", [])
+            available = {m.get("name") or m.get("model") for m in tags}
+            for role, model in (("distill model", settings.distill_model), ("graph model", settings.graph_model),
+                                ("embedding model", settings.embedding_model)):
+                if not _model_present(model, available):
+                    checks.append(Check(role, "fail", f"{model} not pulled on {base}", f"ollama pull {model}"))
+                elif role != "embedding model" and problematic_model(model):
+                    checks.append(Check(role, "warn", f"{model}: Cognee marks this family problematic for structured extraction",
+                                        "use llama3.1:8b (or larger llama3.x) via MEMCTL_GRAPH_MODEL / MEMCTL_DISTILL_MODEL"))
+                else:
+                    checks.append(Check(role, "ok", model))
+            if _model_present(settings.embedding_model, available):
+                response = client.post("/api/embed", json={"model": settings.embedding_model, "input": ["memctl doctor"]})
+                response.raise_for_status()
+                dims = len(response.json()["embeddings"][0])
+                if dims != settings.embedding_dimensions:
+                    checks.append(Check("embedding dimension", "fail",
+                                        f"{settings.embedding_model} returns {dims} dimensions, config says {settings.embedding_dimensions}",
+                                        f"set MEMCTL_EMBEDDING_DIMENSIONS={dims}"))
+                else:
+                    checks.append(Check("embedding dimension", "ok", f"{dims}"))
+    except (httpx.HTTPError, ValueError, KeyError, IndexError) as exc:
+        checks.append(Check("ollama", "fail", f"cannot reach Ollama at {base}: {exc}",
+                            "start it (`ollama serve`) or set OLLAMA_HOST=host:port"))
+    return checks
+
+
+def check_vector_store(settings: Settings, home: DataHome) -> Check:
+    """Compare the configured embedding dimension with the vectors already stored."""
+    from memctl.knowledge_graph import stored_vector_dimensions
+
+    try:
+        stored = stored_vector_dimensions(home)
+    except Exception as exc:  # an unreadable store is reported, not fatal for the other checks
+        return Check("vector store", "warn", f"cannot inspect {home.cognee}: {exc}")
+    if not stored:
+        return Check("vector store", "ok", "empty (no vectors yet)")
+    if stored != {settings.embedding_dimensions}:
+        return Check("vector store", "fail",
+                     f"stored vectors have {sorted(stored)} dimensions, the embedding model is configured for {settings.embedding_dimensions}",
+                     "switch back to the previous embedding model, or move the data home's cognee/ aside and re-run `memctl ingest --phase add` to rebuild")
+    return Check("vector store", "ok", f"{settings.embedding_dimensions} dimensions match")
+
+
+def check_source(db_path: Path) -> Check:
+    """The OpenCode DB exists, opens read-only and has a supported layout."""
+    from connectors.opencode import OpenCodeSource, SourceError
+
+    try:
+        source = OpenCodeSource(db_path)
+        try:
+            counts = source.check_schema()
+        finally:
+            source.close()
+    except SourceError as exc:
+        return Check("opencode db", "fail", str(exc), "pass --db PATH or set OPENCODE_DB")
+    return Check("opencode db", "ok", f"{db_path}: {counts['session']} sessions, {counts['part']} parts")
+
+
+def check_home(home: DataHome) -> list[Check]:
+    """The data home is writable and has free disk."""
+    checks = []
+    probe_dir = home.root if home.root.exists() else next((p for p in home.root.parents if p.exists()), Path("/"))
+    try:
+        with tempfile.NamedTemporaryFile(dir=probe_dir, prefix=".memctl-doctor-"):
+            pass
+        checks.append(Check("data home", "ok", f"{home.root} writable"))
+    except OSError as exc:
+        checks.append(Check("data home", "fail", f"{home.root}: {exc}", "use --home DIR or MEMCTL_HOME with a writable directory"))
+    free = shutil.disk_usage(probe_dir).free
+    status = "ok" if free >= MIN_FREE_BYTES else "warn"
+    checks.append(Check("disk", status, f"{free / 1024**3:.1f} GiB free at {probe_dir}",
+                        "" if status == "ok" else "free some space: Cognee's stores grow with every dataset"))
+    return checks
+
+
+def run_checks(settings: Settings, db_path: Path) -> list[Check]:
+    """Run every check; never raises for an environment problem."""
+    home = DataHome(settings.home)
+    checks = check_ollama(settings)
+    checks.append(check_vector_store(settings, home))
+    checks.append(check_source(db_path))
+    checks.extend(check_home(home))
+    return checks

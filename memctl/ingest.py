@@ -1,0 +1,441 @@
+"""`memctl ingest`: the three resumable phases over an OpenCode database.
+
+1. distill — connector → normalize/scrub/sample (:mod:`memctl.transcript`) →
+   persist transcript → model (:mod:`memctl.distill`) → note → checkpoint.
+2. add — persisted notes into one Cognee dataset per topic, bounded batches.
+3. cognify — one bounded run over the datasets that received data.
+
+Ordering rules that make a SIGKILL at any point cost at most the sessions in
+flight (ingester design, "Failure boundaries"): the transcript is written
+before the model call; the note is written (atomically) before its id becomes
+``distilled``; a note found on disk whose provenance matches the current
+transcript and prompt version is taken over without a model call
+("persisted note reloads on restart"). Workers only call the model; the
+calling thread is the single checkpoint writer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from connectors.model import SessionInfo
+from connectors.opencode import OpenCodeSource, SessionFilter
+from memctl.atomic import atomic_write_text
+from memctl.config import DataHome, Settings
+from memctl.distill import DistillError, Distiller, DistillOutcome, load_prompt, read_note_meta, render_note, sha256_text
+from memctl.progress import Checkpoint
+from memctl.scrub import scrub
+from memctl.topics import TopicRegistry
+from memctl.transcript import Transcript, build_transcript
+
+PHASES = ("all", "distill", "add", "cognify")
+
+
+class IngestError(Exception):
+    """A run-level failure with a user-facing message and the exit code to use."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass
+class IngestOptions:
+    """What one `memctl ingest` run does. ``since`` is an aware datetime."""
+
+    db: Path
+    phase: str = "all"
+    dry_run: bool = False
+    since: datetime | None = None
+    session_ids: tuple[str, ...] = ()
+    project: str | None = None
+    limit: int | None = None
+    reparse_skipped: bool = False
+    reparse_all: bool = False
+
+
+@dataclass
+class PlanItem:
+    """One line of a dry-run plan."""
+
+    source_id: str
+    title: str
+    topic: str
+    action: str  # distill | skip | done
+    why: str
+    estimated_tokens: int = 0
+
+
+@dataclass
+class IngestSummary:
+    """Figures of one run; ``--json`` prints :meth:`as_dict`."""
+
+    dry_run: bool = False
+    phase: str = "all"
+    found: int = 0
+    already_done: int = 0
+    skipped_threshold: int = 0
+    skipped_junk: int = 0
+    distilled: int = 0
+    recovered: int = 0
+    errors: int = 0
+    error_details: list[dict[str, str]] = field(default_factory=list)
+    estimated_input_tokens: int = 0
+    redactions: dict[str, int] = field(default_factory=dict)
+    read_warnings: dict[str, int] = field(default_factory=dict)
+    notes_added: int = 0
+    datasets: list[str] = field(default_factory=list)
+    add_status: str = "not run"
+    cognify_status: str = "not run"
+    wall_s: float = 0.0
+    plan: list[PlanItem] = field(default_factory=list)
+
+    @property
+    def sessions_per_hour(self) -> float:
+        handled = self.distilled + self.skipped_junk + self.skipped_threshold + self.errors
+        return handled / self.wall_s * 3600 if self.wall_s > 0 else 0.0
+
+    @property
+    def exit_code(self) -> int:
+        """0 ok; 1 some sessions failed to distill; 4 add failed; 5 cognify failed."""
+        if self.add_status.startswith("failed"):
+            return 4
+        if self.cognify_status.startswith("failed"):
+            return 5
+        return 1 if self.errors else 0
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["sessions_per_hour"] = round(self.sessions_per_hour, 1)
+        data["wall_s"] = round(self.wall_s, 3)
+        data["exit_code"] = self.exit_code
+        if not self.dry_run:
+            data.pop("plan")
+        return data
+
+
+class Reporter(Protocol):
+    """Progress sink (Rich bar on a TTY, log lines otherwise; see :mod:`memctl.cli`)."""
+
+    def phase(self, name: str, total: int | None) -> None: ...
+    def advance(self, n: int = 1) -> None: ...
+    def log(self, message: str) -> None: ...
+    def done(self) -> None: ...
+
+
+class SilentReporter:
+    """A reporter that shows nothing (library use and tests)."""
+
+    def phase(self, name: str, total: int | None) -> None:
+        pass
+
+    def advance(self, n: int = 1) -> None:
+        pass
+
+    def log(self, message: str) -> None:
+        pass
+
+    def done(self) -> None:
+        pass
+
+
+@dataclass
+class _InFlight:
+    info: SessionInfo
+    title: str
+    topic: str
+    transcript: Transcript
+
+
+def _distill_with_retry(distiller: Distiller, text: str, attempts: int) -> DistillOutcome:
+    last: DistillError | None = None
+    for attempt in range(max(1, attempts)):
+        try:
+            return distiller.distill(text)
+        except DistillError as exc:
+            last = exc
+            if "not available" in str(exc):  # a missing model will not appear by retrying
+                break
+            time.sleep(min(2.0, 0.25 * (attempt + 1)))
+    assert last is not None
+    raise last
+
+
+class IngestRun:
+    """One ingest run over one data home. Create, then call :meth:`run`.
+
+    Raises (from :meth:`run`): IngestError with the exit code (3 source, 6 busy
+    home, 2 refused option), SourceError subclasses are converted to it.
+    """
+
+    def __init__(self, settings: Settings, options: IngestOptions, reporter: Reporter | None = None) -> None:
+        self.settings = settings
+        self.options = options
+        self.home = DataHome(settings.home)
+        self.reporter = reporter or SilentReporter()
+        self.summary = IngestSummary(dry_run=options.dry_run, phase=options.phase)
+        self.redactions: Counter[str] = Counter()
+        self.selected_ids: list[str] = []
+
+    # -- phase 1 -------------------------------------------------------------------
+
+    def _filter(self, registry: TopicRegistry) -> SessionFilter:
+        since_ms = int(self.options.since.timestamp() * 1000) if self.options.since else None
+        accept = (lambda info: registry.matches(info, self.options.project)) if self.options.project else None
+        return SessionFilter(since_ms=since_ms, session_ids=self.options.session_ids, accept=accept, limit=self.options.limit)
+
+    def distill_phase(self) -> None:
+        """Run phase 1 (or its dry-run plan). Fills ``self.summary``."""
+        from connectors.opencode import SourceError
+
+        opts, settings = self.options, self.settings
+        source = OpenCodeSource(opts.db)
+        try:
+            source.check_schema()
+            registry = TopicRegistry(None) if opts.dry_run else TopicRegistry.load(self.home.root / "topics.json")
+            checkpoint = Checkpoint(self.home.progress, self.home.skipped)
+            prompt = load_prompt("distill")
+            flt = self._filter(registry)
+            self.reporter.phase("distill", source.count_roots(flt))
+            distiller = None if opts.dry_run else Distiller(settings, prompt)
+            workers = max(1, settings.workers)
+            pending: dict[Future, _InFlight] = {}
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="distill") as pool:
+                for info in source.iter_root_infos(flt):
+                    self.summary.found += 1
+                    self.selected_ids.append(info.id)
+                    topic = registry.topic_for(info)
+                    title = scrub(info.title).text  # titles can hold secrets too; never store them raw
+                    decision = checkpoint.decide(
+                        info.id, prompt_version=prompt.version,
+                        reparse_skipped=opts.reparse_skipped, reparse_all=opts.reparse_all,
+                    )
+                    if decision.action == "done":
+                        self.summary.already_done += 1
+                        if opts.dry_run:
+                            self.summary.plan.append(PlanItem(info.id, title, topic, "done", decision.why))
+                        self.reporter.advance()
+                        continue
+                    session = source.read_session(info)
+                    transcript = build_transcript(session, settings)
+                    self.redactions.update(transcript.redactions)
+                    if transcript.skip_reason:
+                        self.summary.skipped_threshold += 1
+                        if opts.dry_run:
+                            self.summary.plan.append(PlanItem(info.id, title, topic, "skip", transcript.skip_reason))
+                        else:
+                            checkpoint.mark_skipped(
+                                info.id, reason=transcript.skip_reason, skip_kind="threshold",
+                                title=title, topic=topic, prompt_version=prompt.version,
+                            )
+                        self.reporter.advance()
+                        continue
+                    self.summary.estimated_input_tokens += transcript.estimated_tokens
+                    if opts.dry_run:
+                        self.summary.plan.append(
+                            PlanItem(info.id, title, topic, "distill", decision.why, transcript.estimated_tokens)
+                        )
+                        self.reporter.advance()
+                        continue
+                    if not opts.reparse_all and self._recover_note(checkpoint, info, title, topic, transcript, prompt.version):
+                        self.reporter.advance()
+                        continue
+                    atomic_write_text(self.home.transcript_path(info.id), transcript.text)
+                    future = pool.submit(_distill_with_retry, distiller, transcript.text, settings.max_attempts_per_run)
+                    pending[future] = _InFlight(info, title, topic, transcript)
+                    # Bounded in-flight work keeps memory flat however many sessions stream by.
+                    while len(pending) >= workers * 2:
+                        self._drain(pending, checkpoint, block_all=False)
+                while pending:
+                    self._drain(pending, checkpoint, block_all=True)
+            if not opts.dry_run:
+                registry.save()
+        except SourceError as exc:
+            raise IngestError(str(exc), 3) from exc
+        finally:
+            self.summary.read_warnings = {
+                k: v for k, v in (
+                    ("malformed_json", source.stats.malformed_json),
+                    ("missing_fields", source.stats.missing_fields),
+                    ("undecodable_text", source.stats.undecodable_text),
+                    ("orphan_parts", source.stats.orphan_parts),
+                ) if v
+            }
+            self.summary.redactions = dict(sorted(self.redactions.items()))
+            source.close()
+
+    def _recover_note(self, checkpoint: Checkpoint, info: SessionInfo, title: str, topic: str, transcript: Transcript, version: str) -> bool:
+        """Take over a note a killed run wrote but did not record (same transcript, same prompt)."""
+        path = self.home.note_path(info.id)
+        if not path.exists():
+            return False
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        meta = read_note_meta(text)
+        if meta.get("transcript_sha256") != transcript.sha256 or str(meta.get("prompt_version")) != version:
+            return False
+        checkpoint.mark_distilled(
+            info.id, topic=topic, title=title, prompt_version=version, model=meta.get("model", ""),
+            transcript_sha256=transcript.sha256, note_sha256=sha256_text(text),
+        )
+        self.summary.recovered += 1
+        self.summary.distilled += 1
+        return True
+
+    def _drain(self, pending: dict[Future, _InFlight], checkpoint: Checkpoint, *, block_all: bool) -> None:
+        done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+        for future in done:
+            job = pending.pop(future)
+            self._record(job, future, checkpoint)
+            self.reporter.advance()
+
+    def _record(self, job: _InFlight, future: Future, checkpoint: Checkpoint) -> None:
+        info, topic, transcript = job.info, job.topic, job.transcript
+        base = {"topic": topic, "title": job.title, "transcript_sha256": transcript.sha256}
+        try:
+            outcome: DistillOutcome = future.result()
+        except DistillError as exc:
+            self.summary.errors += 1
+            self.summary.error_details.append({"source_id": info.id, "error": str(exc)})
+            checkpoint.mark_error(info.id, error=str(exc), **base)
+            self.reporter.log(f"error: session {info.id}: {exc}")
+            return
+        base |= {"prompt_version": outcome.prompt_version, "model": outcome.model}
+        if outcome.junk:
+            self.summary.skipped_junk += 1
+            checkpoint.mark_skipped(info.id, reason="model answered JUNK", skip_kind="junk", **base)
+            return
+        note = render_note(
+            info, topic=topic, outcome=outcome, transcript_sha256=transcript.sha256,
+            child_session_ids=transcript.child_session_ids,
+        )
+        atomic_write_text(self.home.note_path(info.id), note)
+        checkpoint.mark_distilled(info.id, note_sha256=sha256_text(note), **base)
+        self.summary.distilled += 1
+
+    # -- phases 2 and 3 -----------------------------------------------------------
+
+    def _notes_by_topic(self) -> dict[str, list[Path]]:
+        """Selected persisted notes grouped by topic (all notes when no filter was given)."""
+        opts = self.options
+        filtered = bool(opts.session_ids or opts.project or opts.since or opts.limit is not None)
+        checkpoint = Checkpoint(self.home.progress, self.home.skipped)
+        ids = self.selected_ids if filtered else [
+            sid for sid, entry in checkpoint.sources.items() if entry.get("status") == "distilled"
+        ]
+        groups: dict[str, list[Path]] = {}
+        for sid in sorted(set(ids)):
+            entry = checkpoint.entry(sid)
+            path = self.home.note_path(sid)
+            if entry.get("status") == "distilled" and path.exists():
+                groups.setdefault(entry.get("topic") or "misc", []).append(path)
+        return groups
+
+    def graph_phases(self) -> None:
+        """Run add and/or cognify as the phase option says. Failures set the summary status."""
+        from memctl import knowledge_graph
+
+        opts, settings = self.options, self.settings
+        groups = self._notes_by_topic()
+        self.summary.datasets = sorted(groups)
+        if not groups:
+            self.summary.add_status = self.summary.cognify_status = "nothing to do"
+            return
+        knowledge_graph.configure(settings, self.home)
+        if opts.phase in ("all", "add"):
+            total = sum(len(p) for p in groups.values())
+            self.reporter.phase("add", total)
+            try:
+                for topic, paths in groups.items():
+                    result = knowledge_graph.add_notes(topic, paths, settings.batch_size)
+                    self.summary.notes_added += len(paths)
+                    self.reporter.advance(len(paths))
+                self.summary.add_status = "ok"
+            except knowledge_graph.GraphMemoryError as exc:
+                self.summary.add_status = f"failed: {exc}"
+                self.reporter.log(f"add failed: {exc}")
+                return
+        if opts.phase in ("all", "cognify"):
+            self.reporter.phase("cognify", None)
+            try:
+                knowledge_graph.cognify(sorted(groups), settings.chunks_per_batch, settings.data_per_batch)
+                self.summary.cognify_status = "ok"
+            except knowledge_graph.GraphMemoryError as exc:
+                self.summary.cognify_status = f"failed: {exc}"
+                self.reporter.log(f"cognify failed: {exc}")
+
+    def _refuse_reparse_all_into_used_datasets(self) -> None:
+        from memctl import knowledge_graph
+
+        knowledge_graph.configure(self.settings, self.home)
+        used = {name: n for name in knowledge_graph.list_datasets() if (n := knowledge_graph.dataset_data_count(name))}
+        if used:
+            listing = ", ".join(f"{k} ({v} items)" for k, v in sorted(used.items()))
+            raise IngestError(
+                "--reparse-all only runs into new or empty datasets: re-distilled notes would sit next to the "
+                f"old ones (old and new note hashes must never coexist). Non-empty: {listing}. "
+                "Use a fresh --home, or remove the data home's cognee/ directory to rebuild the graph.",
+                2,
+            )
+
+    # -- run -----------------------------------------------------------------------
+
+    def run(self) -> IngestSummary:
+        """Execute the selected phases and return the summary (see its ``exit_code``)."""
+        from filelock import FileLock, Timeout
+
+        started = time.monotonic()
+        opts = self.options
+        if opts.phase not in PHASES:
+            raise IngestError(f"unknown phase {opts.phase!r}; choose one of {', '.join(PHASES)}", 2)
+        if opts.dry_run:
+            self.distill_phase()
+        else:
+            self.home.root.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(str(self.home.lock))
+            try:
+                lock.acquire(timeout=0)
+            except Timeout as exc:
+                raise IngestError(
+                    f"another memctl ingest or sleep is running on {self.home.root} (lock {self.home.lock}); "
+                    "wait for it to finish",
+                    6,
+                ) from exc
+            try:
+                if opts.reparse_all and opts.phase in ("all", "distill"):
+                    self._refuse_reparse_all_into_used_datasets()
+                if opts.phase in ("all", "distill"):
+                    self.distill_phase()
+                if opts.phase in ("all", "add", "cognify"):
+                    self.graph_phases()
+            finally:
+                lock.release()
+        self.summary.wall_s = time.monotonic() - started
+        self.reporter.done()
+        return self.summary
+
+
+def parse_since(value: str) -> datetime:
+    """Parse ``--since``: ISO date/datetime (``2026-11-01``, ``2026-11-01T08:00``) or a
+    relative age (``7d``, ``12h``, ``30m``). Returns an aware UTC datetime.
+
+    Raises:
+        ValueError: with an example of the accepted forms.
+    """
+    value = value.strip()
+    units = {"d": 86400, "h": 3600, "m": 60}
+    if value[-1:] in units and value[:-1].isdigit():
+        return datetime.fromtimestamp(time.time() - int(value[:-1]) * units[value[-1]], tz=timezone.utc)
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError(f"cannot read --since {value!r}: use a date like 2026-11-01, a time like 2026-11-01T08:00, or an age like 7d / 12h") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
