@@ -128,8 +128,7 @@ def _summary_table(data: dict) -> Table:
         ("skipped by threshold", data["skipped_threshold"]),
     ]
     if data["dry_run"]:
-        would = sum(1 for p in data["plan"] if p["action"] == "distill")
-        rows += [("would distill", would), ("estimated input tokens", f"{data['estimated_input_tokens']:,}")]
+        rows += [("would distill", data["would_distill"]), ("estimated input tokens", f"{data['estimated_input_tokens']:,}")]
     else:
         rows += [
             ("skipped as JUNK", data["skipped_junk"]),
@@ -215,6 +214,8 @@ def ingest(
     else:
         if dry_run and data["plan"]:
             stdout.print(_plan_table(data["plan"]))
+            if data["plan_omitted"]:
+                stdout.print(f"… {data['plan_omitted']} more sessions not listed (counts below include them)")
         stdout.print(_summary_table(data))
         for err in data["error_details"][:10]:
             console.print(f"[yellow]session {err['source_id']}[/]: {err['error']}")

@@ -35,6 +35,7 @@ from memctl.topics import TopicRegistry
 from memctl.transcript import Transcript, build_transcript
 
 PHASES = ("all", "distill", "add", "cognify")
+PLAN_ROWS_MAX = 200  # a dry run over 20,000 sessions keeps counts for all, rows for the first few
 
 
 class IngestError(Exception):
@@ -87,6 +88,7 @@ class IngestSummary:
     errors: int = 0
     error_details: list[dict[str, str]] = field(default_factory=list)
     estimated_input_tokens: int = 0
+    would_distill: int = 0
     redactions: dict[str, int] = field(default_factory=dict)
     read_warnings: dict[str, int] = field(default_factory=dict)
     notes_added: int = 0
@@ -95,6 +97,16 @@ class IngestSummary:
     cognify_status: str = "not run"
     wall_s: float = 0.0
     plan: list[PlanItem] = field(default_factory=list)
+    plan_omitted: int = 0
+
+    def add_plan(self, item: PlanItem) -> None:
+        """Keep a bounded number of plan rows (memory must not grow with the number of sessions)."""
+        if item.action == "distill":
+            self.would_distill += 1
+        if len(self.plan) < PLAN_ROWS_MAX:
+            self.plan.append(item)
+        else:
+            self.plan_omitted += 1
 
     @property
     def sessions_per_hour(self) -> float:
@@ -116,7 +128,8 @@ class IngestSummary:
         data["wall_s"] = round(self.wall_s, 3)
         data["exit_code"] = self.exit_code
         if not self.dry_run:
-            data.pop("plan")
+            for key in ("plan", "plan_omitted", "would_distill", "estimated_input_tokens"):
+                data.pop(key)
         return data
 
 
@@ -185,6 +198,10 @@ class IngestRun:
 
     # -- phase 1 -------------------------------------------------------------------
 
+    def _filtered(self) -> bool:
+        opts = self.options
+        return bool(opts.session_ids or opts.project or opts.since or opts.limit is not None)
+
     def _filter(self, registry: TopicRegistry) -> SessionFilter:
         since_ms = int(self.options.since.timestamp() * 1000) if self.options.since else None
         accept = (lambda info: registry.matches(info, self.options.project)) if self.options.project else None
@@ -202,6 +219,7 @@ class IngestRun:
             checkpoint = Checkpoint(self.home.progress, self.home.skipped)
             prompt = load_prompt("distill")
             flt = self._filter(registry)
+            filtered = self._filtered()
             self.reporter.phase("distill", source.count_roots(flt))
             distiller = None if opts.dry_run else Distiller(settings, prompt)
             workers = max(1, settings.workers)
@@ -209,7 +227,8 @@ class IngestRun:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="distill") as pool:
                 for info in source.iter_root_infos(flt):
                     self.summary.found += 1
-                    self.selected_ids.append(info.id)
+                    if filtered:
+                        self.selected_ids.append(info.id)
                     topic = registry.topic_for(info)
                     title = scrub(info.title).text  # titles can hold secrets too; never store them raw
                     decision = checkpoint.decide(
@@ -219,7 +238,7 @@ class IngestRun:
                     if decision.action == "done":
                         self.summary.already_done += 1
                         if opts.dry_run:
-                            self.summary.plan.append(PlanItem(info.id, title, topic, "done", decision.why))
+                            self.summary.add_plan(PlanItem(info.id, title, topic, "done", decision.why))
                         self.reporter.advance()
                         continue
                     session = source.read_session(info)
@@ -228,7 +247,7 @@ class IngestRun:
                     if transcript.skip_reason:
                         self.summary.skipped_threshold += 1
                         if opts.dry_run:
-                            self.summary.plan.append(PlanItem(info.id, title, topic, "skip", transcript.skip_reason))
+                            self.summary.add_plan(PlanItem(info.id, title, topic, "skip", transcript.skip_reason))
                         else:
                             checkpoint.mark_skipped(
                                 info.id, reason=transcript.skip_reason, skip_kind="threshold",
@@ -238,7 +257,7 @@ class IngestRun:
                         continue
                     self.summary.estimated_input_tokens += transcript.estimated_tokens
                     if opts.dry_run:
-                        self.summary.plan.append(
+                        self.summary.add_plan(
                             PlanItem(info.id, title, topic, "distill", decision.why, transcript.estimated_tokens)
                         )
                         self.reporter.advance()
@@ -325,10 +344,10 @@ class IngestRun:
 
     def _notes_by_topic(self) -> dict[str, list[Path]]:
         """Selected persisted notes grouped by topic (all notes when no filter was given)."""
-        opts = self.options
-        filtered = bool(opts.session_ids or opts.project or opts.since or opts.limit is not None)
         checkpoint = Checkpoint(self.home.progress, self.home.skipped)
-        ids = self.selected_ids if filtered else [
+        if self._filtered() and self.options.phase in ("add", "cognify"):
+            self.selected_ids = self._select_ids()
+        ids = self.selected_ids if self._filtered() else [
             sid for sid, entry in checkpoint.sources.items() if entry.get("status") == "distilled"
         ]
         groups: dict[str, list[Path]] = {}
@@ -338,6 +357,20 @@ class IngestRun:
             if entry.get("status") == "distilled" and path.exists():
                 groups.setdefault(entry.get("topic") or "misc", []).append(path)
         return groups
+
+    def _select_ids(self) -> list[str]:
+        """Root ids the filters select, without reading any part (for --phase add/cognify)."""
+        from connectors.opencode import SourceError
+
+        source = OpenCodeSource(self.options.db)
+        try:
+            source.check_schema()
+            registry = TopicRegistry.load(self.home.root / "topics.json")
+            return [info.id for info in source.iter_root_infos(self._filter(registry))]
+        except SourceError as exc:
+            raise IngestError(str(exc), 3) from exc
+        finally:
+            source.close()
 
     def graph_phases(self) -> None:
         """Run add and/or cognify as the phase option says. Failures set the summary status."""
@@ -386,6 +419,13 @@ class IngestRun:
                 2,
             )
 
+    def _remove_stale_temp_files(self) -> None:
+        """Delete temp files a killed run left mid-write (safe: we hold the data-home lock)."""
+        for directory in (self.home.transcripts, self.home.distilled, self.home.root):
+            if directory.is_dir():
+                for stale in directory.glob(".*.tmp"):
+                    stale.unlink(missing_ok=True)
+
     # -- run -----------------------------------------------------------------------
 
     def run(self) -> IngestSummary:
@@ -410,6 +450,7 @@ class IngestRun:
                     6,
                 ) from exc
             try:
+                self._remove_stale_temp_files()
                 if opts.reparse_all and opts.phase in ("all", "distill"):
                     self._refuse_reparse_all_into_used_datasets()
                 if opts.phase in ("all", "distill"):

@@ -1,0 +1,183 @@
+"""Failure boundaries of phase 1 with real processes (ingester design, "Failure boundaries").
+
+* Process killed during distillation → at most the sessions in flight repeat.
+* Process killed after a note write → the persisted note reloads on restart.
+* Model errors → recorded as ``error`` with attempts, retried next run, exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memctl.config import Settings
+from memctl.ingest import IngestOptions, IngestRun
+from tests.fakes.ollama_server import FakeOllama
+from tests.fixtures.synthetic_opencode import build_database
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE_ID = re.compile(r"Source id: (\S+)")
+
+
+def _distilled_ids(server: FakeOllama) -> list[str]:
+    """Session ids of the distill calls the server saw (the transcript header names the id)."""
+    ids = []
+    for path, _model, body in list(server.calls):
+        if path == "/api/chat":
+            text = "\n".join(m.get("content", "") for m in body.get("messages", []))
+            match = SOURCE_ID.search(text)
+            if match:
+                ids.append(match.group(1))
+    return ids
+
+
+def _ingest_cmd(db: Path, home: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "memctl.cli", "ingest", "--db", str(db), "--home", str(home), "--phase", "distill", *extra]
+
+
+def _env(server: FakeOllama) -> dict[str, str]:
+    return {**os.environ, "OLLAMA_HOST": server.url, "PYTHONPATH": str(REPO)}
+
+
+def test_sigkill_mid_distill_repeats_at_most_the_sessions_in_flight(tmp_path: Path) -> None:
+    sessions, workers = 14, 2
+    db = build_database(tmp_path / "opencode.db", sessions, turns=2)
+    home = tmp_path / "var"
+    seen_notes: set[str] = set()
+    with FakeOllama(latency_s=0.4) as server:
+        for round_ in range(3):  # kill three times, at different points
+            proc = subprocess.Popen(_ingest_cmd(db, home, "--workers", str(workers)), env=_env(server),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            target = len(seen_notes) + 2 + round_
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                notes = list((home / "distilled").glob("*.md")) if (home / "distilled").exists() else []
+                if len(notes) >= target:
+                    break
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+            # only complete files exist (atomic writes): each note parses and names its session
+            notes_now = {p.stem for p in (home / "distilled").glob("*.md")}
+            for stem in notes_now:
+                text = (home / "distilled" / f"{stem}.md").read_text()
+                assert text.startswith("---\n") and f"source_id: {stem}" in text
+            before = set(notes_now)
+            server.reset_counts()
+            if round_ < 2:
+                seen_notes = before
+                continue
+            # final run to completion
+            result = subprocess.run(_ingest_cmd(db, home, "--workers", str(workers), "--json"), env=_env(server),
+                                    capture_output=True, text=True, timeout=300)
+            assert result.returncode == 0, result.stderr
+            redone = _distilled_ids(server)
+            # nothing whose note was on disk at the kill is distilled again
+            assert not (set(redone) & before), set(redone) & before
+            assert len(redone) == len(set(redone))
+        progress = json.loads((home / "progress.json").read_text())["sources"]
+    assert len(progress) == sessions
+    assert {e["status"] for e in progress.values()} == {"distilled"}
+    notes = sorted(p.stem for p in (home / "distilled").glob("*.md"))
+    assert notes == sorted(progress)
+    # no temp files anywhere in the data home
+    assert [p for p in home.rglob("*.tmp")] == []
+
+
+def test_note_written_but_not_recorded_is_taken_over_without_a_model_call(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 3, turns=2)
+    home = tmp_path / "var"
+    with FakeOllama() as server:
+        settings = Settings(home=home, ollama_host=server.url, workers=1)
+        IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        progress_path = home / "progress.json"
+        data = json.loads(progress_path.read_text())
+        lost = sorted(data["sources"])[1]
+        del data["sources"][lost]  # as if killed between the note write and the checkpoint write
+        progress_path.write_text(json.dumps(data))
+        server.reset_counts()
+        summary = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert server.counts["/api/chat"] == 0
+        assert summary.recovered == 1 and summary.already_done == 2
+        assert json.loads(progress_path.read_text())["sources"][lost]["status"] == "distilled"
+
+
+def test_model_errors_are_recorded_retried_and_exit_nonzero(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 3, turns=2)
+    home = tmp_path / "var"
+    with FakeOllama() as server:
+        settings = Settings(home=home, ollama_host=server.url, workers=1, max_attempts_per_run=1)
+        server.fail_next(1, status=500, routes=["/api/chat"])
+        summary = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert (summary.errors, summary.distilled, summary.exit_code) == (1, 2, 1)
+        progress = json.loads((home / "progress.json").read_text())["sources"]
+        failed = [sid for sid, e in progress.items() if e["status"] == "error"]
+        assert len(failed) == 1
+        assert progress[failed[0]]["attempts"] == 1 and "500" in progress[failed[0]]["error"]
+        assert not (home / "distilled" / f"{failed[0]}.md").exists()
+        # the transcript was persisted before the model call
+        assert (home / "transcripts" / f"{failed[0]}.md").exists()
+        server.reset_counts()
+        again = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert (again.errors, again.distilled, again.already_done, again.exit_code) == (0, 1, 2, 0)
+        assert _distilled_ids(server) == failed
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [("hang", "did not answer within"), ("malformed", "malformed"), ("truncated", "Ollama")],
+)
+def test_timeouts_and_malformed_replies_are_errors_not_crashes(tmp_path: Path, fault: str, message: str) -> None:
+    db = build_database(tmp_path / "opencode.db", 2, turns=2)
+    with FakeOllama() as server:
+        settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1, max_attempts_per_run=1,
+                            request_timeout_s=0.5)
+        if fault == "hang":
+            server.hang_next(1, 3.0)
+        else:
+            server.malformed_next(1, routes=["/api/chat"], mode="invalid" if fault == "malformed" else "truncated")
+        summary = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+    assert (summary.errors, summary.distilled, summary.exit_code) == (1, 1, 1)
+    assert message in summary.error_details[0]["error"]
+
+
+def test_missing_model_names_the_pull_command(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    with FakeOllama(missing_models={"llama3.1:8b"}) as server:
+        settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1)
+        summary = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert server.counts["/api/chat"] == 1  # not retried: pulling is the fix
+    assert summary.errors == 1
+    assert "ollama pull llama3.1:8b" in summary.error_details[0]["error"]
+
+
+def test_think_blocks_never_reach_a_note(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 2, turns=2)
+    with FakeOllama(think=True) as server:
+        settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1)
+        summary = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+    assert summary.distilled == 2
+    for note in (tmp_path / "var" / "distilled").glob("*.md"):
+        assert "<think>" not in note.read_text()
+
+
+def test_second_ingest_waits_for_the_lock(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    from memctl.ingest import IngestError
+
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    home = tmp_path / "var"
+    home.mkdir()
+    with FileLock(str(home / ".memctl.lock")):
+        with pytest.raises(IngestError, match="another memctl ingest or sleep is running") as err:
+            IngestRun(Settings(home=home), IngestOptions(db=db, phase="distill")).run()
+    assert err.value.exit_code == 6
