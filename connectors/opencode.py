@@ -35,7 +35,7 @@ session (see :class:`connectors.model.Session`): only roots are yielded, and
 
 from __future__ import annotations
 
-import json
+import orjson
 import os
 import sqlite3
 import time
@@ -46,8 +46,8 @@ from urllib.parse import quote
 
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.pool import NullPool
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import StaticPool
 
 from connectors.model import Part, ReadStats, Session, SessionInfo
 
@@ -59,6 +59,10 @@ REQUIRED_COLUMNS: dict[str, set[str]] = {
     "part": {"id", "message_id", "session_id", "time_created", "data"},
     "project": {"id", "worktree"},
 }
+
+# Prepared once: SQLAlchemy caches the compiled form per statement object.
+_MESSAGES_OF_SESSION = text("SELECT id, time_created, data FROM message WHERE session_id = :id")
+_PARTS_OF_SESSION = text("SELECT id, message_id, time_created, data FROM part WHERE session_id = :id")
 
 PAGE_SIZE = 200
 BUSY_TIMEOUT_S = 2.0
@@ -162,8 +166,11 @@ class OpenCodeSource:
             if self._engine is not None:
                 self._engine.dispose()
             immutable = mode == "immutable"
+            # One reused connection (the connector runs on one thread): reopening per
+            # session would re-parse the schema every time. Each `with connect()`
+            # still ends its read transaction on exit, so no snapshot is held.
             self._engine = create_engine(
-                "sqlite://", creator=lambda: self._connect_raw(immutable), poolclass=NullPool
+                "sqlite://", creator=lambda: self._connect_raw(immutable), poolclass=StaticPool
             )
             self._engine_mode = mode
         return self._engine
@@ -175,7 +182,7 @@ class OpenCodeSource:
             try:
                 with self._engine_for_now().connect() as conn:
                     return fn(conn)
-            except OperationalError as exc:
+            except DBAPIError as exc:
                 message = str(exc.orig) if exc.orig is not None else str(exc)
                 if "locked" in message or "busy" in message:
                     if attempt == BUSY_ATTEMPTS:
@@ -367,11 +374,11 @@ class OpenCodeSource:
     def _read_parts(self, conn: Connection, session_id: str) -> list[Part]:
         roles: dict[str, tuple[str, int]] = {}
         for mid, mtime, mdata in conn.execute(
-            text("SELECT id, time_created, data FROM message WHERE session_id = :id"), {"id": session_id}
+            _MESSAGES_OF_SESSION, {"id": session_id}
         ):
             mid = mid
             try:
-                payload = json.loads(self._cell_text(mdata))
+                payload = orjson.loads(self._cell_text(mdata))
                 role = payload["role"]
             except (ValueError, TypeError, KeyError):
                 self.stats.warn("malformed_json", f"message {mid} in session {session_id}: unreadable data JSON")
@@ -380,7 +387,7 @@ class OpenCodeSource:
 
         parts: list[tuple[tuple, Part]] = []
         for pid, pmid, ptime, pdata in conn.execute(
-            text("SELECT id, message_id, time_created, data FROM part WHERE session_id = :id"), {"id": session_id}
+            _PARTS_OF_SESSION, {"id": session_id}
         ):
             pid = pid
             pmid = pmid
@@ -389,8 +396,8 @@ class OpenCodeSource:
                 self.stats.warn("orphan_parts", f"part {pid}: message {pmid} missing or unreadable")
                 continue
             try:
-                payload = json.loads(self._cell_text(pdata))
-            except ValueError:
+                payload = orjson.loads(self._cell_text(pdata))
+            except orjson.JSONDecodeError:
                 self.stats.warn("malformed_json", f"part {pid} in session {session_id}: malformed data JSON")
                 continue
             if not isinstance(payload, dict) or not isinstance(payload.get("type"), str):

@@ -56,7 +56,7 @@ def _settings(home: Optional[Path], **overrides) -> Settings:
 
 
 def _fail(message: str, code: int) -> None:
-    console.print(f"[red]error:[/] {message}")
+    console.print(f"[red]error:[/] {message}", soft_wrap=True, markup=True, highlight=False)
     raise typer.Exit(code)
 
 

@@ -212,7 +212,10 @@ class IngestRun:
         from connectors.opencode import SourceError
 
         opts, settings = self.options, self.settings
-        source = OpenCodeSource(opts.db)
+        try:
+            source = OpenCodeSource(opts.db)
+        except SourceError as exc:
+            raise IngestError(str(exc), 3) from exc
         try:
             source.check_schema()
             registry = TopicRegistry(None) if opts.dry_run else TopicRegistry.load(self.home.root / "topics.json")
@@ -362,7 +365,10 @@ class IngestRun:
         """Root ids the filters select, without reading any part (for --phase add/cognify)."""
         from connectors.opencode import SourceError
 
-        source = OpenCodeSource(self.options.db)
+        try:
+            source = OpenCodeSource(self.options.db)
+        except SourceError as exc:
+            raise IngestError(str(exc), 3) from exc
         try:
             source.check_schema()
             registry = TopicRegistry.load(self.home.root / "topics.json")
@@ -376,30 +382,36 @@ class IngestRun:
         """Run add and/or cognify as the phase option says. Failures set the summary status."""
         from memctl import knowledge_graph
 
-        opts, settings = self.options, self.settings
         groups = self._notes_by_topic()
         self.summary.datasets = sorted(groups)
         if not groups:
             self.summary.add_status = self.summary.cognify_status = "nothing to do"
             return
-        knowledge_graph.configure(settings, self.home)
+        knowledge_graph.configure(self.settings, self.home)
+        # One event loop for all Cognee work: it keeps loop-bound resources between calls.
+        knowledge_graph.run_sync(self._graph_phases_async(groups))
+
+    async def _graph_phases_async(self, groups: dict[str, list[Path]]) -> None:
+        from memctl import knowledge_graph
+
+        opts, settings = self.options, self.settings
         if opts.phase in ("all", "add"):
-            total = sum(len(p) for p in groups.values())
-            self.reporter.phase("add", total)
+            self.reporter.phase("add", sum(len(p) for p in groups.values()))
             try:
-                for topic, paths in groups.items():
-                    result = knowledge_graph.add_notes(topic, paths, settings.batch_size)
+                for topic, paths in sorted(groups.items()):
+                    await knowledge_graph.add_notes(topic, paths, settings.batch_size)
                     self.summary.notes_added += len(paths)
                     self.reporter.advance(len(paths))
                 self.summary.add_status = "ok"
             except knowledge_graph.GraphMemoryError as exc:
                 self.summary.add_status = f"failed: {exc}"
                 self.reporter.log(f"add failed: {exc}")
-                return
+                return  # cognify over a partial add would hide the failure
         if opts.phase in ("all", "cognify"):
-            self.reporter.phase("cognify", None)
+            self.reporter.phase("cognify", len(groups))
             try:
-                knowledge_graph.cognify(sorted(groups), settings.chunks_per_batch, settings.data_per_batch)
+                await knowledge_graph.cognify(sorted(groups), settings.chunks_per_batch, settings.data_per_batch)
+                self.reporter.advance(len(groups))
                 self.summary.cognify_status = "ok"
             except knowledge_graph.GraphMemoryError as exc:
                 self.summary.cognify_status = f"failed: {exc}"
@@ -409,7 +421,12 @@ class IngestRun:
         from memctl import knowledge_graph
 
         knowledge_graph.configure(self.settings, self.home)
-        used = {name: n for name in knowledge_graph.list_datasets() if (n := knowledge_graph.dataset_data_count(name))}
+
+        async def used_datasets() -> dict[str, int]:
+            counts = {name: await knowledge_graph.dataset_data_count(name) for name in await knowledge_graph.list_datasets()}
+            return {name: n for name, n in counts.items() if n}
+
+        used = knowledge_graph.run_sync(used_datasets())
         if used:
             listing = ", ".join(f"{k} ({v} items)" for k, v in sorted(used.items()))
             raise IngestError(

@@ -1,0 +1,127 @@
+"""Shared pytest fixtures: the fake Ollama server and the offline guard.
+
+``fake_ollama``
+    A started :class:`tests.fakes.ollama_server.FakeOllama` on 127.0.0.1 with
+    default knobs; stopped after the test. Read ``fake_ollama.url``.
+
+``no_external_network``
+    Patches ``socket.socket.connect``/``connect_ex``, ``socket.create_connection``
+    and ``socket.getaddrinfo`` (also ``asyncio`` loops' resolver, which calls
+    ``socket.getaddrinfo``) so any attempt to reach an address other than
+    loopback (127.0.0.0/8, ::1, ``localhost``) or a Unix socket is recorded
+    and refused with ``OSError``. Yields the :class:`NetworkGuard`; at
+    teardown the test fails if any attempt was recorded, even if the code
+    under test swallowed the error. Only this process is guarded (not child
+    processes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.fakes.ollama_server import FakeOllama  # noqa: E402
+
+
+def _is_loopback_host(host: Any) -> bool:
+    if host is None:
+        return True  # getaddrinfo(None, port) = local wildcard
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    host = str(host).strip("[]")
+    if host.lower() in ("localhost", "localhost.localdomain", "ip6-localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+class NetworkGuard:
+    """Records (and refuses) every non-loopback connection or DNS attempt.
+
+    Attributes:
+        attempts: list of ``(kind, address)`` where kind is ``connect``,
+            ``create_connection`` or ``getaddrinfo``.
+    """
+
+    def __init__(self) -> None:
+        self.attempts: list[tuple[str, Any]] = []
+
+    def check(self, kind: str, address: Any, family: int | None = None) -> None:
+        """Raise ``OSError`` (and record) if ``address`` is not loopback."""
+        if family is not None and family == getattr(socket, "AF_UNIX", object()):
+            return
+        if isinstance(address, (str, bytes)) and family is None and kind == "connect":
+            return  # AF_UNIX path
+        host = address[0] if isinstance(address, tuple) else address
+        if not _is_loopback_host(host):
+            self.attempts.append((kind, address))
+            raise OSError(101, f"network access blocked by test guard: {kind} {address!r}")
+
+
+@contextlib.contextmanager
+def guard_network() -> Iterator[NetworkGuard]:
+    """Context manager form of the guard (no assertion): yields the guard.
+
+    Usable outside pytest fixtures, e.g. at the top of a subprocess script
+    (``from tests.conftest import guard_network``).
+    """
+    guard = NetworkGuard()
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+    real_create = socket.create_connection
+    real_gai = socket.getaddrinfo
+
+    def connect(self: socket.socket, address: Any) -> Any:
+        guard.check("connect", address, self.family)
+        return real_connect(self, address)
+
+    def connect_ex(self: socket.socket, address: Any) -> Any:
+        guard.check("connect", address, self.family)
+        return real_connect_ex(self, address)
+
+    def create_connection(address: Any, *args: Any, **kwargs: Any) -> Any:
+        guard.check("create_connection", address)
+        return real_create(address, *args, **kwargs)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        guard.check("getaddrinfo", host)
+        return real_gai(host, *args, **kwargs)
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.create_connection = create_connection  # type: ignore[assignment]
+    socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+    try:
+        yield guard
+    finally:
+        socket.socket.connect = real_connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = real_connect_ex  # type: ignore[method-assign]
+        socket.create_connection = real_create  # type: ignore[assignment]
+        socket.getaddrinfo = real_gai  # type: ignore[assignment]
+
+
+@pytest.fixture
+def no_external_network() -> Iterator[NetworkGuard]:
+    """Refuse and record any non-loopback network attempt; fail if any happened."""
+    with guard_network() as guard:
+        yield guard
+    assert guard.attempts == [], f"external network attempts: {guard.attempts}"
+
+
+@pytest.fixture
+def fake_ollama() -> Iterator[FakeOllama]:
+    """A started fake Ollama server on 127.0.0.1 (random port)."""
+    with FakeOllama() as server:
+        yield server

@@ -1,0 +1,177 @@
+"""The command line as a user meets it: start-up cost, dry run, bad input, exit codes, doctor."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.ollama_server import FakeOllama
+from tests.fixtures.synthetic_opencode import build_database
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE = REPO / "tests" / "fixtures" / "opencode-1.18"
+
+
+def memctl(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "memctl.cli", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, cwd=cwd)
+
+
+@pytest.fixture
+def fixture_copy(tmp_path: Path) -> Path:
+    d = tmp_path / "oc"
+    d.mkdir()
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        shutil.copy2(FIXTURE / name, d / name)
+    return d / "opencode.db"
+
+
+def test_help_does_not_import_cognee() -> None:
+    code = (
+        "import sys\n"
+        "from memctl.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+        "try:\n    app(['ingest', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print('COGNEE_LOADED' if 'cognee' in sys.modules else 'COGNEE_ABSENT')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert "ingest" in result.stdout
+    assert result.stdout.strip().endswith("COGNEE_ABSENT"), result.stdout[-300:]
+
+
+def test_dry_run_plans_and_writes_nothing(fixture_copy: Path, tmp_path: Path) -> None:
+    home = tmp_path / "var"
+    result = memctl("ingest", "--dry-run", "--json", "--db", str(fixture_copy), "--home", str(home))
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert plan["dry_run"] and plan["found"] == 9
+    assert plan["skipped_threshold"] == 1 and plan["would_distill"] == 8
+    assert plan["estimated_input_tokens"] > 1000
+    actions = {item["title"]: item for item in plan["plan"]}
+    assert actions["Greeting"]["action"] == "skip" and "below substance threshold" in actions["Greeting"]["why"]
+    assert not home.exists()
+    # planted secrets are not echoed in the plan either
+    planted = json.loads((FIXTURE / "planted_secrets.json").read_text())
+    assert not any(s["value"] in result.stdout for s in planted if "\n" not in s["value"])
+
+
+def test_dry_run_human_output(fixture_copy: Path, tmp_path: Path) -> None:
+    result = memctl("ingest", "--dry-run", "--db", str(fixture_copy), "--home", str(tmp_path / "var"))
+    assert result.returncode == 0
+    assert "would distill" in result.stdout and "estimated input tokens" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["ingest", "--phase", "bogus"], 2, "--phase must be one of"),
+        (["ingest", "--since", "last tuesday"], 2, "cannot read --since"),
+        (["ingest", "--limit", "0"], 2, "limit"),
+        (["ingest", "--db", "/nonexistent/opencode.db"], 3, "OpenCode database not found"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_exit_code(args: list[str], code: int, message: str, tmp_path: Path) -> None:
+    result = memctl(*args, "--home", str(tmp_path / "var"))
+    assert result.returncode == code, result.stderr
+    assert message in (result.stderr + result.stdout)
+    assert "Traceback" not in result.stderr
+
+
+def test_not_a_database_and_foreign_schema(tmp_path: Path) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("this is not sqlite\n" * 100)
+    result = memctl("ingest", "--dry-run", "--db", str(junk))
+    assert result.returncode == 3 and "not a readable SQLite database" in result.stderr
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE chats (id TEXT)")
+    conn.commit()
+    conn.close()
+    result = memctl("ingest", "--dry-run", "--db", str(other))
+    assert result.returncode == 3 and "found chats" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_db_from_environment_variable(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "env.db", 2, turns=2)
+    result = memctl("ingest", "--dry-run", "--json", env={"OPENCODE_DB": str(db)})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["found"] == 2
+
+
+def test_unreachable_ollama_exits_1_and_records_errors(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 2, turns=2)
+    home = tmp_path / "var"
+    result = memctl("ingest", "--phase", "distill", "--json", "--db", str(db), "--home", str(home),
+                    env={"OLLAMA_HOST": "127.0.0.1:9", "MEMCTL_MAX_ATTEMPTS_PER_RUN": "1"})
+    assert result.returncode == 1, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["errors"] == 2 and "cannot reach Ollama" in summary["error_details"][0]["error"]
+    progress = json.loads((home / "progress.json").read_text())["sources"]
+    assert {e["status"] for e in progress.values()} == {"error"}
+
+
+def test_corrupt_checkpoint_exit_7(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    home = tmp_path / "var"
+    home.mkdir()
+    (home / "progress.json").write_text("{ not json")
+    result = memctl("ingest", "--phase", "distill", "--db", str(db), "--home", str(home))
+    assert result.returncode == 7 and "progress.json is corrupt" in result.stderr
+    assert (home / "progress.json").read_text() == "{ not json"  # nothing lost
+
+
+def test_invalid_config_file_is_a_usage_error(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('workers = "many"\n')
+    result = memctl("ingest", "--dry-run", "--db", "/nonexistent.db", env={"MEMCTL_CONFIG": str(config)})
+    assert result.returncode == 2 and "invalid configuration" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_doctor_reports_missing_model_and_dimension_mismatch(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    with FakeOllama(models=("llama3.1:8b",), embedding_models=("nomic-embed-text",), embedding_dim=1024) as server:
+        result = memctl("doctor", "--json", "--db", str(db), "--home", str(tmp_path / "var"),
+                        env={"OLLAMA_HOST": server.url})
+    assert result.returncode == 8
+    checks = {c["name"]: c for c in json.loads(result.stdout)}
+    assert checks["ollama"]["status"] == "ok"
+    assert checks["embedding model"]["status"] == "fail" and checks["embedding model"]["fix"] == "ollama pull nomic-embed-text"
+    assert checks["opencode db"]["status"] == "ok"
+    assert checks["data home"]["status"] == "ok"
+
+
+def test_doctor_all_green_and_dimension_check(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    with FakeOllama(embedding_dim=1024) as server:
+        result = memctl("doctor", "--json", "--db", str(db), "--home", str(tmp_path / "var"), env={"OLLAMA_HOST": server.url})
+        checks = {c["name"]: c for c in json.loads(result.stdout)}
+        assert checks["embedding dimension"]["status"] == "fail"
+        assert "MEMCTL_EMBEDDING_DIMENSIONS=1024" in checks["embedding dimension"]["fix"]
+    with FakeOllama() as server:
+        result = memctl("doctor", "--json", "--db", str(db), "--home", str(tmp_path / "var"), env={"OLLAMA_HOST": server.url})
+    assert result.returncode == 0, result.stdout
+    assert {c["status"] for c in json.loads(result.stdout)} == {"ok"}
+
+
+def test_doctor_without_ollama(tmp_path: Path) -> None:
+    result = memctl("doctor", "--db", str(tmp_path / "none.db"), "--home", str(tmp_path / "var"),
+                    env={"OLLAMA_HOST": "127.0.0.1:9"})
+    assert result.returncode == 8
+    assert "ollama serve" in result.stdout and "OPENCODE_DB" in result.stdout
+
+
+def test_doctor_flags_problematic_models() -> None:
+    from memctl.doctor import problematic_model
+
+    assert problematic_model("mistral:7b") and problematic_model("phi3") and problematic_model("qwen2.5:7b")
+    assert not problematic_model("qwen2.5:14b") and not problematic_model("llama3.1:8b")
