@@ -42,7 +42,7 @@ def main() -> None:
         for info in source.iter_root_infos():
             t0 = time.perf_counter()
             session = source.read_session(info)
-            transcript = build_transcript(session, settings)
+            build_transcript(session, settings)
             timings.append((time.perf_counter() - t0) * 1000)
             sizes.append(sum(len(json.dumps(p.data)) for p in session.parts))
             parts.append(len(session.parts))

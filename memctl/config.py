@@ -57,6 +57,7 @@ class Settings(BaseSettings):
     embedding_dimensions: int = 768
     request_timeout_s: float = 600.0
     distill_num_ctx: int = 16384
+    graph_num_ctx: int = 16384  # Cognee sends none; Ollama's 2-4k default would cut extraction prompts
 
     # Phase 1 bounds (characters) — each part kind bounded independently.
     max_text_chars: int = 4000

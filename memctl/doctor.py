@@ -11,7 +11,6 @@ supported layout; the data home writable; free disk.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import tempfile

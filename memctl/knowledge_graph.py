@@ -328,11 +328,10 @@ def _graph_num_ctx(settings: Settings) -> int:
 
     Cognee sends no ``num_ctx`` by itself, so Ollama would use its default
     (2048–4096 tokens) and silently cut the extraction prompt (system prompt
-    + schema + a chunk of up to ~2k tokens). ``Settings.graph_num_ctx`` if
-    it exists, else ``Settings.distill_num_ctx``. Sent as litellm's
-    ``num_ctx`` (→ ``options.num_ctx``) through Cognee's ``LLM_ARGS``.
+    + schema + a chunk of up to ~2k tokens). Sent as litellm's ``num_ctx``
+    (→ ``options.num_ctx``) through Cognee's ``LLM_ARGS``.
     """
-    return int(getattr(settings, "graph_num_ctx", None) or settings.distill_num_ctx)
+    return int(settings.graph_num_ctx)
 
 
 def _litellm_model(model: str) -> str:

@@ -181,3 +181,41 @@ def test_second_ingest_waits_for_the_lock(tmp_path: Path) -> None:
         with pytest.raises(IngestError, match="another memctl ingest or sleep is running") as err:
             IngestRun(Settings(home=home), IngestOptions(db=db, phase="distill")).run()
     assert err.value.exit_code == 6
+
+
+def test_reparse_skipped_and_new_prompt_version_re_evaluate_junk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memctl import distill, ingest
+    from tests.fixtures.synthetic_opencode import add_project, add_session, create_schema
+    import random
+    import sqlite3
+
+    db = tmp_path / "opencode.db"
+    conn = sqlite3.connect(db)
+    create_schema(conn)
+    add_project(conn, "prj_synthetic", "/home/dev/src/synthetic")
+    rng = random.Random(5)
+    add_session(conn, 1, rng=rng, turns=2)
+    # a chatty session without tool calls: above the substance threshold, JUNK for the fake model
+    sid = add_session(conn, 2, rng=rng, turns=1, title="chit-chat")
+    conn.execute("DELETE FROM part WHERE session_id = ? AND json_extract(data, '$.type') NOT IN ('text')", (sid,))
+    conn.execute("UPDATE part SET data = json_set(data, '$.text', 'hello there, just checking in, thanks a lot for the help earlier today') WHERE session_id = ?", (sid,))
+    conn.commit()
+    conn.close()
+    home = tmp_path / "var"
+    with FakeOllama() as server:
+        settings = Settings(home=home, ollama_host=server.url, workers=1, min_substance_chars=50)
+        first = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert (first.distilled, first.skipped_junk) == (1, 1)
+        server.reset_counts()
+        assert IngestRun(settings, IngestOptions(db=db, phase="distill")).run().already_done == 2
+        assert server.counts["/api/chat"] == 0
+        again = IngestRun(settings, IngestOptions(db=db, phase="distill", reparse_skipped=True)).run()
+        assert again.skipped_junk == 1 and _distilled_ids(server) == [sid]
+        # a new distill prompt version re-evaluates JUNK skips without any flag
+        server.reset_counts()
+        original = distill.load_prompt("distill")
+        bumped = distill.Prompt(original.name, original.version + ".1", original.body)
+        monkeypatch.setattr(ingest, "load_prompt", lambda name: bumped)
+        monkeypatch.setattr(distill, "load_prompt", lambda name: bumped)
+        IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert _distilled_ids(server) == [sid]
