@@ -143,7 +143,9 @@ def _summary_table(data: dict) -> Table:
         rows.append(("secrets redacted", ", ".join(f"{k} {v}" for k, v in data["redactions"].items())))
     if data["read_warnings"]:
         rows.append(("source rows skipped", ", ".join(f"{k} {v}" for k, v in data["read_warnings"].items())))
-    rows += [("wall time", f"{data['wall_s']:.1f} s"), ("sessions/hour", f"{data['sessions_per_hour']:,.0f}")]
+    rows.append(("wall time", f"{data['wall_s']:.1f} s"))
+    if not data["dry_run"]:
+        rows.append(("sessions/hour", f"{data['sessions_per_hour']:,.0f}"))
     for key, value in rows:
         table.add_row(key, str(value))
     return table

@@ -904,6 +904,9 @@ def _make_handler(server: FakeOllama) -> type[BaseHTTPRequestHandler]:
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeOllama
     protocol_version = "HTTP/1.1"
+    # Real Ollama (Go's net/http) sets TCP_NODELAY. Without it, headers and body go out
+    # as two small segments and a keep-alive client waits ~40 ms for the delayed ACK.
+    disable_nagle_algorithm = True
     server_version = "FakeOllama/" + OLLAMA_VERSION
     sys_version = ""
 
