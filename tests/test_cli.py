@@ -175,3 +175,23 @@ def test_doctor_flags_problematic_models() -> None:
 
     assert problematic_model("mistral:7b") and problematic_model("phi3") and problematic_model("qwen2.5:7b")
     assert not problematic_model("qwen2.5:14b") and not problematic_model("llama3.1:8b")
+
+
+def test_doctor_detects_vectors_of_another_embedding_model(tmp_path: Path) -> None:
+    """Switching embedding models leaves old-size vectors behind; doctor names the fix."""
+    import lancedb
+    import pyarrow as pa
+
+    home = tmp_path / "var"
+    store = home / "cognee" / "system" / "databases" / "some-dataset.lance.db"
+    store.mkdir(parents=True)
+    schema = pa.schema([pa.field("id", pa.string()), pa.field("vector", pa.list_(pa.float32(), 1024))])
+    lancedb.connect(str(store)).create_table("DocumentChunk_text", schema=schema)
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    with FakeOllama() as server:
+        result = memctl("doctor", "--json", "--db", str(db), "--home", str(home), env={"OLLAMA_HOST": server.url})
+    assert result.returncode == 8
+    checks = {c["name"]: c for c in json.loads(result.stdout)}
+    vector = checks["vector store"]
+    assert vector["status"] == "fail" and "[1024]" in vector["detail"] and "768" in vector["detail"]
+    assert "rebuild" in vector["fix"]
