@@ -81,6 +81,10 @@ class UnsupportedSchemaError(SourceError):
     """The database layout is not one this connector reads."""
 
 
+class UnknownSessionError(SourceError):
+    """A ``--session`` id that is not in the database (a usage error, not a broken source)."""
+
+
 class SourceBusyError(SourceError):
     """The database stayed locked/busy through the bounded retries."""
 
@@ -263,8 +267,16 @@ class OpenCodeSource:
         return SessionInfo(
             id=d[0], title=d[1] or "", directory=d[2] or "", project_id=d[3] or "",
             project_worktree=d[4] or "", parent_id=d[5] or None,
-            time_created=int(row[6] or 0), time_updated=int(row[7] or 0), version=d[8] or "",
+            time_created=self._millis(row[6], d[0]), time_updated=self._millis(row[7], d[0]), version=d[8] or "",
         )
+
+    def _millis(self, value: Any, session_id: str) -> int:
+        """An epoch-ms column as int; a non-numeric cell counts a warning and reads as 0."""
+        try:
+            return int(value or 0)
+        except (TypeError, ValueError):
+            self.stats.warn("missing_fields", f"session {session_id}: time column holds {value!r}")
+            return 0
 
     def _root_of(self, conn: Connection, session_id: str) -> str | None:
         current, seen = session_id, set()
@@ -287,7 +299,7 @@ class OpenCodeSource:
                 for sid in flt.session_ids:
                     root = self._root_of(conn, sid)
                     if root is None:
-                        raise SourceError(f"session {sid!r} not found in {self.db_path}")
+                        raise UnknownSessionError(f"session {sid!r} not found in {self.db_path}")
                     if root not in found:
                         found.append(root)
                 return found
@@ -383,7 +395,7 @@ class OpenCodeSource:
             except (ValueError, TypeError, KeyError):
                 self.stats.warn("malformed_json", f"message {mid} in session {session_id}: unreadable data JSON")
                 continue
-            roles[mid] = (role, int(mtime or 0))
+            roles[mid] = (role, self._millis(mtime, session_id))
 
         parts: list[tuple[tuple, Part]] = []
         for pid, pmid, ptime, pdata in conn.execute(
@@ -406,7 +418,7 @@ class OpenCodeSource:
             role, mtime = roles[pmid]
             part = Part(
                 id=pid, message_id=pmid, role=role, type=payload["type"], data=payload,
-                time_created=int(ptime or 0),
+                time_created=self._millis(ptime, session_id),
             )
             # OpenCode ids are time-ordered; message order first, then part order within it.
             parts.append(((mtime, pmid, pid), part))

@@ -13,6 +13,7 @@ Exit codes (scripts may rely on them; also in README):
     6  another ingest/sleep holds the data home's lock
     7  data home problem (corrupt checkpoint, not writable)
     8  doctor found a failing check
+    9  the model server is unusable: Ollama unreachable or the distill model missing
   130  interrupted (Ctrl-C)
 """
 
@@ -30,7 +31,7 @@ from rich.table import Table
 from memctl.config import Settings
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_SOURCE = 0, 1, 2, 3
-EXIT_HOME, EXIT_DOCTOR, EXIT_INTERRUPTED = 7, 8, 130
+EXIT_HOME, EXIT_DOCTOR, EXIT_MODEL, EXIT_INTERRUPTED = 7, 8, 9, 130
 
 app = typer.Typer(
     name="memctl",
@@ -204,9 +205,9 @@ def ingest(
     except CheckpointError as exc:
         reporter.done()
         _fail(str(exc), EXIT_HOME)
-    except PermissionError as exc:
+    except OSError as exc:  # home is a file, not writable, disk full, …
         reporter.done()
-        _fail(f"cannot write the data home: {exc}", EXIT_HOME)
+        _fail(f"cannot use the data home {settings.home}: {exc}", EXIT_HOME)
     except KeyboardInterrupt:
         reporter.done()
         _fail("interrupted; finished sessions are recorded, re-run to continue", EXIT_INTERRUPTED)

@@ -98,6 +98,26 @@ class Distiller:
         self.model = settings.distill_model
         self.client = ollama.Client(host=settings.ollama_base_url, timeout=settings.request_timeout_s)
 
+    def preflight(self) -> None:
+        """Check once, before any session is sent, that Ollama answers and has the model.
+
+        Raises:
+            DistillError: naming the fix (start Ollama / set OLLAMA_HOST, or ``ollama pull``).
+        """
+        try:
+            self.client.show(self.model)
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404:
+                raise DistillError(
+                    f"model {self.model!r} is not available on {self.settings.ollama_base_url}: run `ollama pull {self.model}`"
+                ) from exc
+            raise DistillError(f"Ollama returned HTTP {exc.status_code}: {exc.error}") from exc
+        except (httpx.HTTPError, ConnectionError) as exc:
+            raise DistillError(
+                f"cannot reach Ollama at {self.settings.ollama_base_url} ({exc}): start it (`ollama serve`) "
+                "or point OLLAMA_HOST at it"
+            ) from exc
+
     def distill(self, transcript_text: str) -> DistillOutcome:
         """Distill one transcript.
 
@@ -147,8 +167,12 @@ def render_note(
     outcome: DistillOutcome,
     transcript_sha256: str,
     child_session_ids: list[str],
+    continuation_of: str | None = None,
 ) -> str:
     """Render an accepted note: YAML provenance front matter + the model's Markdown body.
+
+    A continuation note (new parts of a session that grew after its note was
+    accepted) names the original session in ``continuation_of``.
 
     The bytes depend only on the session, the model output and the provenance
     (no wall-clock time), so re-adding an unchanged note to Cognee is a no-op
@@ -165,6 +189,7 @@ def render_note(
         "project_worktree": scrub(info.project_worktree).text,
         "opencode_version": info.version,
         "child_sessions": child_session_ids,
+        **({"continuation_of": continuation_of} if continuation_of else {}),
         "model": outcome.model,
         "prompt_version": outcome.prompt_version,
         "transcript_sha256": transcript_sha256,

@@ -19,12 +19,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from connectors.model import SessionInfo
+from connectors.model import Session, SessionInfo
 from connectors.opencode import OpenCodeSource, SessionFilter
 from memctl.atomic import atomic_write_text
 from memctl.config import DataHome, Settings
@@ -115,7 +115,8 @@ class IngestSummary:
 
     @property
     def exit_code(self) -> int:
-        """0 ok; 1 some sessions failed to distill; 4 add failed; 5 cognify failed."""
+        """0 ok; 1 some sessions failed to distill; 4 add failed; 5 cognify failed
+        (run-level failures raise :class:`IngestError` with their own code instead)."""
         if self.add_status.startswith("failed"):
             return 4
         if self.cognify_status.startswith("failed"):
@@ -160,10 +161,27 @@ class SilentReporter:
 
 @dataclass
 class _InFlight:
-    info: SessionInfo
+    info: SessionInfo  # for a continuation: the continuation's own id and title
     title: str
     topic: str
     transcript: Transcript
+    provenance: dict[str, Any]  # checkpoint fields: session_updated, covered_until, continuation_of
+    root_update: dict[str, Any] | None = None  # applied to the root entry once a continuation is handled
+
+
+def _newest_part_time(session: Session) -> int:
+    """Newest part time (epoch ms) in a session tree; its creation time if it has no part."""
+    times = [p.time_created for p in session.parts] + [_newest_part_time(c) for c in session.children]
+    return max(times, default=session.info.time_created)
+
+
+def _parts_after(session: Session, since_ms: int) -> Session | None:
+    """The parts (and child sessions' parts) created after ``since_ms``; None when there are none."""
+    children = [c for c in (_parts_after(child, since_ms) for child in session.children) if c is not None]
+    parts = [p for p in session.parts if p.time_created > since_ms]
+    if not parts and not children:
+        return None
+    return Session(info=session.info, parts=parts, children=children)
 
 
 def _distill_with_retry(distiller: Distiller, text: str, attempts: int) -> DistillOutcome:
@@ -227,6 +245,7 @@ class IngestRun:
             distiller = None if opts.dry_run else Distiller(settings, prompt)
             workers = max(1, settings.workers)
             pending: dict[Future, _InFlight] = {}
+            preflight_done = False
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="distill") as pool:
                 for info in source.iter_root_infos(flt):
                     self.summary.found += 1
@@ -237,6 +256,7 @@ class IngestRun:
                     decision = checkpoint.decide(
                         info.id, prompt_version=prompt.version,
                         reparse_skipped=opts.reparse_skipped, reparse_all=opts.reparse_all,
+                        session_updated=info.time_updated,
                     )
                     if decision.action == "done":
                         self.summary.already_done += 1
@@ -245,32 +265,69 @@ class IngestRun:
                         self.reporter.advance()
                         continue
                     session = source.read_session(info)
+                    root_update = None
+                    if decision.action == "continue":
+                        # The session grew after its note was accepted: distill only what is new into a
+                        # continuation note, so the accepted note (and its content hash in Cognee) stays.
+                        entry = checkpoint.entry(info.id)
+                        since = int(entry.get("covered_until") or entry.get("session_updated") or 0)
+                        newer = _parts_after(session, since)
+                        if newer is None:  # only metadata (e.g. the title) changed
+                            self.summary.already_done += 1
+                            if opts.dry_run:
+                                self.summary.add_plan(PlanItem(info.id, title, topic, "done", "no new parts"))
+                            else:
+                                checkpoint.update(info.id, session_updated=info.time_updated)
+                            self.reporter.advance()
+                            continue
+                        number = int(entry.get("continuations", 0)) + 1
+                        cont_info = replace(info, id=f"{info.id}-cont{number}", title=f"{info.title} (continued)")
+                        session = Session(info=cont_info, parts=newer.parts, children=newer.children)
+                        title = f"{title} (continued)"
+                        root_update = {"session_updated": info.time_updated, "continuations": number}
+                    work_info = session.info
+                    covered = _newest_part_time(session)
+                    provenance = {"session_updated": info.time_updated, "covered_until": covered}
+                    if root_update is not None:
+                        provenance["continuation_of"] = info.id
+                        root_update["covered_until"] = covered
                     transcript = build_transcript(session, settings)
                     self.redactions.update(transcript.redactions)
                     if transcript.skip_reason:
                         self.summary.skipped_threshold += 1
                         if opts.dry_run:
-                            self.summary.add_plan(PlanItem(info.id, title, topic, "skip", transcript.skip_reason))
+                            self.summary.add_plan(PlanItem(work_info.id, title, topic, "skip", transcript.skip_reason))
                         else:
                             checkpoint.mark_skipped(
-                                info.id, reason=transcript.skip_reason, skip_kind="threshold",
-                                title=title, topic=topic, prompt_version=prompt.version,
+                                work_info.id, reason=transcript.skip_reason, skip_kind="threshold",
+                                title=title, topic=topic, prompt_version=prompt.version, **provenance,
                             )
+                            if root_update is not None:
+                                checkpoint.update(info.id, **root_update)
                         self.reporter.advance()
                         continue
                     self.summary.estimated_input_tokens += transcript.estimated_tokens
                     if opts.dry_run:
                         self.summary.add_plan(
-                            PlanItem(info.id, title, topic, "distill", decision.why, transcript.estimated_tokens)
+                            PlanItem(work_info.id, title, topic, "distill", decision.why, transcript.estimated_tokens)
                         )
                         self.reporter.advance()
                         continue
-                    if not opts.reparse_all and self._recover_note(checkpoint, info, title, topic, transcript, prompt.version):
+                    job = _InFlight(work_info, title, topic, transcript, provenance, root_update)
+                    if not opts.reparse_all and self._recover_note(checkpoint, job, prompt.version):
                         self.reporter.advance()
                         continue
-                    atomic_write_text(self.home.transcript_path(info.id), transcript.text)
+                    if not preflight_done:
+                        # One check before the first model call: a stopped Ollama or a missing model
+                        # fails the run at once instead of marking every session as an error.
+                        try:
+                            distiller.preflight()
+                        except DistillError as exc:
+                            raise IngestError(str(exc), 9) from exc
+                        preflight_done = True
+                    atomic_write_text(self.home.transcript_path(work_info.id), transcript.text)
                     future = pool.submit(_distill_with_retry, distiller, transcript.text, settings.max_attempts_per_run)
-                    pending[future] = _InFlight(info, title, topic, transcript)
+                    pending[future] = job
                     # Bounded in-flight work keeps memory flat however many sessions stream by.
                     while len(pending) >= workers * 2:
                         self._drain(pending, checkpoint, block_all=False)
@@ -279,7 +336,7 @@ class IngestRun:
             if not opts.dry_run:
                 registry.save()
         except SourceError as exc:
-            raise IngestError(str(exc), 3) from exc
+            raise IngestError(str(exc), _source_exit_code(exc)) from exc
         finally:
             self.summary.read_warnings = {
                 k: v for k, v in (
@@ -292,9 +349,9 @@ class IngestRun:
             self.summary.redactions = dict(sorted(self.redactions.items()))
             source.close()
 
-    def _recover_note(self, checkpoint: Checkpoint, info: SessionInfo, title: str, topic: str, transcript: Transcript, version: str) -> bool:
+    def _recover_note(self, checkpoint: Checkpoint, job: _InFlight, version: str) -> bool:
         """Take over a note a killed run wrote but did not record (same transcript, same prompt)."""
-        path = self.home.note_path(info.id)
+        path = self.home.note_path(job.info.id)
         if not path.exists():
             return False
         try:
@@ -302,15 +359,21 @@ class IngestRun:
         except (OSError, UnicodeDecodeError):
             return False
         meta = read_note_meta(text)
-        if meta.get("transcript_sha256") != transcript.sha256 or str(meta.get("prompt_version")) != version:
+        if meta.get("transcript_sha256") != job.transcript.sha256 or str(meta.get("prompt_version")) != version:
             return False
         checkpoint.mark_distilled(
-            info.id, topic=topic, title=title, prompt_version=version, model=meta.get("model", ""),
-            transcript_sha256=transcript.sha256, note_sha256=sha256_text(text),
+            job.info.id, topic=job.topic, title=job.title, prompt_version=version, model=meta.get("model", ""),
+            transcript_sha256=job.transcript.sha256, note_sha256=sha256_text(text), **job.provenance,
         )
+        self._finish_continuation(checkpoint, job)
         self.summary.recovered += 1
         self.summary.distilled += 1
         return True
+
+    @staticmethod
+    def _finish_continuation(checkpoint: Checkpoint, job: _InFlight) -> None:
+        if job.root_update is not None:
+            checkpoint.update(job.provenance["continuation_of"], **job.root_update)
 
     def _drain(self, pending: dict[Future, _InFlight], checkpoint: Checkpoint, *, block_all: bool) -> None:
         done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
@@ -321,7 +384,7 @@ class IngestRun:
 
     def _record(self, job: _InFlight, future: Future, checkpoint: Checkpoint) -> None:
         info, topic, transcript = job.info, job.topic, job.transcript
-        base = {"topic": topic, "title": job.title, "transcript_sha256": transcript.sha256}
+        base = {"topic": topic, "title": job.title, "transcript_sha256": transcript.sha256, **job.provenance}
         try:
             outcome: DistillOutcome = future.result()
         except DistillError as exc:
@@ -334,13 +397,15 @@ class IngestRun:
         if outcome.junk:
             self.summary.skipped_junk += 1
             checkpoint.mark_skipped(info.id, reason="model answered JUNK", skip_kind="junk", **base)
+            self._finish_continuation(checkpoint, job)
             return
         note = render_note(
             info, topic=topic, outcome=outcome, transcript_sha256=transcript.sha256,
-            child_session_ids=transcript.child_session_ids,
+            child_session_ids=transcript.child_session_ids, continuation_of=job.provenance.get("continuation_of"),
         )
         atomic_write_text(self.home.note_path(info.id), note)
         checkpoint.mark_distilled(info.id, note_sha256=sha256_text(note), **base)
+        self._finish_continuation(checkpoint, job)
         self.summary.distilled += 1
 
     # -- phases 2 and 3 -----------------------------------------------------------
@@ -350,9 +415,12 @@ class IngestRun:
         checkpoint = Checkpoint(self.home.progress, self.home.skipped)
         if self._filtered() and self.options.phase in ("add", "cognify"):
             self.selected_ids = self._select_ids()
-        ids = self.selected_ids if self._filtered() else [
-            sid for sid, entry in checkpoint.sources.items() if entry.get("status") == "distilled"
-        ]
+        if self._filtered():
+            selected = set(self.selected_ids)
+            ids = [sid for sid, entry in checkpoint.sources.items()
+                   if sid in selected or entry.get("continuation_of") in selected]
+        else:
+            ids = [sid for sid, entry in checkpoint.sources.items() if entry.get("status") == "distilled"]
         groups: dict[str, list[Path]] = {}
         for sid in sorted(set(ids)):
             entry = checkpoint.entry(sid)
@@ -374,7 +442,7 @@ class IngestRun:
             registry = TopicRegistry.load(self.home.root / "topics.json")
             return [info.id for info in source.iter_root_infos(self._filter(registry))]
         except SourceError as exc:
-            raise IngestError(str(exc), 3) from exc
+            raise IngestError(str(exc), _source_exit_code(exc)) from exc
         finally:
             source.close()
 
@@ -481,6 +549,13 @@ class IngestRun:
         return self.summary
 
 
+def _source_exit_code(exc: Exception) -> int:
+    """3 for a source problem; 2 for an unknown ``--session`` id (the user's input)."""
+    from connectors.opencode import UnknownSessionError
+
+    return 2 if isinstance(exc, UnknownSessionError) else 3
+
+
 def parse_since(value: str) -> datetime:
     """Parse ``--since``: ISO date/datetime (``2026-11-01``, ``2026-11-01T08:00``) or a
     relative age (``7d``, ``12h``, ``30m``). Returns an aware UTC datetime.
@@ -491,7 +566,10 @@ def parse_since(value: str) -> datetime:
     value = value.strip()
     units = {"d": 86400, "h": 3600, "m": 60}
     if value[-1:] in units and value[:-1].isdigit():
-        return datetime.fromtimestamp(time.time() - int(value[:-1]) * units[value[-1]], tz=timezone.utc)
+        try:
+            return datetime.fromtimestamp(time.time() - int(value[:-1]) * units[value[-1]], tz=timezone.utc)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise ValueError(f"--since {value!r} reaches before the year 1; use a smaller age or a date") from exc
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError as exc:

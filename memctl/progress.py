@@ -10,6 +10,10 @@ an older distill prompt version.
 
     {"format": 1,
      "sources": {"<source id>": {"status": "distilled"|"skipped"|"error",
+                                 "session_updated": int,  # source time_updated (ms) when handled
+                                 "covered_until": int,    # newest part time (ms) in its notes
+                                 "continuations": int,    # continuation notes so far
+                                 "continuation_of": str,  # on a continuation's own entry
                                  "topic": str, "title": str,
                                  "reason": str,          # skipped
                                  "skip_kind": "threshold"|"junk",
@@ -41,7 +45,8 @@ FORMAT = 1
 
 
 class CheckpointError(Exception):
-    """progress.json / skipped.json is unreadable; the message names the file and the fix."""
+    """A data-home state file (progress.json, skipped.json, topics.json) is unreadable;
+    the message names the file and the fix."""
 
 
 def _now() -> str:
@@ -53,9 +58,11 @@ def _load(path: Path, key: str | None) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        value = data.get(key, {}) if key else data
-        if not isinstance(value, dict):
+        if not isinstance(data, dict):
             raise ValueError("top level is not an object")
+        value = data.get(key, {}) if key else data
+        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+            raise ValueError("entries are not objects")
         return value
     except (ValueError, UnicodeDecodeError) as exc:
         raise CheckpointError(
@@ -90,23 +97,45 @@ class Checkpoint:
         """The stored entry (empty dict when absent)."""
         return self.sources.get(source_id, {})
 
-    def decide(self, source_id: str, *, prompt_version: str, reparse_skipped: bool, reparse_all: bool) -> Decision:
-        """Apply the resume rules to one id."""
+    def decide(
+        self, source_id: str, *, prompt_version: str, reparse_skipped: bool, reparse_all: bool,
+        session_updated: int | None = None,
+    ) -> Decision:
+        """Apply the resume rules to one id.
+
+        ``session_updated`` (epoch ms, the source's ``time_updated``) detects a
+        session that grew after it was handled ("source grows during the run"
+        in the ingester design): a grown skipped session is evaluated again; a
+        grown distilled session gets ``action="continue"`` — its new parts are
+        distilled into a continuation note, so the accepted note stays stable.
+        """
         entry = self.sources.get(source_id)
         if entry is None:
             return Decision("process", "new")
         status = entry.get("status")
+        recorded = entry.get("session_updated")
+        grew = session_updated is not None and recorded is not None and session_updated > int(recorded)
         if status == "error":
             return Decision("process", f"retry after error ({entry.get('attempts', 1)} attempts)")
         if status == "distilled":
-            return Decision("process", "reparse-all") if reparse_all else Decision("done", "already distilled")
+            if reparse_all:
+                return Decision("process", "reparse-all")
+            return Decision("continue", "session grew since it was distilled") if grew else Decision("done", "already distilled")
         if status == "skipped":
             if reparse_all or reparse_skipped:
                 return Decision("process", "reparse skipped")
+            if grew:
+                return Decision("process", "session grew since it was skipped")
             if entry.get("skip_kind") == "junk" and entry.get("prompt_version") != prompt_version:
                 return Decision("process", f"prompt version {entry.get('prompt_version')} → {prompt_version}")
             return Decision("done", "already skipped")
         return Decision("process", f"unknown status {status!r}")
+
+    def update(self, source_id: str, **fields: Any) -> None:
+        """Merge ``fields`` into an existing entry (e.g. a root's coverage after a continuation)."""
+        if source_id in self.sources:
+            self.sources[source_id] = {**self.sources[source_id], **fields, "updated": _now()}
+            self._save()
 
     def _save(self) -> None:
         atomic_write_json(self.progress_path, {"format": FORMAT, "sources": self.sources})

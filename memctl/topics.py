@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from connectors.model import SessionInfo
 from memctl.atomic import atomic_write_json
+from memctl.progress import CheckpointError
 
 GLOBAL_PROJECT_ID = "global"
 MAX_SLUG_CHARS = 48
@@ -57,14 +58,24 @@ class TopicRegistry:
 
     @classmethod
     def load(cls, path: Path) -> "TopicRegistry":
-        """Load ``path`` if it exists. Raises ValueError naming the file if it is not valid JSON."""
+        """Load ``path`` if it exists.
+
+        Raises:
+            CheckpointError: naming the file, when it is not ``{"paths": {str: str}}``.
+        """
         if not path.exists():
             return cls(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(path, data.get("paths", {}))
-        except (ValueError, AttributeError) as exc:
-            raise ValueError(f"{path} is not a valid topics file ({exc}); move it aside to rebuild it") from exc
+            paths = data.get("paths", {}) if isinstance(data, dict) else None
+            if not isinstance(paths, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in paths.items()):
+                raise ValueError('expected {"paths": {"/project/path": "slug", ...}}')
+            return cls(path, paths)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CheckpointError(
+                f"{path} is not a valid topics file ({exc}); restore it or move it aside "
+                "(topics are then re-derived from project paths)"
+            ) from exc
 
     def topic_for(self, info: SessionInfo) -> str:
         """Return the topic slug of a session, assigning (and remembering) a new one if needed."""

@@ -107,16 +107,46 @@ def test_db_from_environment_variable(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["found"] == 2
 
 
-def test_unreachable_ollama_exits_1_and_records_errors(tmp_path: Path) -> None:
+def test_unreachable_ollama_fails_fast_with_exit_9_and_marks_nothing(tmp_path: Path) -> None:
     db = build_database(tmp_path / "opencode.db", 2, turns=2)
     home = tmp_path / "var"
     result = memctl("ingest", "--phase", "distill", "--json", "--db", str(db), "--home", str(home),
-                    env={"OLLAMA_HOST": "127.0.0.1:9", "MEMCTL_MAX_ATTEMPTS_PER_RUN": "1"})
-    assert result.returncode == 1, result.stderr
-    summary = json.loads(result.stdout)
-    assert summary["errors"] == 2 and "cannot reach Ollama" in summary["error_details"][0]["error"]
-    progress = json.loads((home / "progress.json").read_text())["sources"]
-    assert {e["status"] for e in progress.values()} == {"error"}
+                    env={"OLLAMA_HOST": "127.0.0.1:9"})
+    assert result.returncode == 9, result.stderr
+    assert "cannot reach Ollama" in result.stderr and "OLLAMA_HOST" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (home / "progress.json").exists()  # nothing marked as error
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [("file", "cannot use the data home"), ("topics", "not a valid topics file"), ("progress-list", "progress.json is corrupt")],
+)
+def test_data_home_problems_exit_7_without_traceback(tmp_path: Path, setup: str, message: str) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    home = tmp_path / "var"
+    if setup == "file":
+        home.write_text("not a directory")
+    else:
+        home.mkdir()
+        if setup == "topics":
+            (home / "topics.json").write_text('{"paths": [1]}')
+        else:
+            (home / "progress.json").write_text("[]")
+    result = memctl("ingest", "--phase", "distill", "--db", str(db), "--home", str(home))
+    assert result.returncode == 7, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unknown_session_is_a_usage_error(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    result = memctl("ingest", "--dry-run", "--db", str(db), "--session", "ses_nope")
+    assert result.returncode == 2 and "ses_nope" in result.stderr
+
+
+def test_absurd_since_age_is_a_usage_error() -> None:
+    result = memctl("ingest", "--dry-run", "--since", "99999999999999d", "--db", "/nonexistent.db")
+    assert result.returncode == 2 and "--since" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_corrupt_checkpoint_exit_7(tmp_path: Path) -> None:

@@ -141,7 +141,7 @@ def test_timeouts_and_malformed_replies_are_errors_not_crashes(tmp_path: Path, f
         settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1, max_attempts_per_run=1,
                             request_timeout_s=0.5)
         if fault == "hang":
-            server.hang_next(1, 3.0)
+            server.hang_next(1, 3.0, routes=["/api/chat"])
         else:
             server.malformed_next(1, routes=["/api/chat"], mode="invalid" if fault == "malformed" else "truncated")
         summary = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
@@ -149,14 +149,27 @@ def test_timeouts_and_malformed_replies_are_errors_not_crashes(tmp_path: Path, f
     assert message in summary.error_details[0]["error"]
 
 
-def test_missing_model_names_the_pull_command(tmp_path: Path) -> None:
-    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+def test_missing_model_stops_the_run_at_once_with_the_pull_command(tmp_path: Path) -> None:
+    from memctl.ingest import IngestError
+
+    db = build_database(tmp_path / "opencode.db", 3, turns=2)
     with FakeOllama(missing_models={"llama3.1:8b"}) as server:
         settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1)
+        with pytest.raises(IngestError, match=r"ollama pull llama3\.1:8b") as failed:
+            IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert server.counts["/api/chat"] == 0  # checked once up front, not per session
+    assert failed.value.exit_code == 9
+    assert not (tmp_path / "var" / "progress.json").exists()
+
+
+def test_model_removed_mid_run_is_a_per_session_error(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    with FakeOllama() as server:
+        settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1)
+        server.fail_next(1, status=404, routes=["/api/chat"], message='model "llama3.1:8b" not found, try pulling it first')
         summary = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
         assert server.counts["/api/chat"] == 1  # not retried: pulling is the fix
-    assert summary.errors == 1
-    assert "ollama pull llama3.1:8b" in summary.error_details[0]["error"]
+    assert summary.errors == 1 and "ollama pull llama3.1:8b" in summary.error_details[0]["error"]
 
 
 def test_think_blocks_never_reach_a_note(tmp_path: Path) -> None:
@@ -219,3 +232,72 @@ def test_reparse_skipped_and_new_prompt_version_re_evaluate_junk(tmp_path: Path,
         monkeypatch.setattr(distill, "load_prompt", lambda name: bumped)
         IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
         assert _distilled_ids(server) == [sid]
+
+
+def _append_turn(db: Path, session_id: str, at_ms: int, user_text: str, with_tool: bool = True) -> None:
+    """Append one user→assistant exchange to a session, as OpenCode would while it keeps running."""
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    umsg, amsg = f"msg_zz{at_ms}u", f"msg_zz{at_ms}a"
+    conn.execute("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)",
+                 (umsg, session_id, at_ms, at_ms, json.dumps({"role": "user", "time": {"created": at_ms}})))
+    conn.execute("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)",
+                 (amsg, session_id, at_ms + 1, at_ms + 1, json.dumps({"role": "assistant", "time": {"created": at_ms + 1}})))
+    parts = [(umsg, {"type": "text", "text": user_text})]
+    if with_tool:
+        parts.append((amsg, {"type": "tool", "callID": "c1", "tool": "bash", "state": {
+            "status": "completed", "input": {"command": "make release"}, "output": "built dist/app-2.0.tar.gz"}}))
+    parts.append((amsg, {"type": "text", "text": "Done: the release tarball is built."}))
+    for i, (mid, data) in enumerate(parts):
+        conn.execute("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)",
+                     (f"prt_zz{at_ms}{i}", mid, session_id, at_ms + 2 + i, at_ms + 2 + i, json.dumps(data)))
+    conn.execute("UPDATE session SET time_updated = ? WHERE id = ?", (at_ms + 10, session_id))
+    conn.commit()
+    conn.close()
+
+
+def test_sessions_that_grow_after_ingest_are_picked_up_without_touching_accepted_notes(tmp_path: Path) -> None:
+    """Failure boundary "source grows during the run": a later run captures the additions."""
+    import sqlite3
+
+    db = build_database(tmp_path / "opencode.db", 2, turns=2)
+    conn = sqlite3.connect(db)
+    grown, other = [r[0] for r in conn.execute("SELECT id FROM session ORDER BY time_created")]
+    # make `other` a bare greeting: skipped by the threshold on the first run
+    conn.execute("DELETE FROM part WHERE session_id = ?", (other,))
+    mid = conn.execute("SELECT id FROM message WHERE session_id = ? ORDER BY id LIMIT 1", (other,)).fetchone()[0]
+    conn.execute("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)",
+                 ("prt_hi", mid, other, 1, 1, json.dumps({"type": "text", "text": "hi"})))
+    conn.commit()
+    conn.close()
+    home = tmp_path / "var"
+    with FakeOllama() as server:
+        settings = Settings(home=home, ollama_host=server.url, workers=1)
+        first = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert (first.distilled, first.skipped_threshold) == (1, 1)
+        original = (home / "distilled" / f"{grown}.md").read_bytes()
+
+        _append_turn(db, grown, 1_900_000_000_000, "Now cut the 2.0 release and build the tarball with make release.")
+        _append_turn(db, other, 1_900_000_100_000, "Please build the release tarball for version 2.0 with make release now.")
+        server.reset_counts()
+        second = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert second.distilled == 2 and second.errors == 0
+        assert sorted(_distilled_ids(server)) == sorted([f"{grown}-cont1", other])
+        # the accepted note is untouched; the new work is a continuation note pointing at it
+        assert (home / "distilled" / f"{grown}.md").read_bytes() == original
+        cont = (home / "distilled" / f"{grown}-cont1.md").read_text()
+        assert f"continuation_of: {grown}" in cont and "make release" in (home / "transcripts" / f"{grown}-cont1.md").read_text()
+        assert "Synthetic session" not in (home / "transcripts" / f"{grown}-cont1.md").read_text().split("## Transcript")[1]
+        progress = json.loads((home / "progress.json").read_text())["sources"]
+        assert progress[grown]["continuations"] == 1 and progress[other]["status"] == "distilled"
+
+        # nothing new → nothing redone; a metadata-only change (title) costs no model call either
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE session SET time_updated = time_updated + 5, title = 'renamed' WHERE id = ?", (grown,))
+        conn.commit()
+        conn.close()
+        server.reset_counts()
+        third = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert third.already_done == 2 and server.counts["/api/chat"] == 0
+        assert not (home / "distilled" / f"{grown}-cont2.md").exists()
