@@ -20,6 +20,7 @@ Exit codes (scripts may rely on them; also in README):
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -45,15 +46,25 @@ stdout = Console()
 
 
 def _settings(home: Optional[Path], **overrides) -> Settings:
-    try:
-        settings = Settings()
-    except Exception as exc:  # pydantic ValidationError / TOML errors: a user mistake, not a crash
-        console.print(f"[red]error:[/] invalid configuration: {exc}")
-        raise typer.Exit(EXIT_USAGE)
+    from pydantic import ValidationError
+
+    from memctl.config import config_file_path
+
+    source = config_file_path()
+    if os.environ.get("MEMCTL_CONFIG") and not source.is_file():
+        _fail(f"MEMCTL_CONFIG points at {source}, which is not a file", EXIT_USAGE)
     update = {k: v for k, v in overrides.items() if v is not None}
     if home is not None:
         update["home"] = home
-    return settings.model_copy(update=update) if update else settings
+    try:
+        # Validate flags together with the file and environment (model_copy would skip validation).
+        return Settings(**update)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        _fail(f"invalid configuration (flags, MEMCTL_* environment, {source}): {problems}", EXIT_USAGE)
+    except ValueError as exc:  # TOML syntax errors
+        _fail(f"cannot read the config file {source}: {exc}", EXIT_USAGE)
+    raise AssertionError("unreachable")
 
 
 def _fail(message: str, code: int) -> None:
@@ -135,7 +146,7 @@ def _summary_table(data: dict) -> Table:
             ("skipped as JUNK", data["skipped_junk"]),
             ("distilled", f"{data['distilled']} ({data['recovered']} recovered)" if data["recovered"] else data["distilled"]),
             ("errors", data["errors"]),
-            ("notes added", data["notes_added"]),
+            ("notes added (new / offered)", f"{data['notes_added']} / {data['notes_submitted']}"),
             ("datasets", ", ".join(data["datasets"]) or "-"),
             ("add", data["add_status"]),
             ("cognify", data["cognify_status"]),

@@ -41,7 +41,7 @@ def config_file_path() -> Path:
 class Settings(BaseSettings):
     """All tunables of memctl. Sizes are characters unless named ``*_bytes``."""
 
-    model_config = SettingsConfigDict(env_prefix="MEMCTL_", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(env_prefix="MEMCTL_", extra="forbid", populate_by_name=True)
 
     # Where runtime data lives (see README "Where data goes").
     home: Path = Field(default=Path("var"))
@@ -49,35 +49,36 @@ class Settings(BaseSettings):
     # Ollama
     ollama_host: str = Field(
         default="http://127.0.0.1:11434",
+        min_length=1,
         validation_alias=AliasChoices("OLLAMA_HOST", "MEMCTL_OLLAMA_HOST", "ollama_host"),
     )
-    distill_model: str = "llama3.1:8b"
-    graph_model: str = "llama3.1:8b"  # Cognee's extraction / summary model
-    embedding_model: str = "nomic-embed-text"
-    embedding_dimensions: int = 768
-    request_timeout_s: float = 600.0
-    distill_num_ctx: int = 16384
-    graph_num_ctx: int = 16384  # Cognee sends none; Ollama's 2-4k default would cut extraction prompts
+    distill_model: str = Field(default="llama3.1:8b", min_length=1)
+    graph_model: str = Field(default="llama3.1:8b", min_length=1)  # Cognee's extraction / summary model
+    embedding_model: str = Field(default="nomic-embed-text", min_length=1)
+    embedding_dimensions: int = Field(default=768, gt=0)
+    request_timeout_s: float = Field(default=600.0, gt=0)
+    distill_num_ctx: int = Field(default=16384, ge=1024)
+    graph_num_ctx: int = Field(default=16384, ge=1024)  # Cognee sends none; Ollama's 2-4k default would cut extraction prompts
 
     # Phase 1 bounds (characters) — each part kind bounded independently.
-    max_text_chars: int = 4000
-    max_reasoning_chars: int = 600
-    max_tool_input_chars: int = 1500
-    max_tool_output_chars: int = 2500
+    max_text_chars: int = Field(default=4000, ge=100)
+    max_reasoning_chars: int = Field(default=600, ge=0)
+    max_tool_input_chars: int = Field(default=1500, ge=100)
+    max_tool_output_chars: int = Field(default=2500, ge=100)
     # Whole-transcript budget; longer sessions are sampled head + tail.
-    transcript_budget_chars: int = 48000
-    head_fraction: float = 0.4
+    transcript_budget_chars: int = Field(default=48000, ge=2000)
+    head_fraction: float = Field(default=0.4, gt=0, lt=1)
     # Substance threshold: below both, the session is skipped without a model call.
-    min_user_chars: int = 20
-    min_substance_chars: int = 200
+    min_user_chars: int = Field(default=20, ge=0)
+    min_substance_chars: int = Field(default=200, ge=0)
 
-    workers: int = 2
-    max_attempts_per_run: int = 2
+    workers: int = Field(default=2, ge=1, le=64)
+    max_attempts_per_run: int = Field(default=2, ge=1, le=10)
 
     # Phase 2/3
-    batch_size: int = 20
-    chunks_per_batch: int = 10
-    data_per_batch: int = 4
+    batch_size: int = Field(default=20, ge=1)
+    chunks_per_batch: int = Field(default=10, ge=1)
+    data_per_batch: int = Field(default=4, ge=1)
     graph_provider: Literal["kuzu", "ladybug"] = "kuzu"
 
     @classmethod

@@ -91,6 +91,7 @@ class IngestSummary:
     would_distill: int = 0
     redactions: dict[str, int] = field(default_factory=dict)
     read_warnings: dict[str, int] = field(default_factory=dict)
+    notes_submitted: int = 0
     notes_added: int = 0
     datasets: list[str] = field(default_factory=list)
     add_status: str = "not run"
@@ -241,7 +242,7 @@ class IngestRun:
             prompt = load_prompt("distill")
             flt = self._filter(registry)
             filtered = self._filtered()
-            self.reporter.phase("distill", source.count_roots(flt))
+            self.reporter.phase("plan" if opts.dry_run else "distill", source.count_roots(flt))
             distiller = None if opts.dry_run else Distiller(settings, prompt)
             workers = max(1, settings.workers)
             pending: dict[Future, _InFlight] = {}
@@ -456,8 +457,11 @@ class IngestRun:
             self.summary.add_status = self.summary.cognify_status = "nothing to do"
             return
         knowledge_graph.configure(self.settings, self.home)
-        # One event loop for all Cognee work: it keeps loop-bound resources between calls.
-        knowledge_graph.run_sync(self._graph_phases_async(groups))
+        try:
+            # One event loop for all Cognee work: it keeps loop-bound resources between calls.
+            knowledge_graph.run_sync(self._graph_phases_async(groups))
+        finally:
+            knowledge_graph.close()
 
     async def _graph_phases_async(self, groups: dict[str, list[Path]]) -> None:
         from memctl import knowledge_graph
@@ -467,8 +471,11 @@ class IngestRun:
             self.reporter.phase("add", sum(len(p) for p in groups.values()))
             try:
                 for topic, paths in sorted(groups.items()):
-                    await knowledge_graph.add_notes(topic, paths, settings.batch_size)
-                    self.summary.notes_added += len(paths)
+                    before = await knowledge_graph.dataset_data_count(topic)
+                    result = await knowledge_graph.add_notes(topic, paths, settings.batch_size)
+                    # Cognee deduplicates by content hash: report what is new, not what was offered.
+                    self.summary.notes_submitted += len(paths)
+                    self.summary.notes_added += max(0, result.data_count - before)
                     self.reporter.advance(len(paths))
                 self.summary.add_status = "ok"
             except knowledge_graph.GraphMemoryError as exc:

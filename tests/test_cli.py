@@ -159,12 +159,18 @@ def test_corrupt_checkpoint_exit_7(tmp_path: Path) -> None:
     assert (home / "progress.json").read_text() == "{ not json"  # nothing lost
 
 
-def test_invalid_config_file_is_a_usage_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [('workers = "many"\n', "workers"), ("workerz = 4\n", "workerz: Extra inputs"), ("workers = 0\n", "greater than or equal to 1"),
+     ("request_timeout_s = 0\n", "request_timeout_s"), ("workers = \n", "cannot read the config file"), (None, "not a file")],
+)
+def test_invalid_config_file_is_a_usage_error(tmp_path: Path, content: str | None, message: str) -> None:
     config = tmp_path / "config.toml"
-    config.write_text('workers = "many"\n')
+    if content is not None:
+        config.write_text(content)
     result = memctl("ingest", "--dry-run", "--db", "/nonexistent.db", env={"MEMCTL_CONFIG": str(config)})
-    assert result.returncode == 2 and "invalid configuration" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
 
 
 def test_doctor_reports_missing_model_and_dimension_mismatch(tmp_path: Path) -> None:

@@ -92,6 +92,7 @@ def test_first_run_distills_useful_sessions_and_skips_junk(ingested) -> None:
     assert summary["found"] == len(roots) == 9
     assert (summary["skipped_threshold"], summary["skipped_junk"], summary["distilled"], summary["errors"]) == (1, 1, 7, 0)
     assert summary["add_status"] == "ok" and summary["cognify_status"] == "ok"
+    assert summary["notes_added"] == summary["notes_submitted"] == 7
     assert calls["/api/chat"] == 8  # one distill call per session above the threshold
     assert calls["/api/generate"] > 0 and calls["/api/embed"] > 0  # Cognee really cognified
 
@@ -144,6 +145,7 @@ def test_second_run_redoes_nothing(ingested) -> None:
     code, summary, err, calls = ingested["second"]
     assert code == 0, err
     assert summary["already_done"] == 9 and summary["distilled"] == 0
+    assert summary["notes_submitted"] == 7 and summary["notes_added"] == 0  # deduplicated by Cognee
     assert calls["/api/chat"] == 0  # no distill call
     assert calls["structured"] == 0  # no graph extraction or summary: nothing re-cognified
     # only Cognee's once-per-process connection probes remain
