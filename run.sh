@@ -10,7 +10,11 @@ PYTHON="${PYTHON:-python3.11}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e .
+# Reinstall only when the pins or the project metadata changed since the last install.
+if [ ! -f .venv/.installed-run ] || [ constraints.txt -nt .venv/.installed-run ] || [ pyproject.toml -nt .venv/.installed-run ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e .
+  touch .venv/.installed-run
+fi
 if [ "$#" -eq 0 ]; then
   # Work on a copy: even a read-only SQLite reader may touch the -shm of a WAL database.
   sample="$(mktemp -d)"

@@ -7,7 +7,11 @@ PYTHON="${PYTHON:-python3.11}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test]'
+# Reinstall only when the pins or the project metadata changed since the last install.
+if [ ! -f .venv/.installed-test ] || [ constraints.txt -nt .venv/.installed-test ] || [ pyproject.toml -nt .venv/.installed-test ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test]'
+  touch .venv/.installed-test
+fi
 set +e
 .venv/bin/python -m pytest "$@"
 status=$?

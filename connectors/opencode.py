@@ -129,6 +129,10 @@ class OpenCodeSource:
 
     def __init__(self, db_path: Path) -> None:
         self.db_path = Path(db_path).expanduser().absolute()
+        if self.db_path.is_dir():
+            raise SourceNotFoundError(
+                f"{self.db_path} is a directory; pass the database file inside it, e.g. --db {self.db_path / 'opencode.db'}"
+            )
         if not self.db_path.is_file():
             raise SourceNotFoundError(
                 f"OpenCode database not found at {self.db_path}. Pass --db PATH or set OPENCODE_DB "
@@ -279,16 +283,16 @@ class OpenCodeSource:
             return 0
 
     def _root_of(self, conn: Connection, session_id: str) -> str | None:
-        current, seen = session_id, set()
+        current, previous, seen = session_id, session_id, set()
         while current and current not in seen:
             seen.add(current)
             row = conn.execute(text("SELECT parent_id FROM session WHERE id = :id"), {"id": current}).first()
             if row is None:
-                return None
+                return None if current == session_id else previous  # orphan: its last existing ancestor
             parent = row[0]
             if not parent:
                 return current
-            current = parent
+            previous, current = current, parent
         return current
 
     def iter_root_infos(self, flt: SessionFilter = SessionFilter()) -> Iterator[SessionInfo]:
@@ -311,7 +315,10 @@ class OpenCodeSource:
         cursor: tuple[int, str] = (-1, "")
         while True:
             def page(conn: Connection, cursor=cursor) -> list:
-                clauses = ["s.parent_id IS NULL", "(s.time_created > :tc OR (s.time_created = :tc AND s.id > :id))"]
+                # A root has no parent, or a parent that no longer exists (deleted sessions
+                # leave orphaned subagent sessions behind; they must not vanish).
+                clauses = ["(s.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM session q WHERE q.id = s.parent_id))",
+                           "(s.time_created > :tc OR (s.time_created = :tc AND s.id > :id))"]
                 params: dict[str, Any] = {"tc": cursor[0], "id": cursor[1], "n": PAGE_SIZE}
                 if flt.since_ms is not None:
                     clauses.append("s.time_updated >= :since")
@@ -344,7 +351,7 @@ class OpenCodeSource:
         ``limit`` not applied): a progress-bar total, not a promise."""
 
         def count(conn: Connection) -> int:
-            clauses, params = ["parent_id IS NULL"], {}
+            clauses, params = ["(parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM session q WHERE q.id = session.parent_id))"], {}
             if flt.since_ms is not None:
                 clauses.append("time_updated >= :since")
                 params["since"] = flt.since_ms

@@ -10,7 +10,7 @@ Exit codes (scripts may rely on them; also in README):
     3  source error: OpenCode DB missing, unreadable, locked or unsupported layout
     4  add phase failed (Cognee add)
     5  cognify phase failed
-    6  another ingest/sleep holds the data home's lock
+    6  another memctl run holds the data home's lock
     7  data home problem (corrupt checkpoint, not writable)
     8  doctor found a failing check
     9  the model server is unusable: Ollama unreachable or the distill model missing
@@ -43,6 +43,21 @@ app = typer.Typer(
 )
 console = Console(stderr=True)
 stdout = Console()
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        stdout.print(f"memctl {version('memctl')}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Local-first memory for coding agents: OpenCode history → distilled notes → Cognee graph memory."""
 
 
 def _settings(home: Optional[Path], **overrides) -> Settings:
@@ -231,6 +246,9 @@ def ingest(
             if data["plan_omitted"]:
                 stdout.print(f"… {data['plan_omitted']} more sessions not listed (counts below include them)")
         stdout.print(_summary_table(data))
+        if data["found"] == 0 and (since or session or project or limit):
+            console.print("[yellow]no session matched the filters[/] (--since/--session/--project); "
+                          "`memctl ingest --dry-run` without them lists what is there")
         for err in data["error_details"][:10]:
             console.print(f"[yellow]session {err['source_id']}[/]: {err['error']}")
     raise typer.Exit(summary.exit_code)

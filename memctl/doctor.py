@@ -115,11 +115,13 @@ def check_source(db_path: Path) -> Check:
         source = OpenCodeSource(db_path)
         try:
             counts = source.check_schema()
+            roots = source.count_roots()
         finally:
             source.close()
     except SourceError as exc:
         return Check("opencode db", "fail", str(exc), "pass --db PATH or set OPENCODE_DB")
-    return Check("opencode db", "ok", f"{db_path}: {counts['session']} sessions, {counts['part']} parts")
+    return Check("opencode db", "ok", f"{db_path}: {roots} top-level sessions "
+                 f"({counts['session'] - roots} subagent sessions folded in), {counts['part']} parts")
 
 
 def check_home(home: DataHome) -> list[Check]:

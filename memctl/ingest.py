@@ -456,12 +456,22 @@ class IngestRun:
         if not groups:
             self.summary.add_status = self.summary.cognify_status = "nothing to do"
             return
+        self._check_graph_models()
         knowledge_graph.configure(self.settings, self.home)
-        try:
-            # One event loop for all Cognee work: it keeps loop-bound resources between calls.
-            knowledge_graph.run_sync(self._graph_phases_async(groups))
-        finally:
-            knowledge_graph.close()
+        # One event loop for all Cognee work: it keeps loop-bound resources between calls.
+        knowledge_graph.run_sync(self._graph_phases_async(groups))
+
+    def _check_graph_models(self) -> None:
+        """Fail at once, with the `ollama pull` line, when Cognee's models are missing:
+        Cognee itself would report it only after minutes of retries, buried in its logs."""
+        from memctl.distill import DistillError, Distiller
+
+        for model in dict.fromkeys((self.settings.graph_model, self.settings.embedding_model)):
+            checker = Distiller(self.settings.model_copy(update={"distill_model": model}))
+            try:
+                checker.preflight()
+            except DistillError as exc:
+                raise IngestError(str(exc), 9) from exc
 
     async def _graph_phases_async(self, groups: dict[str, list[Path]]) -> None:
         from memctl import knowledge_graph
@@ -511,6 +521,14 @@ class IngestRun:
                 2,
             )
 
+    def _check_source_exists(self) -> None:
+        from connectors.opencode import SourceError
+
+        try:
+            OpenCodeSource(self.options.db).close()
+        except SourceError as exc:
+            raise IngestError(str(exc), _source_exit_code(exc)) from exc
+
     def _remove_stale_temp_files(self) -> None:
         """Delete temp files a killed run left mid-write (safe: we hold the data-home lock)."""
         for directory in (self.home.transcripts, self.home.distilled, self.home.root):
@@ -531,13 +549,15 @@ class IngestRun:
         if opts.dry_run:
             self.distill_phase()
         else:
+            if opts.phase in ("all", "distill"):
+                self._check_source_exists()  # before anything is created in the data home
             self.home.root.mkdir(parents=True, exist_ok=True)
             lock = FileLock(str(self.home.lock))
             try:
                 lock.acquire(timeout=0)
             except Timeout as exc:
                 raise IngestError(
-                    f"another memctl ingest or sleep is running on {self.home.root} (lock {self.home.lock}); "
+                    f"another memctl run is using {self.home.root} (lock {self.home.lock}); "
                     "wait for it to finish",
                     6,
                 ) from exc

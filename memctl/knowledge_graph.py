@@ -69,6 +69,7 @@ the dataset with *different* content raises :class:`NoteChangedError`
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import os
@@ -389,7 +390,28 @@ def configure(settings: Settings, home: DataHome) -> None:
             raise
         except Exception as exc:  # pragma: no cover - depends on Cognee internals
             raise GraphConfigError(f"Cognee rejected the configuration: {exc}") from exc
+        _register_worker_shutdown()
         _configured = key
+
+
+_shutdown_registered = False
+
+
+def _register_worker_shutdown() -> None:
+    """Run :func:`close` at interpreter exit, before Cognee's own worker reaper.
+
+    ``atexit`` runs handlers last-in first-out, so the harness module (which
+    registers Cognee's reaper on import) is imported first, then ours.
+    """
+    global _shutdown_registered
+    if _shutdown_registered:
+        return
+    try:
+        import cognee_db_workers.harness  # noqa: F401 - registers Cognee's reaper first
+    except ImportError:
+        pass
+    atexit.register(close)
+    _shutdown_registered = True
 
 
 def _apply_in_code(env: dict[str, str]) -> None:
@@ -838,7 +860,7 @@ def stored_vector_dimensions(home: DataHome) -> set[int]:
 
 
 def close() -> None:
-    """Shut Cognee's database worker processes down gracefully (call once, when done).
+    """Shut Cognee's database worker processes down gracefully (registered to run at exit).
 
     Cognee 1.6.5 runs its graph and vector stores in spawned worker processes
     (``cognee_db_workers``). Left alone, its ``atexit`` reaper never sends them

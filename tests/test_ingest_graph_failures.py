@@ -5,9 +5,8 @@
   distillation or adding duplicates.
 * ``--reparse-all`` into a dataset that already holds notes is refused (exit 2).
 
-For cognify, a model missing on the server (HTTP 404) is the failure used:
-Cognee treats it as terminal (no multi-minute retry), and it is what a user
-meets when they forgot ``ollama pull``.
+For cognify, a model that vanishes after memctl's up-front check (HTTP 404)
+is the failure used: Cognee treats it as terminal (no multi-minute retry).
 """
 
 from __future__ import annotations
@@ -34,12 +33,14 @@ def test_cognify_failure_exits_5_and_rerun_completes(tmp_path: Path) -> None:
     db = build_database(tmp_path / "opencode.db", 2, turns=2)
     home = tmp_path / "var"
     with FakeOllama() as server:
-        settings = Settings(home=home, ollama_host=server.url, graph_model="graph-model:1b", workers=1)
-        server.missing_models = {"graph-model:1b"}
+        settings = Settings(home=home, ollama_host=server.url, workers=1)
+        # The model disappears after memctl's up-front check: Cognee's calls get 404s.
+        server.fail_next(1000, status=404, routes=["/api/generate"],
+                         message='model "llama3.1:8b" not found, try pulling it first')
         first = IngestRun(settings, IngestOptions(db=db)).run()
         assert first.distilled == 2 and first.add_status == "ok"
         assert first.cognify_status.startswith("failed") and first.exit_code == 5
-        server.missing_models = set()
+        server.clear_faults()
         server.reset_counts()
         second = IngestRun(settings, IngestOptions(db=db)).run()
         assert second.exit_code == 0 and second.cognify_status == "ok"
@@ -64,6 +65,15 @@ def test_add_failure_exits_4_and_skips_cognify(tmp_path: Path) -> None:
         assert note.name in summary.add_status
         assert summary.cognify_status == "not run" and summary.exit_code == 4
         assert server.counts["/api/chat"] == 0
+
+
+def test_missing_graph_model_stops_before_cognee_with_the_pull_command(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    with FakeOllama(missing_models={"graph-model:1b"}) as server:
+        settings = Settings(home=tmp_path / "var", ollama_host=server.url, graph_model="graph-model:1b", workers=1)
+        with pytest.raises(IngestError, match=r"ollama pull graph-model:1b") as failed:
+            IngestRun(settings, IngestOptions(db=db)).run()
+    assert failed.value.exit_code == 9
 
 
 def test_reparse_all_refuses_a_used_dataset(tmp_path: Path) -> None:
