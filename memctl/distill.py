@@ -34,7 +34,12 @@ class DistillError(Exception):
     """One distillation attempt failed (HTTP error, timeout, empty output, missing model).
 
     The message is user-facing; the session is recorded as ``error`` and retried next run.
+    ``retryable`` is False when retrying cannot help (a model that is not pulled).
     """
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,15 @@ class Distiller:
         self.model = settings.distill_model
         self.client = ollama.Client(host=settings.ollama_base_url, timeout=settings.request_timeout_s)
 
+    def _response_error(self, exc: ollama.ResponseError) -> DistillError:
+        """Ollama's error reply as a DistillError; 404 means the model is not pulled."""
+        if exc.status_code == 404:
+            return DistillError(
+                f"model {self.model!r} is not available on {self.settings.ollama_base_url}: run `ollama pull {self.model}`",
+                retryable=False,
+            )
+        return DistillError(f"Ollama returned HTTP {exc.status_code}: {exc.error}")
+
     def preflight(self) -> None:
         """Check once, before any session is sent, that Ollama answers and has the model.
 
@@ -107,11 +121,7 @@ class Distiller:
         try:
             self.client.show(self.model)
         except ollama.ResponseError as exc:
-            if exc.status_code == 404:
-                raise DistillError(
-                    f"model {self.model!r} is not available on {self.settings.ollama_base_url}: run `ollama pull {self.model}`"
-                ) from exc
-            raise DistillError(f"Ollama returned HTTP {exc.status_code}: {exc.error}") from exc
+            raise self._response_error(exc) from exc
         except (httpx.HTTPError, ConnectionError) as exc:
             raise DistillError(
                 f"cannot reach Ollama at {self.settings.ollama_base_url} ({exc}): start it (`ollama serve`) "
@@ -136,11 +146,7 @@ class Distiller:
                 stream=False,
             )
         except ollama.ResponseError as exc:
-            if exc.status_code == 404:
-                raise DistillError(
-                    f"model {self.model!r} is not available on {self.settings.ollama_base_url}: run `ollama pull {self.model}`"
-                ) from exc
-            raise DistillError(f"Ollama returned HTTP {exc.status_code}: {exc.error}") from exc
+            raise self._response_error(exc) from exc
         except httpx.TimeoutException as exc:
             raise DistillError(f"Ollama did not answer within {self.settings.request_timeout_s:g} s") from exc
         except (httpx.HTTPError, ConnectionError) as exc:

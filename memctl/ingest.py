@@ -192,7 +192,7 @@ def _distill_with_retry(distiller: Distiller, text: str, attempts: int) -> Disti
             return distiller.distill(text)
         except DistillError as exc:
             last = exc
-            if "not available" in str(exc):  # a missing model will not appear by retrying
+            if not exc.retryable:  # e.g. a model that is not pulled will not appear by retrying
                 break
             time.sleep(min(2.0, 0.25 * (attempt + 1)))
     assert last is not None
