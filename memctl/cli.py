@@ -152,6 +152,7 @@ def _summary_table(data: dict) -> Table:
     rows = [
         ("sessions found", data["found"]),
         ("already done", data["already_done"]),
+        ("deferred (still active)", data["deferred_active"]),
         ("skipped by threshold", data["skipped_threshold"]),
     ]
     if data["dry_run"]:
@@ -246,7 +247,7 @@ def ingest(
             if data["plan_omitted"]:
                 stdout.print(f"… {data['plan_omitted']} more sessions not listed (counts below include them)")
         stdout.print(_summary_table(data))
-        if data["found"] == 0 and (since or session or project or limit):
+        if data["found"] == 0 and phase in ("all", "distill") and (since or session or project or limit):
             console.print("[yellow]no session matched the filters[/] (--since/--session/--project); "
                           "`memctl ingest --dry-run` without them lists what is there")
         for err in data["error_details"][:10]:

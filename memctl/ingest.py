@@ -81,6 +81,7 @@ class IngestSummary:
     phase: str = "all"
     found: int = 0
     already_done: int = 0
+    deferred_active: int = 0
     skipped_threshold: int = 0
     skipped_junk: int = 0
     distilled: int = 0
@@ -247,6 +248,8 @@ class IngestRun:
             workers = max(1, settings.workers)
             pending: dict[Future, _InFlight] = {}
             preflight_done = False
+            now_ms = int(time.time() * 1000)
+            settle_ms = int(settings.settle_minutes * 60_000)
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="distill") as pool:
                 for info in source.iter_root_infos(flt):
                     self.summary.found += 1
@@ -259,6 +262,15 @@ class IngestRun:
                         reparse_skipped=opts.reparse_skipped, reparse_all=opts.reparse_all,
                         session_updated=info.time_updated,
                     )
+                    age_ms = now_ms - info.time_updated
+                    if decision.action != "done" and 0 <= age_ms < settle_ms:
+                        # Still being worked on: its last turn may be half written. Next run takes it.
+                        self.summary.deferred_active += 1
+                        if opts.dry_run:
+                            self.summary.add_plan(PlanItem(info.id, title, topic, "defer", "active: updated "
+                                                           f"{age_ms // 1000} s ago (settle {settings.settle_minutes:g} min)"))
+                        self.reporter.advance()
+                        continue
                     if decision.action == "done":
                         self.summary.already_done += 1
                         if opts.dry_run:
@@ -271,7 +283,7 @@ class IngestRun:
                         # The session grew after its note was accepted: distill only what is new into a
                         # continuation note, so the accepted note (and its content hash in Cognee) stays.
                         entry = checkpoint.entry(info.id)
-                        since = int(entry.get("covered_until") or entry.get("session_updated") or 0)
+                        since = _as_int(entry.get("covered_until") or entry.get("session_updated"), "covered_until")
                         newer = _parts_after(session, since)
                         if newer is None:  # only metadata (e.g. the title) changed
                             self.summary.already_done += 1
@@ -281,7 +293,7 @@ class IngestRun:
                                 checkpoint.update(info.id, session_updated=info.time_updated)
                             self.reporter.advance()
                             continue
-                        number = int(entry.get("continuations", 0)) + 1
+                        number = _as_int(entry.get("continuations"), "continuations") + 1
                         cont_info = replace(info, id=f"{info.id}-cont{number}", title=f"{info.title} (continued)")
                         session = Session(info=cont_info, parts=newer.parts, children=newer.children)
                         title = f"{title} (continued)"
@@ -304,7 +316,8 @@ class IngestRun:
                                 title=title, topic=topic, prompt_version=prompt.version, **provenance,
                             )
                             if root_update is not None:
-                                checkpoint.update(info.id, **root_update)
+                                self._finish_continuation(checkpoint, _InFlight(
+                                    work_info, title, topic, transcript, provenance, root_update), accepted=False)
                         self.reporter.advance()
                         continue
                     self.summary.estimated_input_tokens += transcript.estimated_tokens
@@ -372,9 +385,30 @@ class IngestRun:
         return True
 
     @staticmethod
-    def _finish_continuation(checkpoint: Checkpoint, job: _InFlight) -> None:
-        if job.root_update is not None:
-            checkpoint.update(job.provenance["continuation_of"], **job.root_update)
+    def _finish_continuation(checkpoint: Checkpoint, job: _InFlight, *, accepted: bool = True) -> None:
+        """Advance the root's coverage after a continuation was handled.
+
+        A skipped continuation (too small, or JUNK) does not advance it: its parts
+        stay pending and are distilled together with whatever the session adds next,
+        under the same continuation number.
+        """
+        if job.root_update is None:
+            return
+        root = job.provenance["continuation_of"]
+        if accepted:
+            checkpoint.update(root, **job.root_update)
+        else:
+            checkpoint.update(root, session_updated=job.root_update["session_updated"])
+
+    def _supersede_continuations(self, checkpoint: Checkpoint, root_id: str) -> int:
+        """After a full re-distill (--reparse-all) the new note covers the whole session:
+        drop its continuation notes so their content is not added twice. Returns the
+        highest continuation number used, so later continuations never reuse a name."""
+        highest = _as_int(checkpoint.entry(root_id).get("continuations"), "continuations")
+        for cont_id in checkpoint.remove_continuations(root_id):
+            self.home.note_path(cont_id).unlink(missing_ok=True)
+            self.home.transcript_path(cont_id).unlink(missing_ok=True)
+        return highest
 
     def _drain(self, pending: dict[Future, _InFlight], checkpoint: Checkpoint, *, block_all: bool) -> None:
         done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
@@ -398,13 +432,15 @@ class IngestRun:
         if outcome.junk:
             self.summary.skipped_junk += 1
             checkpoint.mark_skipped(info.id, reason="model answered JUNK", skip_kind="junk", **base)
-            self._finish_continuation(checkpoint, job)
+            self._finish_continuation(checkpoint, job, accepted=False)
             return
         note = render_note(
             info, topic=topic, outcome=outcome, transcript_sha256=transcript.sha256,
             child_session_ids=transcript.child_session_ids, continuation_of=job.provenance.get("continuation_of"),
         )
         atomic_write_text(self.home.note_path(info.id), note)
+        if self.options.reparse_all and job.root_update is None:
+            base["continuations"] = self._supersede_continuations(checkpoint, info.id)
         checkpoint.mark_distilled(info.id, note_sha256=sha256_text(note), **base)
         self._finish_continuation(checkpoint, job)
         self.summary.distilled += 1
@@ -456,7 +492,6 @@ class IngestRun:
         if not groups:
             self.summary.add_status = self.summary.cognify_status = "nothing to do"
             return
-        self._check_graph_models()
         knowledge_graph.configure(self.settings, self.home)
         # One event loop for all Cognee work: it keeps loop-bound resources between calls.
         knowledge_graph.run_sync(self._graph_phases_async(groups))
@@ -472,6 +507,19 @@ class IngestRun:
                 checker.preflight()
             except DistillError as exc:
                 raise IngestError(str(exc), 9) from exc
+        # A wrong dimension would be written into Cognee's vector collections and
+        # poison the data home for every later run; refuse before anything is stored.
+        try:
+            vectors = checker.client.embed(model=self.settings.embedding_model, input=["memctl dimension probe"])
+            dims = len(vectors.embeddings[0])
+        except Exception as exc:  # noqa: BLE001 - reported with the fix, never a traceback
+            raise IngestError(f"embedding probe with {self.settings.embedding_model!r} failed: {exc}", 9) from exc
+        if dims != self.settings.embedding_dimensions:
+            raise IngestError(
+                f"{self.settings.embedding_model!r} returns {dims}-dimensional vectors but embedding_dimensions is "
+                f"{self.settings.embedding_dimensions}; set MEMCTL_EMBEDDING_DIMENSIONS={dims} (see `memctl doctor`)",
+                9,
+            )
 
     async def _graph_phases_async(self, groups: dict[str, list[Path]]) -> None:
         from memctl import knowledge_graph
@@ -551,6 +599,9 @@ class IngestRun:
         else:
             if opts.phase in ("all", "distill"):
                 self._check_source_exists()  # before anything is created in the data home
+            if self.home.root.exists() and not self.home.root.is_dir():
+                raise IngestError(f"the data home {self.home.root} is a file; pass --home DIR (or MEMCTL_HOME) "
+                                  "naming a directory", 7)
             self.home.root.mkdir(parents=True, exist_ok=True)
             lock = FileLock(str(self.home.lock))
             try:
@@ -565,6 +616,8 @@ class IngestRun:
                 self._remove_stale_temp_files()
                 if opts.reparse_all and opts.phase in ("all", "distill"):
                     self._refuse_reparse_all_into_used_datasets()
+                if opts.phase in ("all", "add", "cognify"):
+                    self._check_graph_models()  # before hours of distilling, not after
                 if opts.phase in ("all", "distill"):
                     self.distill_phase()
                 if opts.phase in ("all", "add", "cognify"):
@@ -574,6 +627,17 @@ class IngestRun:
         self.summary.wall_s = time.monotonic() - started
         self.reporter.done()
         return self.summary
+
+
+def _as_int(value: Any, field_name: str) -> int:
+    """A number stored in progress.json; a damaged value is a CheckpointError (exit 7), not a crash."""
+    from memctl.progress import CheckpointError
+
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"progress.json holds {field_name}={value!r}, not a number; restore the file or "
+                              "move it aside (sessions will then be re-evaluated)") from exc
 
 
 def _source_exit_code(exc: Exception) -> int:

@@ -873,8 +873,16 @@ def close() -> None:
         from cognee_db_workers import harness
     except ImportError:
         return
-    for session in list(harness._all_sessions):
+    def shutdown(session: Any) -> None:
         try:
             session.shutdown(timeout=5.0)
         except Exception:  # noqa: BLE001 - teardown must not mask the run's outcome
-            continue
+            pass
+
+    # In parallel (one at a time costs up to a second per worker). Plain threads: an
+    # executor refuses new work once the interpreter is shutting down (atexit).
+    threads = [threading.Thread(target=shutdown, args=(session,), daemon=True) for session in list(harness._all_sessions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10.0)

@@ -114,7 +114,11 @@ class Checkpoint:
             return Decision("process", "new")
         status = entry.get("status")
         recorded = entry.get("session_updated")
-        grew = session_updated is not None and recorded is not None and session_updated > int(recorded)
+        try:
+            grew = session_updated is not None and recorded is not None and session_updated > int(recorded)
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"progress.json holds session_updated={recorded!r} for {source_id}, not a number; "
+                                  "restore the file or move it aside") from exc
         if status == "error":
             return Decision("process", f"retry after error ({entry.get('attempts', 1)} attempts)")
         if status == "distilled":
@@ -169,6 +173,17 @@ class Checkpoint:
             return
         self.sources[source_id] = {"status": "error", "error": error, "attempts": attempts, **fields, "updated": _now()}
         self._save()
+
+    def remove_continuations(self, root_id: str) -> list[str]:
+        """Delete the entries of ``root_id``'s continuation notes; returns their ids."""
+        ids = [sid for sid, entry in self.sources.items() if entry.get("continuation_of") == root_id]
+        for sid in ids:
+            del self.sources[sid]
+            self.skipped.pop(sid, None)
+        if ids:
+            self._save()
+            self._save_skipped()
+        return ids
 
     def counts(self) -> dict[str, int]:
         """Number of ids per status."""

@@ -505,12 +505,13 @@ def _build_detectors() -> tuple[Detector, ...]:
         _detector("private_key", _PEM_PATTERN, origin="detect-secrets:PrivateKeyDetector (extended)"),
         _detector("private_key", _PUTTY_PATTERN, origin="detect-secrets:PrivateKeyDetector (extended)"),
         _detector("slack_webhook", ds_slack_webhook, origin="detect-secrets:SlackDetector"),
-        # scheme://user:password@host -> scheme://[REDACTED:url_credentials]@host.
+        # scheme://user:password@host -> scheme://[REDACTED:url_credentials]@host
+        # (also with an empty user: redis://:password@host).
         # detect-secrets' BasicAuthDetector captures the password only and
         # forbids sub-delimiters (!$&*…) that real passwords contain.
         _detector(
             "url_credentials",
-            r"://(?P<cred>(?P<user>[^\s:/?#@\[\]\"'<>\\\x00]+):(?P<password>[^\s/?#@\[\]\"'<>\\\x00]+))@",
+            r"://(?P<cred>(?P<user>[^\s:/?#@\[\]\"'<>\\\x00]*):(?P<password>[^\s/?#@\[\]\"'<>\\\x00]+))@",
             group="cred",
             accept=_accept_url_credentials,
             origin="detect-secrets:BasicAuthDetector (extended)",

@@ -301,3 +301,57 @@ def test_sessions_that_grow_after_ingest_are_picked_up_without_touching_accepted
         third = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
         assert third.already_done == 2 and server.counts["/api/chat"] == 0
         assert not (home / "distilled" / f"{grown}-cont2.md").exists()
+
+
+def test_active_sessions_are_deferred_until_they_settle(tmp_path: Path) -> None:
+    import sqlite3
+    import time as clock
+
+    db = build_database(tmp_path / "opencode.db", 2, turns=2)
+    conn = sqlite3.connect(db)
+    active = conn.execute("SELECT id FROM session ORDER BY time_created DESC LIMIT 1").fetchone()[0]
+    conn.execute("UPDATE session SET time_updated = ? WHERE id = ?", (int(clock.time() * 1000) - 30_000, active))
+    conn.commit()
+    conn.close()
+    with FakeOllama() as server:
+        settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1)  # default settle: 10 min
+        plan = IngestRun(settings, IngestOptions(db=db, dry_run=True)).run()
+        assert plan.deferred_active == 1 and [p.action for p in plan.plan if p.source_id == active] == ["defer"]
+        first = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert (first.distilled, first.deferred_active) == (1, 1)
+        assert _distilled_ids(server) and active not in _distilled_ids(server)
+        settled = settings.model_copy(update={"settle_minutes": 0})
+        second = IngestRun(settled, IngestOptions(db=db, phase="distill")).run()
+        assert second.distilled == 1 and active in _distilled_ids(server)
+
+
+def test_small_follow_ups_accumulate_and_reparse_all_supersedes_continuations(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    home = tmp_path / "var"
+    import sqlite3
+
+    sid = sqlite3.connect(db).execute("SELECT id FROM session").fetchone()[0]
+    base = 1_790_000_000_000 + 50 * 3_600_000
+    with FakeOllama() as server:
+        settings = Settings(home=home, ollama_host=server.url, workers=1, settle_minutes=0)
+        IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        # a tiny follow-up: JUNK for the model → recorded as skipped, coverage not advanced
+        _append_turn(db, sid, base, "thanks", with_tool=False)
+        small = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert small.skipped_junk + small.skipped_threshold == 1
+        # real work follows: the same continuation number now holds both turns
+        _append_turn(db, sid, base + 60_000, "Now build the release tarball for version 2.0 with make release please.")
+        grown = IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert grown.distilled == 1
+        transcript = (home / "transcripts" / f"{sid}-cont1.md").read_text()
+        assert "thanks" in transcript and "make release" in transcript
+        assert (home / "distilled" / f"{sid}-cont1.md").exists()
+        # a full rebuild re-distills the whole session and drops the continuation note…
+        IngestRun(settings, IngestOptions(db=db, phase="distill", reparse_all=True)).run()
+        assert not (home / "distilled" / f"{sid}-cont1.md").exists()
+        progress = json.loads((home / "progress.json").read_text())["sources"]
+        assert f"{sid}-cont1" not in progress and progress[sid]["continuations"] == 1
+        # …and later growth never reuses its name
+        _append_turn(db, sid, base + 120_000, "Then publish the 2.0 release notes to the docs site with make docs.")
+        IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
+        assert (home / "distilled" / f"{sid}-cont2.md").exists()

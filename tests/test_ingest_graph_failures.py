@@ -87,3 +87,14 @@ def test_reparse_all_refuses_a_used_dataset(tmp_path: Path) -> None:
             IngestRun(settings, IngestOptions(db=db, reparse_all=True)).run()
         assert refused.value.exit_code == 2
         assert server.counts["/api/chat"] == 0
+
+
+def test_wrong_embedding_dimensions_are_refused_before_any_work(tmp_path: Path) -> None:
+    db = build_database(tmp_path / "opencode.db", 1, turns=2)
+    with FakeOllama() as server:  # serves 768-dimensional vectors
+        settings = Settings(home=tmp_path / "var", ollama_host=server.url, embedding_dimensions=1024, workers=1)
+        with pytest.raises(IngestError, match="MEMCTL_EMBEDDING_DIMENSIONS=768") as refused:
+            IngestRun(settings, IngestOptions(db=db)).run()
+        assert server.counts["/api/chat"] == 0
+    assert refused.value.exit_code == 9
+    assert not (tmp_path / "var" / "cognee").exists()

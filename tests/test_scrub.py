@@ -137,6 +137,11 @@ POSITIVE_CASES = [
         "connect with redis://[REDACTED:url_credentials]@cache.example.com:6379/0 then retry",
     ),
     (
+        "redis url with an empty user (regression)",
+        "REDIS_URL=rediss://:R3disPassw0rdFAKE@cache.example.com:6380/0",
+        "REDIS_URL=rediss://[REDACTED:url_credentials]@cache.example.com:6380/0",
+    ),
+    (
         "https basic auth url",
         "pip install --index-url https://deploy:tok3n_abc123@pypi.acme.dev/simple pkg",
         "pip install --index-url https://[REDACTED:url_credentials]@pypi.acme.dev/simple pkg",
