@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Literal
 
 from platformdirs import user_config_dir
-from pydantic import AliasChoices, Field
+import httpx
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -83,6 +84,18 @@ class Settings(BaseSettings):
     chunks_per_batch: int = Field(default=10, ge=1)
     data_per_batch: int = Field(default=4, ge=1)
     graph_provider: Literal["kuzu", "ladybug"] = "kuzu"
+
+    @field_validator("ollama_host")
+    @classmethod
+    def _ollama_host_is_a_url(cls, value: str) -> str:
+        candidate = value.strip() if "://" in value else "http://" + value.strip()
+        try:
+            url = httpx.URL(candidate)
+        except (httpx.InvalidURL, ValueError) as exc:
+            raise ValueError(f"not a host:port or URL ({exc})") from exc
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ValueError("expected host:port or http(s)://host:port")
+        return value
 
     @classmethod
     def settings_customise_sources(

@@ -26,6 +26,7 @@ from memctl.progress import CheckpointError
 GLOBAL_PROJECT_ID = "global"
 MAX_SLUG_CHARS = 48
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
+_VALID_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 
 
 def slugify(name: str) -> str:
@@ -70,6 +71,9 @@ class TopicRegistry:
             paths = data.get("paths", {}) if isinstance(data, dict) else None
             if not isinstance(paths, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in paths.items()):
                 raise ValueError('expected {"paths": {"/project/path": "slug", ...}}')
+            bad = [v for v in paths.values() if not _VALID_SLUG.fullmatch(v)]
+            if bad:
+                raise ValueError(f"invalid topic slugs {bad[:3]} (allowed: lowercase a-z, 0-9 and '-')")
             return cls(path, paths)
         except (ValueError, UnicodeDecodeError) as exc:
             raise CheckpointError(

@@ -120,7 +120,8 @@ def test_unreachable_ollama_fails_fast_with_exit_9_and_marks_nothing(tmp_path: P
 
 @pytest.mark.parametrize(
     ("setup", "message"),
-    [("file", "cannot use the data home"), ("topics", "not a valid topics file"), ("progress-list", "progress.json is corrupt")],
+    [("file", "is a file"), ("topics", "not a valid topics file"), ("topics-slug", "invalid topic slugs"),
+     ("progress-list", "progress.json is corrupt")],
 )
 def test_data_home_problems_exit_7_without_traceback(tmp_path: Path, setup: str, message: str) -> None:
     db = build_database(tmp_path / "opencode.db", 1, turns=2)
@@ -131,6 +132,8 @@ def test_data_home_problems_exit_7_without_traceback(tmp_path: Path, setup: str,
         home.mkdir()
         if setup == "topics":
             (home / "topics.json").write_text('{"paths": [1]}')
+        elif setup == "topics-slug":
+            (home / "topics.json").write_text('{"paths": {"/x": "../../etc"}}')
         else:
             (home / "progress.json").write_text("[]")
     result = memctl("ingest", "--phase", "distill", "--db", str(db), "--home", str(home))
@@ -162,7 +165,7 @@ def test_corrupt_checkpoint_exit_7(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [('workers = "many"\n', "workers"), ("workerz = 4\n", "workerz: Extra inputs"), ("workers = 0\n", "greater than or equal to 1"),
-     ("request_timeout_s = 0\n", "request_timeout_s"), ("workers = \n", "cannot read the config file"), (None, "not a file")],
+     ("request_timeout_s = 0\n", "request_timeout_s"), ('ollama_host = "not a url::"\n', "OLLAMA_HOST"), ("workers = \n", "cannot read the config file"), (None, "not a file")],
 )
 def test_invalid_config_file_is_a_usage_error(tmp_path: Path, content: str | None, message: str) -> None:
     config = tmp_path / "config.toml"
