@@ -148,8 +148,8 @@ def test_second_run_redoes_nothing(ingested) -> None:
     assert summary["notes_submitted"] == 7 and summary["notes_added"] == 0  # deduplicated by Cognee
     assert calls["/api/chat"] == 0  # no distill call
     assert calls["structured"] == 0  # no graph extraction or summary: nothing re-cognified
-    # only Cognee's once-per-process connection probes remain
-    assert calls["/api/generate"] <= 1 and calls["/api/embed"] <= 1
+    # only probes remain: memctl's embedding-dimension check, Cognee's once-per-process ones
+    assert calls["/api/generate"] <= 1 and calls["/api/embed"] <= 2
 
 
 def test_datasets_hold_one_item_per_note(ingested) -> None:
