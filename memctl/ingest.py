@@ -344,9 +344,9 @@ class IngestRun:
                     pending[future] = job
                     # Bounded in-flight work keeps memory flat however many sessions stream by.
                     while len(pending) >= workers * 2:
-                        self._drain(pending, checkpoint, block_all=False)
+                        self._drain(pending, checkpoint)
                 while pending:
-                    self._drain(pending, checkpoint, block_all=True)
+                    self._drain(pending, checkpoint)
             if not opts.dry_run:
                 registry.save()
         except SourceError as exc:
@@ -410,7 +410,8 @@ class IngestRun:
             self.home.transcript_path(cont_id).unlink(missing_ok=True)
         return highest
 
-    def _drain(self, pending: dict[Future, _InFlight], checkpoint: Checkpoint, *, block_all: bool) -> None:
+    def _drain(self, pending: dict[Future, _InFlight], checkpoint: Checkpoint) -> None:
+        """Record every finished model call (waits for at least one)."""
         done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
         for future in done:
             job = pending.pop(future)
