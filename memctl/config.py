@@ -153,6 +153,11 @@ class DataHome:
         return self.root / "cognee"
 
     @property
+    def store(self) -> Path:
+        """Root of the memory store (memory/, user/, staging/, audit/, versions/)."""
+        return self.root / "store"
+
+    @property
     def reports(self) -> Path:
         return self.root / "reports"
 

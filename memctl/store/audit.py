@@ -1,0 +1,359 @@
+"""The append-only, hash-chained audit log: ``audit/log.jsonl`` + ``audit/head.json``.
+
+Format (memctl's own, version 1): one JSON object per line, keys sorted,
+UTF-8, ``\\n``-terminated::
+
+    {"actor": "sleep", "new_sha": "<64 hex>|null", "old_sha": "<64 hex>|null",
+     "op": "write|delete|rollback", "path": "user/…", "prev": "<64 hex>",
+     "reason": "…", "seq": 7, "time": "2026-11-30T05:31:02.123456Z",
+     "version": "<64 hex>|null", ["rollback_of": "<64 hex>"]}
+
+``prev`` is the SHA-256 of the previous line's bytes (without its newline;
+64 zeros for the first record) and ``seq`` counts from 1, so an edited,
+removed, inserted or reordered record breaks the chain at that point.
+``head.json`` (``{"seq", "hash"}``, replaced atomically after each append)
+pins the end of the chain, so cutting records off the end is detected too.
+
+Crash rules: the line is written and fsynced before anything else depends on
+it (it is the commit point). A line without its newline is a torn append
+from a killed writer and is cut off by :meth:`AuditLog.repair_tail`; a head
+exactly one record behind is a writer killed between append and head update
+and is moved forward. Anything else is an :class:`AuditIntegrityError`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+
+from memctl.atomic import atomic_write_bytes, fsync_directory
+from memctl.store import steps
+from memctl.store.errors import AuditIntegrityError
+from memctl.store.versions import is_sha256
+
+GENESIS = "0" * 64
+OPS = ("write", "delete", "rollback")
+_FIELDS = ("actor", "new_sha", "old_sha", "op", "path", "prev", "reason", "seq", "time", "version")
+
+
+def utc_now() -> str:
+    """Current UTC time as ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (sorts lexically)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def line_hash(line: bytes) -> str:
+    """SHA-256 hex of one record line without its trailing newline."""
+    return hashlib.sha256(line).hexdigest()
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One parsed record plus its own hash (which the next record's ``prev`` must equal)."""
+
+    data: dict[str, Any]
+    hash: str
+    line_no: int
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The stored fields plus ``hash`` (for ``--json`` output)."""
+        return {**self.data, "hash": self.hash}
+
+
+@dataclass
+class VerifyReport:
+    """Outcome of walking the chain.
+
+    ``ok`` is False when a record is edited, removed, inserted, reordered or
+    malformed, or the head does not match the end; ``problem`` then names the
+    first bad record (``bad_line``/``bad_seq``). A torn final line (a writer
+    killed mid-append, repaired by the next write) is a ``warning``, not a failure.
+    """
+
+    records: int = 0
+    ok: bool = True
+    problem: str | None = None
+    bad_line: int | None = None
+    bad_seq: int | None = None
+    warnings: list[str] = field(default_factory=list)
+    last: AuditRecord | None = None
+
+    def fail(self, line_no: int, seq: Any, problem: str) -> "VerifyReport":
+        self.ok = False
+        self.bad_line = line_no
+        self.bad_seq = seq if isinstance(seq, int) else None
+        self.problem = f"line {line_no}" + (f" (seq {seq})" if isinstance(seq, int) else "") + f": {problem}"
+        return self
+
+
+def _check_fields(data: Any) -> str | None:
+    """Why a parsed line is not a well-formed record, or None."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    missing = [k for k in _FIELDS if k not in data]
+    if missing:
+        return f"missing fields {', '.join(missing)}"
+    if data["op"] not in OPS:
+        return f"unknown op {data['op']!r}"
+    if not isinstance(data["seq"], int) or isinstance(data["seq"], bool):
+        return "seq is not an integer"
+    for key in ("old_sha", "new_sha", "version"):
+        if data[key] is not None and not is_sha256(data[key]):
+            return f"{key} is not a sha256"
+    if not all(isinstance(data[k], str) for k in ("path", "actor", "reason", "time", "prev")):
+        return "path, actor, reason, time and prev must be strings"
+    return None
+
+
+class AuditLog:
+    """Reader and appender of one store's audit log.
+
+    Appends must happen under the store's write lock (the chain needs the
+    previous record); reads need no lock because appends only ever add whole,
+    fsynced lines at the end.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.log = self.directory / "log.jsonl"
+        self.head_path = self.directory / "head.json"
+
+    # -- tail and head (under the lock) ---------------------------------------
+
+    def repair_tail(self) -> int:
+        """Cut off a torn final line (no newline); return the bytes removed."""
+        try:
+            size = self.log.stat().st_size
+        except FileNotFoundError:
+            return 0
+        if size == 0:
+            return 0
+        with open(self.log, "r+b") as handle:
+            handle.seek(size - 1)
+            if handle.read(1) == b"\n":
+                return 0
+            keep = self._last_newline_end(handle, size)
+            handle.truncate(keep)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return size - keep
+
+    @staticmethod
+    def _last_newline_end(handle, size: int) -> int:
+        """Offset just past the last ``\\n`` before ``size`` (0 when none)."""
+        pos = size
+        chunk = 8192
+        while pos > 0:
+            start = max(0, pos - chunk)
+            handle.seek(start)
+            buf = handle.read(pos - start)
+            idx = buf.rfind(b"\n")
+            if idx >= 0:
+                return start + idx + 1
+            pos = start
+            chunk *= 2
+        return 0
+
+    def last_record(self) -> AuditRecord | None:
+        """The last complete record, or None for an empty log.
+
+        Raises:
+            AuditIntegrityError: the last line is not a well-formed record.
+        """
+        try:
+            size = self.log.stat().st_size
+        except FileNotFoundError:
+            return None
+        if size == 0:
+            return None
+        with open(self.log, "rb") as handle:
+            end = self._last_newline_end(handle, size)
+            if end == 0:
+                return None
+            start = self._last_newline_end(handle, end - 1)
+            handle.seek(start)
+            raw = handle.read(end - 1 - start)
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise AuditIntegrityError(f"the last audit record is not valid JSON ({exc}); run `memctl audit verify`") from exc
+        problem = _check_fields(data)
+        if problem:
+            raise AuditIntegrityError(f"the last audit record is malformed ({problem}); run `memctl audit verify`")
+        return AuditRecord(data=data, hash=line_hash(raw), line_no=0)
+
+    def read_head(self) -> tuple[int, str]:
+        """``(seq, hash)`` pinned by head.json; ``(0, GENESIS)`` when there is none yet."""
+        try:
+            head = orjson.loads(self.head_path.read_bytes())
+        except FileNotFoundError:
+            return 0, GENESIS
+        except orjson.JSONDecodeError as exc:
+            raise AuditIntegrityError(f"{self.head_path} is not valid JSON; run `memctl audit verify`") from exc
+        if not isinstance(head, dict) or not isinstance(head.get("seq"), int) or not is_sha256(head.get("hash")):
+            raise AuditIntegrityError(f"{self.head_path} is malformed; run `memctl audit verify`")
+        return head["seq"], head["hash"]
+
+    def _write_head(self, seq: int, digest: str) -> None:
+        atomic_write_bytes(self.head_path, orjson.dumps({"hash": digest, "seq": seq}) + b"\n")
+
+    def check_tail(self) -> AuditRecord | None:
+        """Make the end of the chain consistent before an append; return the last record.
+
+        Repairs the two states a killed writer can leave (torn line; head one
+        behind) and refuses anything else.
+
+        Raises:
+            AuditIntegrityError: the log and its head disagree otherwise
+                (records cut off, head edited, log replaced).
+        """
+        self.repair_tail()
+        last = self.last_record()
+        head_seq, head_hash = self.read_head()
+        last_seq, last_hash = (last["seq"], last.hash) if last else (0, GENESIS)
+        if (last_seq, last_hash) == (head_seq, head_hash):
+            return last
+        if last is not None and last_seq == head_seq + 1 and last["prev"] == head_hash:
+            self._write_head(last_seq, last_hash)
+            return last
+        raise AuditIntegrityError(
+            f"the audit log ends at seq {last_seq} but its head pins seq {head_seq}: records were removed or the "
+            "log was edited. Changes are refused until this is resolved; run `memctl audit verify`"
+        )
+
+    def append(self, fields: dict[str, Any], last: AuditRecord | None) -> AuditRecord:
+        """Append one record after ``last`` (from :meth:`check_tail`); fsync; move the head.
+
+        ``fields`` holds op, path, actor, reason, old_sha, new_sha, version
+        (and optionally rollback_of); seq, time and prev are filled in here.
+        """
+        data = dict(fields)
+        data["seq"] = (last["seq"] + 1) if last else 1
+        data["prev"] = last.hash if last else GENESIS
+        data["time"] = utc_now()
+        raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+        created = not self.log.exists()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "ab") as handle:
+            handle.write(raw + b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        if created:
+            fsync_directory(self.directory)
+        steps.reached("audit_line")
+        digest = line_hash(raw)
+        self._write_head(data["seq"], digest)
+        steps.reached("audit_head")
+        return AuditRecord(data=data, hash=digest, line_no=0)
+
+    # -- reading (no lock) ------------------------------------------------------
+
+    def _lines(self) -> Iterator[tuple[int, bytes]]:
+        try:
+            handle = open(self.log, "rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            for line_no, raw in enumerate(handle, start=1):
+                yield line_no, raw
+
+    def records(self, *, path: str | None = None) -> Iterator[AuditRecord]:
+        """Every complete, parseable record in order (optionally only one path's).
+
+        Lenient (for display): unparseable lines are skipped; use
+        :meth:`verify` to judge integrity.
+        """
+        needle = (b'"path":' + orjson.dumps(path)) if path is not None else None
+        for line_no, raw in self._lines():
+            if not raw.endswith(b"\n"):
+                return
+            if needle is not None and needle not in raw:
+                continue
+            body = raw[:-1]
+            try:
+                data = orjson.loads(body)
+            except orjson.JSONDecodeError:
+                continue
+            if _check_fields(data) is None and (path is None or data["path"] == path):
+                yield AuditRecord(data=data, hash=line_hash(body), line_no=line_no)
+
+    def query(self, *, path_glob: str | None = None, actor: str | None = None, since: str | None = None,
+              limit: int | None = None) -> list[AuditRecord]:
+        """The last ``limit`` records matching all filters, oldest first.
+
+        Args:
+            path_glob: ``fnmatch`` pattern on the store path (``user/*``).
+            actor: exact actor name.
+            since: ISO-8601 UTC lower bound on ``time`` (inclusive), same format as records.
+            limit: keep only the newest N matches (None: all).
+        """
+        kept: deque[AuditRecord] = deque(maxlen=limit) if limit else deque()
+        for record in self.records():
+            if actor is not None and record["actor"] != actor:
+                continue
+            if since is not None and record["time"] < since:
+                continue
+            if path_glob is not None and not fnmatch.fnmatchcase(record["path"], path_glob):
+                continue
+            kept.append(record)
+        return list(kept)
+
+    def verify(self) -> VerifyReport:
+        """Walk the whole chain and compare its end with the head. Never raises for bad data."""
+        report = VerifyReport()
+        prev_hash, expected_seq = GENESIS, 1
+        last: AuditRecord | None = None
+        for line_no, raw in self._lines():
+            if not raw.endswith(b"\n"):
+                report.warnings.append(f"line {line_no}: torn final line (a writer was killed mid-append; "
+                                       "the next change cuts it off)")
+                break
+            body = raw[:-1]
+            try:
+                data = orjson.loads(body)
+            except orjson.JSONDecodeError:
+                return report.fail(line_no, None, "not valid JSON (edited by hand?)")
+            problem = _check_fields(data)
+            if problem:
+                return report.fail(line_no, data.get("seq") if isinstance(data, dict) else None, problem)
+            if data["prev"] != prev_hash:
+                return report.fail(line_no, data["seq"], "does not chain to the record before it: that record was "
+                                   "edited, or records were removed, inserted or reordered here")
+            if data["seq"] != expected_seq:
+                return report.fail(line_no, data["seq"], f"expected seq {expected_seq}")
+            digest = line_hash(body)
+            last = AuditRecord(data=data, hash=digest, line_no=line_no)
+            prev_hash, expected_seq = digest, expected_seq + 1
+            report.records += 1
+        report.last = last
+        try:
+            head_seq, head_hash = self.read_head()
+        except AuditIntegrityError as exc:
+            return report.fail(report.records, None, str(exc))
+        last_seq = last["seq"] if last else 0
+        if (last_seq, prev_hash) != (head_seq, head_hash):
+            if last is not None and last_seq == head_seq + 1 and last["prev"] == head_hash:
+                report.warnings.append(f"head is one record behind (a writer was killed after appending seq "
+                                       f"{last_seq}); the next change repairs it")
+            elif head_seq > last_seq:
+                return report.fail(report.records, last_seq or None,
+                                   f"the log ends at seq {last_seq} but the head pins seq {head_seq}: "
+                                   "records were cut off the end")
+            else:
+                return report.fail(report.records, last_seq or None,
+                                   f"the last record (seq {last_seq}) is not the one the head pins (seq {head_seq}): "
+                                   "the end of the log was edited")
+        return report

@@ -1,0 +1,101 @@
+"""Content-addressed, immutable version blobs: ``versions/<sha[:2]>/<sha>``.
+
+Every content the store ever held is kept once, named by its SHA-256, with
+mode 0444. Because the name is the hash, a blob can be written twice without
+harm and checked at any time (:meth:`VersionBlobs.read` re-hashes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from memctl.atomic import fsync_directory
+from memctl.store.errors import CorruptVersionError, MissingFileError
+
+_HEX = set("0123456789abcdef")
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Lowercase hex SHA-256 of ``data`` (64 chars)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_sha256(value: object) -> bool:
+    """True for a 64-char lowercase hex string."""
+    return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX
+
+
+class VersionBlobs:
+    """The ``versions/`` directory of a store.
+
+    Temp files live in ``versions/.tmp/`` (one place to sweep after a crash)
+    and are renamed into place, so a blob is either absent or complete.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.tmp = self.root / ".tmp"
+
+    def path(self, sha: str) -> Path:
+        """Where the blob for ``sha`` lives (whether or not it exists)."""
+        return self.root / sha[:2] / sha
+
+    def has(self, sha: str) -> bool:
+        """True when the blob exists."""
+        return self.path(sha).is_file()
+
+    def put(self, data: bytes) -> str:
+        """Store ``data`` (idempotent) and return its sha256.
+
+        Raises:
+            OSError: disk full or not writable; no partial blob is left.
+        """
+        sha = sha256_bytes(data)
+        target = self.path(sha)
+        if target.is_file():
+            return sha
+        self.tmp.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{sha[:12]}.", suffix=".tmp", dir=self.tmp)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp_name, 0o444)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp_name, target)
+        except BaseException:
+            try:
+                os.unlink(tmp_name)
+            except FileNotFoundError:
+                pass
+            raise
+        fsync_directory(target.parent)
+        return sha
+
+    def read(self, sha: str) -> bytes:
+        """The blob's bytes, verified against its name.
+
+        Raises:
+            MissingFileError: no such blob.
+            CorruptVersionError: the bytes do not hash to ``sha``.
+        """
+        try:
+            data = self.path(sha).read_bytes()
+        except FileNotFoundError as exc:
+            raise MissingFileError(f"version {sha[:12]} is missing from versions/ (run `memctl audit verify --deep`)") from exc
+        if sha256_bytes(data) != sha:
+            raise CorruptVersionError(f"version blob {sha[:12]} was modified on disk: its content no longer matches its hash")
+        return data
+
+    def sweep_temp_files(self) -> int:
+        """Delete temp files a killed writer left behind; returns how many. Caller holds the store lock."""
+        removed = 0
+        if self.tmp.is_dir():
+            for stale in self.tmp.iterdir():
+                stale.unlink(missing_ok=True)
+                removed += 1
+        return removed
