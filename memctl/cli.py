@@ -14,6 +14,8 @@ Exit codes (scripts may rely on them; also in README):
     7  data home problem (corrupt checkpoint, not writable)
     8  doctor found a failing check
     9  the model server is unusable: Ollama unreachable or the distill model missing
+   10  the store's audit log or a version blob failed verification (tampered or damaged)
+   11  the store file changed concurrently (stale expected sha) or its lock stayed busy
   130  interrupted (Ctrl-C)
 """
 
@@ -162,6 +164,8 @@ def _summary_table(data: dict) -> Table:
             ("skipped as JUNK", data["skipped_junk"]),
             ("distilled", f"{data['distilled']} ({data['recovered']} recovered)" if data["recovered"] else data["distilled"]),
             ("errors", data["errors"]),
+            ("published to memory/ (new or changed / removed)",
+             f"{data['notes_published']} / {data['notes_unpublished']}"),
             ("notes added (new / offered)", f"{data['notes_added']} / {data['notes_submitted']}"),
             ("datasets", ", ".join(data["datasets"]) or "-"),
             ("add", data["add_status"]),
@@ -278,6 +282,11 @@ def doctor(
             table.add_row(c.name, f"[{style[c.status]}]{c.status}[/]", c.detail, c.fix or "")
         stdout.print(table)
     raise typer.Exit(EXIT_DOCTOR if any(c.status == "fail" for c in checks) else EXIT_OK)
+
+
+from memctl import cli_store  # noqa: E402 - registers audit/history/show/rollback; needs the names above
+
+cli_store.register(app)
 
 
 def main() -> None:

@@ -92,6 +92,8 @@ class IngestSummary:
     would_distill: int = 0
     redactions: dict[str, int] = field(default_factory=dict)
     read_warnings: dict[str, int] = field(default_factory=dict)
+    notes_published: int = 0
+    notes_unpublished: int = 0
     notes_submitted: int = 0
     notes_added: int = 0
     datasets: list[str] = field(default_factory=list)
@@ -446,6 +448,57 @@ class IngestRun:
         self._finish_continuation(checkpoint, job)
         self.summary.distilled += 1
 
+    # -- publish into the store -----------------------------------------------------
+
+    def publish_notes(self) -> None:
+        """Make ``memory/<topic>/<source-id>.md`` in the store mirror the accepted notes.
+
+        The store's ``memory/`` prefix is the ground truth that ask reads and
+        the graph is built from; only this actor (``ingest``) may write it, and
+        every change is versioned and audited. Idempotent: unchanged notes are
+        store no-ops, so it also completes the work of a run killed between
+        writing a note and publishing it. Notes no longer accepted (continuations
+        superseded by --reparse-all) are deleted from ``memory/`` (a versioned
+        tombstone). Caller holds the data-home lock.
+        """
+        from memctl.store import MemoryStore
+
+        store = MemoryStore(self.home.store)
+        checkpoint = Checkpoint(self.home.progress, self.home.skipped)
+        wanted: dict[str, Path] = {}
+        for sid, entry in sorted(checkpoint.sources.items()):
+            note = self.home.note_path(sid)
+            if entry.get("status") == "distilled" and note.exists():
+                wanted[self.memory_path(entry.get("topic") or "misc", sid)] = note
+        for store_path, note in wanted.items():
+            text = note.read_text(encoding="utf-8")
+            current = store.sha(store_path)
+            if current != sha256_text(text):
+                store.write_text(store_path, text, expected_sha=current, actor="ingest",
+                                 reason=f"distilled note of session {note.stem}"
+                                 + (" (re-distilled)" if current else ""))
+                self.summary.notes_published += 1
+        for store_path in store.list("memory"):
+            if store_path not in wanted:
+                store.delete(store_path, expected_sha=None, actor="ingest",
+                             reason="note no longer accepted (superseded by a re-distilled note)")
+                self.summary.notes_unpublished += 1
+
+    def _publish_or_fail(self) -> None:
+        from memctl.store import AuditIntegrityError, StoreError
+
+        try:
+            self.publish_notes()
+        except AuditIntegrityError as exc:
+            raise IngestError(str(exc), 10) from exc
+        except (StoreError, OSError) as exc:
+            raise IngestError(f"publishing notes into {self.home.store} failed: {exc}", 7) from exc
+
+    @staticmethod
+    def memory_path(topic: str, source_id: str) -> str:
+        """Store path of a session's note: ``memory/<topic>/<source-id>.md``."""
+        return f"memory/{topic}/{source_id}.md"
+
     # -- phases 2 and 3 -----------------------------------------------------------
 
     def _notes_by_topic(self) -> dict[str, list[Path]]:
@@ -462,9 +515,11 @@ class IngestRun:
         groups: dict[str, list[Path]] = {}
         for sid in sorted(set(ids)):
             entry = checkpoint.entry(sid)
-            path = self.home.note_path(sid)
+            topic = entry.get("topic") or "misc"
+            # Cognee reads the published copy: the graph is built from the store's ground truth.
+            path = self.home.store / self.memory_path(topic, sid)
             if entry.get("status") == "distilled" and path.exists():
-                groups.setdefault(entry.get("topic") or "misc", []).append(path)
+                groups.setdefault(topic, []).append(path)
         return groups
 
     def _select_ids(self) -> list[str]:
@@ -621,6 +676,7 @@ class IngestRun:
                     self._check_graph_models()  # before hours of distilling, not after
                 if opts.phase in ("all", "distill"):
                     self.distill_phase()
+                self._publish_or_fail()
                 if opts.phase in ("all", "add", "cognify"):
                     self.graph_phases()
             finally:

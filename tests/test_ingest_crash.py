@@ -88,6 +88,15 @@ def test_sigkill_mid_distill_repeats_at_most_the_sessions_in_flight(tmp_path: Pa
     assert {e["status"] for e in progress.values()} == {"distilled"}
     notes = sorted(p.stem for p in (home / "distilled").glob("*.md"))
     assert notes == sorted(progress)
+    # every accepted note is published once into the store, with its audit record
+    published = sorted(p.stem for p in (home / "store" / "memory").rglob("*.md"))
+    assert published == notes
+    from memctl.store import MemoryStore
+
+    store = MemoryStore(home / "store")
+    assert store.verify(deep=True).ok
+    assert sorted(r["path"].rsplit("/", 1)[1][:-3] for r in store.audit.records()) == notes
+    assert {r["actor"] for r in store.audit.records()} == {"ingest"}
     # no temp files anywhere in the data home
     assert [p for p in home.rglob("*.tmp")] == []
 
@@ -346,9 +355,20 @@ def test_small_follow_ups_accumulate_and_reparse_all_supersedes_continuations(tm
         transcript = (home / "transcripts" / f"{sid}-cont1.md").read_text()
         assert "thanks" in transcript and "make release" in transcript
         assert (home / "distilled" / f"{sid}-cont1.md").exists()
+        from memctl.store import MemoryStore
+
+        store = MemoryStore(home / "store")
+        cont_path = next(p for p in store.list("memory") if p.endswith(f"/{sid}-cont1.md"))
+        root_path = cont_path.replace("-cont1.md", ".md")
+        root_before = store.sha(root_path)
         # a full rebuild re-distills the whole session and drops the continuation note…
-        IngestRun(settings, IngestOptions(db=db, phase="distill", reparse_all=True)).run()
+        rebuilt = IngestRun(settings, IngestOptions(db=db, phase="distill", reparse_all=True)).run()
         assert not (home / "distilled" / f"{sid}-cont1.md").exists()
+        # …in the store too: the continuation is a versioned tombstone, the root note a new version
+        assert (rebuilt.notes_published, rebuilt.notes_unpublished) == (1, 1)
+        assert not store.exists(cont_path) and [h.op for h in store.history(cont_path)] == ["write", "delete"]
+        assert [h.new_sha for h in store.history(root_path)] == [root_before, store.sha(root_path)]
+        assert store.verify(deep=True).ok
         progress = json.loads((home / "progress.json").read_text())["sources"]
         assert f"{sid}-cont1" not in progress and progress[sid]["continuations"] == 1
         # …and later growth never reuses its name

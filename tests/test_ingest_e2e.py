@@ -117,6 +117,18 @@ def test_first_run_distills_useful_sessions_and_skips_junk(ingested) -> None:
     assert len(read_note_meta(home.note_path(sid).read_text())["child_sessions"]) == 1
     # global project → topic from the directory
     assert progress[by_title["hello.sh script creation"][0]]["topic"] == "scratch"
+    # every accepted note is published to the store's memory/<topic>/<id>.md by actor ingest, audited
+    from memctl.store import MemoryStore
+
+    store = MemoryStore(home.store)
+    expected = {f"memory/{progress[sid]['topic']}/{sid}.md" for sid in distilled}
+    assert set(store.list("memory")) == expected
+    records = list(store.audit.records())
+    assert {r["path"] for r in records} == expected and len(records) == len(expected)  # second run: no-op
+    assert {(r["op"], r["actor"]) for r in records} == {("write", "ingest")}
+    for sid in distilled:
+        assert store.read_text(f"memory/{progress[sid]['topic']}/{sid}.md")[0] == home.note_path(sid).read_text()
+    assert store.verify(deep=True).ok
 
 
 def test_no_planted_secret_anywhere_under_the_data_home(ingested) -> None:

@@ -20,7 +20,7 @@ from memctl.store import (
     ReadOnlyPrefixError,
     UnknownVersionError,
 )
-from memctl.store.audit import GENESIS, line_hash
+from memctl.store.audit import GENESIS, record_hash
 from memctl.store.versions import sha256_bytes
 
 
@@ -53,7 +53,7 @@ def test_every_write_is_versioned_and_audited(store: MemoryStore) -> None:
         (2, "write", a, b, b, "sleep", "r2"),
     ]
     assert records[0]["prev"] == GENESIS
-    assert records[1]["prev"] == line_hash(log_lines(store)[0])
+    assert records[1]["prev"] == records[0]["hash"] == record_hash(records[0])
     for digest, text in ((a, "one"), (b, "two")):
         blob = store.blobs.path(digest)
         assert blob.read_text() == text
@@ -304,8 +304,28 @@ def test_verify_detects_an_edited_record(store: MemoryStore) -> None:
     lines[2] = lines[2].replace(b'"reason":"r2"', b'"reason":"rX"')
     _rewrite(store, lines)
     report = store.verify()
-    assert not report.ok and report.problem.startswith("line 4 (seq 4)")  # the first record that no longer chains
-    assert "edited" in report.problem
+    assert not report.ok and report.problem.startswith("line 3 (seq 3)") and "edited" in report.problem
+
+
+def test_verify_names_a_record_edited_and_rehashed(store: MemoryStore) -> None:
+    _populated(store)
+    lines = log_lines(store)
+    record = orjson.loads(lines[1])
+    record["reason"] = "nothing to see"
+    record["hash"] = record_hash(record)
+    lines[1] = orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+    _rewrite(store, lines)
+    report = store.verify()
+    assert not report.ok and (report.bad_line, report.bad_seq) == (2, 2) and "re-hashed" in report.problem
+
+
+def test_verify_detects_an_edited_last_record(store: MemoryStore) -> None:
+    _populated(store)
+    lines = log_lines(store)
+    lines[-1] = lines[-1].replace(b'"actor":"sleep"', b'"actor":"cli"')
+    _rewrite(store, lines)
+    report = store.verify()
+    assert not report.ok and report.bad_seq == 6
 
 
 def test_verify_detects_a_removed_record(store: MemoryStore) -> None:
@@ -314,7 +334,7 @@ def test_verify_detects_a_removed_record(store: MemoryStore) -> None:
     del lines[1]
     _rewrite(store, lines)
     report = store.verify()
-    assert not report.ok and report.bad_line == 2 and report.bad_seq == 3
+    assert not report.ok and report.bad_line == 2 and report.bad_seq == 3 and "removed" in report.problem
 
 
 def test_verify_detects_reordered_records(store: MemoryStore) -> None:
@@ -378,8 +398,8 @@ def test_query_filters(store: MemoryStore) -> None:
 
 def test_head_one_behind_is_repaired(store: MemoryStore) -> None:
     _populated(store, 2)
-    first = log_lines(store)[0]
-    store.audit.head_path.write_bytes(orjson.dumps({"hash": line_hash(first), "seq": 1}))
+    first = orjson.loads(log_lines(store)[0])
+    store.audit.head_path.write_bytes(orjson.dumps({"hash": first["hash"], "seq": 1}))
     assert store.verify().ok  # a warning, not a failure
     report = store.recover()
     assert store.audit.read_head()[0] == 2 and report.rolled_forward is None

@@ -1,16 +1,19 @@
 """The append-only, hash-chained audit log: ``audit/log.jsonl`` + ``audit/head.json``.
 
 Format (memctl's own, version 1): one JSON object per line, keys sorted,
-UTF-8, ``\\n``-terminated::
+UTF-8, ``\n``-terminated::
 
-    {"actor": "sleep", "new_sha": "<64 hex>|null", "old_sha": "<64 hex>|null",
-     "op": "write|delete|rollback", "path": "user/…", "prev": "<64 hex>",
-     "reason": "…", "seq": 7, "time": "2026-11-30T05:31:02.123456Z",
-     "version": "<64 hex>|null", ["rollback_of": "<64 hex>"]}
+    {"actor": "sleep", "hash": "<64 hex>", "new_sha": "<64 hex>|null",
+     "old_sha": "<64 hex>|null", "op": "write|delete|rollback", "path": "user/…",
+     "prev": "<64 hex>", "reason": "…", "seq": 7,
+     "time": "2026-11-30T05:31:02.123456Z", "version": "<64 hex>|null",
+     ["rollback_of": "<64 hex>"]}
 
-``prev`` is the SHA-256 of the previous line's bytes (without its newline;
-64 zeros for the first record) and ``seq`` counts from 1, so an edited,
-removed, inserted or reordered record breaks the chain at that point.
+``hash`` is the SHA-256 of the record's other fields serialised the same way
+(sorted keys, compact), so an edited record is caught at that very line;
+``prev`` is the previous record's ``hash`` (64 zeros for the first) and
+``seq`` counts from 1, so a record edited *and* re-hashed, or a removed,
+inserted or reordered one, breaks the chain right there.
 ``head.json`` (``{"seq", "hash"}``, replaced atomically after each append)
 pins the end of the chain, so cutting records off the end is detected too.
 
@@ -41,7 +44,7 @@ from memctl.store.versions import is_sha256
 
 GENESIS = "0" * 64
 OPS = ("write", "delete", "rollback")
-_FIELDS = ("actor", "new_sha", "old_sha", "op", "path", "prev", "reason", "seq", "time", "version")
+_FIELDS = ("actor", "hash", "new_sha", "old_sha", "op", "path", "prev", "reason", "seq", "time", "version")
 
 
 def utc_now() -> str:
@@ -49,18 +52,22 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def line_hash(line: bytes) -> str:
-    """SHA-256 hex of one record line without its trailing newline."""
-    return hashlib.sha256(line).hexdigest()
+def record_hash(fields: dict[str, Any]) -> str:
+    """SHA-256 hex of a record's fields other than ``hash`` (sorted keys, compact JSON)."""
+    body = {k: v for k, v in fields.items() if k != "hash"}
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 @dataclass(frozen=True)
 class AuditRecord:
-    """One parsed record plus its own hash (which the next record's ``prev`` must equal)."""
+    """One parsed record; ``hash`` is its stored hash (which the next record's ``prev`` must equal)."""
 
     data: dict[str, Any]
-    hash: str
     line_no: int
+
+    @property
+    def hash(self) -> str:
+        return self.data["hash"]
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
@@ -69,8 +76,8 @@ class AuditRecord:
         return self.data.get(key, default)
 
     def as_dict(self) -> dict[str, Any]:
-        """The stored fields plus ``hash`` (for ``--json`` output)."""
-        return {**self.data, "hash": self.hash}
+        """The stored fields (for ``--json`` output)."""
+        return dict(self.data)
 
 
 @dataclass
@@ -110,7 +117,7 @@ def _check_fields(data: Any) -> str | None:
         return f"unknown op {data['op']!r}"
     if not isinstance(data["seq"], int) or isinstance(data["seq"], bool):
         return "seq is not an integer"
-    for key in ("old_sha", "new_sha", "version"):
+    for key in ("old_sha", "new_sha", "version", "hash"):
         if data[key] is not None and not is_sha256(data[key]):
             return f"{key} is not a sha256"
     if not all(isinstance(data[k], str) for k in ("path", "actor", "reason", "time", "prev")):
@@ -190,10 +197,10 @@ class AuditLog:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise AuditIntegrityError(f"the last audit record is not valid JSON ({exc}); run `memctl audit verify`") from exc
-        problem = _check_fields(data)
+        problem = _check_fields(data) or (None if record_hash(data) == data["hash"] else "edited: hash mismatch")
         if problem:
             raise AuditIntegrityError(f"the last audit record is malformed ({problem}); run `memctl audit verify`")
-        return AuditRecord(data=data, hash=line_hash(raw), line_no=0)
+        return AuditRecord(data=data, line_no=0)
 
     def read_head(self) -> tuple[int, str]:
         """``(seq, hash)`` pinned by head.json; ``(0, GENESIS)`` when there is none yet."""
@@ -244,6 +251,7 @@ class AuditLog:
         data["seq"] = (last["seq"] + 1) if last else 1
         data["prev"] = last.hash if last else GENESIS
         data["time"] = utc_now()
+        data["hash"] = record_hash(data)
         raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
         created = not self.log.exists()
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -254,10 +262,9 @@ class AuditLog:
         if created:
             fsync_directory(self.directory)
         steps.reached("audit_line")
-        digest = line_hash(raw)
-        self._write_head(data["seq"], digest)
+        self._write_head(data["seq"], data["hash"])
         steps.reached("audit_head")
-        return AuditRecord(data=data, hash=digest, line_no=0)
+        return AuditRecord(data=data, line_no=0)
 
     # -- reading (no lock) ------------------------------------------------------
 
@@ -282,13 +289,12 @@ class AuditLog:
                 return
             if needle is not None and needle not in raw:
                 continue
-            body = raw[:-1]
             try:
-                data = orjson.loads(body)
+                data = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 continue
             if _check_fields(data) is None and (path is None or data["path"] == path):
-                yield AuditRecord(data=data, hash=line_hash(body), line_no=line_no)
+                yield AuditRecord(data=data, line_no=line_no)
 
     def query(self, *, path_glob: str | None = None, actor: str | None = None, since: str | None = None,
               limit: int | None = None) -> list[AuditRecord]:
@@ -321,22 +327,25 @@ class AuditLog:
                 report.warnings.append(f"line {line_no}: torn final line (a writer was killed mid-append; "
                                        "the next change cuts it off)")
                 break
-            body = raw[:-1]
             try:
-                data = orjson.loads(body)
+                data = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 return report.fail(line_no, None, "not valid JSON (edited by hand?)")
             problem = _check_fields(data)
             if problem:
                 return report.fail(line_no, data.get("seq") if isinstance(data, dict) else None, problem)
-            if data["prev"] != prev_hash:
-                return report.fail(line_no, data["seq"], "does not chain to the record before it: that record was "
-                                   "edited, or records were removed, inserted or reordered here")
+            if record_hash(data) != data["hash"]:
+                return report.fail(line_no, data["seq"], "edited: its content does not match its hash")
             if data["seq"] != expected_seq:
-                return report.fail(line_no, data["seq"], f"expected seq {expected_seq}")
-            digest = line_hash(body)
-            last = AuditRecord(data=data, hash=digest, line_no=line_no)
-            prev_hash, expected_seq = digest, expected_seq + 1
+                return report.fail(line_no, data["seq"], f"expected seq {expected_seq}: records were removed, "
+                                   "inserted or reordered here")
+            if data["prev"] != prev_hash:
+                if last is not None:
+                    return report.fail(last.line_no, last["seq"], "edited and re-hashed: the next record pins "
+                                       "a different hash")
+                return report.fail(line_no, data["seq"], "the first record must chain to the genesis hash")
+            last = AuditRecord(data=data, line_no=line_no)
+            prev_hash, expected_seq = data["hash"], expected_seq + 1
             report.records += 1
         report.last = last
         try:

@@ -31,13 +31,13 @@ def is_sha256(value: object) -> bool:
 class VersionBlobs:
     """The ``versions/`` directory of a store.
 
-    Temp files live in ``versions/.tmp/`` (one place to sweep after a crash)
+    Temp files live in ``versions/.incoming/`` (one place to sweep after a crash)
     and are renamed into place, so a blob is either absent or complete.
     """
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self.tmp = self.root / ".tmp"
+        self.tmp = self.root / ".incoming"
 
     def path(self, sha: str) -> Path:
         """Where the blob for ``sha`` lives (whether or not it exists)."""
