@@ -159,3 +159,24 @@ def test_kill_at_each_step_never_leaves_an_unaudited_change(tmp_path: Path, op: 
     # And the store keeps working: the next write chains on.
     store.write_text(path, "after the crash\n", actor="sleep", reason="next")
     assert store.verify(deep=True).ok
+
+
+def test_a_writer_waits_for_the_lock_then_times_out_clearly(tmp_path: Path) -> None:
+    from memctl.store import StoreBusyError
+
+    store = MemoryStore(tmp_path / "store", lock_timeout=0.5)
+    store.write_text("user/a.md", "x", actor="sleep", reason="seed")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from filelock import FileLock; "
+         f"l = FileLock({str(store.root / 'audit' / '.lock')!r}); l.acquire(); print('held', flush=True); time.sleep(30)"],
+        cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(StoreBusyError, match="locked by another writer"):
+            store.write_text("user/a.md", "y", actor="sleep", reason="blocked")
+        assert store.read_text("user/a.md")[0] == "x"  # reads never wait for the lock
+    finally:
+        holder.kill()
+        holder.wait()
+    store.write_text("user/a.md", "y", actor="sleep", reason="lock free again")
+    assert store.read_text("user/a.md")[0] == "y"
