@@ -16,6 +16,7 @@ Exit codes (scripts may rely on them; also in README):
     9  the model server is unusable: Ollama unreachable or the distill model missing
    10  the store's audit log or a version blob failed verification (tampered or damaged)
    11  the store file changed concurrently (stale expected sha) or its lock stayed busy
+   12  ask: nothing has been ingested yet
   130  interrupted (Ctrl-C)
 """
 
@@ -287,6 +288,9 @@ def doctor(
 from memctl import cli_store  # noqa: E402 - registers audit/history/show/rollback; needs the names above
 
 cli_store.register(app)
+from memctl import cli_wake  # noqa: E402 - registers ask/remember
+
+cli_wake.register(app)
 
 
 def main() -> None:

@@ -85,6 +85,18 @@ class Settings(BaseSettings):
     data_per_batch: int = Field(default=4, ge=1)
     graph_provider: Literal["kuzu", "ladybug"] = "kuzu"
 
+    # Wake (`memctl ask`)
+    router_model: str = Field(default="llama3.1:8b", min_length=1)  # may be smaller than the answer model
+    answer_model: str = Field(default="llama3.1:8b", min_length=1)
+    router_timeout_s: float = Field(default=20.0, gt=0)  # past it, routing falls back to lexical
+    graph_search_timeout_s: float = Field(default=30.0, gt=0)  # past it, retrieval falls back to raw notes
+    ask_top_k: int = Field(default=6, ge=1, le=50)
+    max_context_chars: int = Field(default=12000, ge=500)
+    answer_num_ctx: int = Field(default=8192, ge=1024)
+    # Off by default: the extraction step is one more model call per question, and a
+    # proposal should come from a deliberate exchange (`memctl ask --propose` or `remember`).
+    ask_propose: bool = False
+
     @field_validator("ollama_host")
     @classmethod
     def _ollama_host_is_a_url(cls, value: str) -> str:
@@ -156,6 +168,16 @@ class DataHome:
     def store(self) -> Path:
         """Root of the memory store (memory/, user/, staging/, audit/, versions/)."""
         return self.root / "store"
+
+    @property
+    def topic_index(self) -> Path:
+        """Per-topic name, description, note count and note list (maintained by ingest; read by ask)."""
+        return self.root / "topic_index.json"
+
+    @property
+    def note_index(self) -> Path:
+        """Per-topic BM25 indexes over the raw notes (a cache; rebuilt when stale)."""
+        return self.root / "index" / "notes"
 
     @property
     def reports(self) -> Path:

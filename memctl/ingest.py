@@ -489,10 +489,24 @@ class IngestRun:
 
         try:
             self.publish_notes()
+            self.refresh_indexes()
         except AuditIntegrityError as exc:
             raise IngestError(str(exc), 10) from exc
         except (StoreError, OSError) as exc:
             raise IngestError(f"publishing notes into {self.home.store} failed: {exc}", 7) from exc
+
+    def refresh_indexes(self) -> None:
+        """Rewrite the topic index and bring each topic's BM25 note index up to date, so that
+        `memctl ask` (routing, provenance, raw-notes fallback) never pays for a rebuild."""
+        from memctl.note_search import NoteSearch
+        from memctl.store import MemoryStore
+        from memctl.topic_index import build_topic_index
+
+        index = build_topic_index(self.home)
+        index.save(self.home.topic_index)
+        search = NoteSearch(MemoryStore(self.home.store), self.home.note_index)
+        for topic in index.slugs:
+            search.index_for(topic)
 
     @staticmethod
     def memory_path(topic: str, source_id: str) -> str:

@@ -49,9 +49,14 @@ Replies (all deterministic functions of the request)
        extracted from the input text (file names, code identifiers,
        capitalized words — in order of first appearance, at most 6) linked by
        edges from the first entity; ``summary``/``description`` fields get a
-       short extract of the input. ``format: "json"`` without any schema
+       short extract of the input; an ``enum`` is answered like a classifier
+       would (see ``_SchemaGen.choose``: the option whose mentions share the
+       most words with the question). ``format: "json"`` without any schema
        yields ``{"response": <default text reply>}``.
-    3. Otherwise the *distill* responder (``/api/chat``, ``/api/generate``,
+    3. memctl's answer prompt (``[REFERENCE]``/``[USER_MEMORY]`` sections and
+       a ``Question:``) gets :func:`answer_reply`: the first user memory,
+       then the best-matching reference's first line with its ``[n]`` citation.
+    4. Otherwise the *distill* responder (``/api/chat``, ``/api/generate``,
        and unscripted ``/v1/chat/completions``). The *transcript* is the
        concatenation of the user messages (``/api/generate``: the prompt).
        Inside it, a line that starts (after optional ``#``, ``-``, ``*``,
@@ -352,6 +357,47 @@ def distill_reply(transcript: str) -> str:
 # ----------------------------- JSON schema -------------------------------
 
 
+_REFERENCE_HEADER = re.compile(r"^\[(\d+)\] (.*)$")
+
+
+def _is_answer_request(text: str) -> bool:
+    """memctl's answer prompt: a ``[REFERENCE]`` or ``[USER_MEMORY]`` section and a ``Question:``."""
+    return "Question:" in text and ("[REFERENCE]" in text or "[USER_MEMORY]" in text)
+
+
+def answer_reply(text: str) -> str:
+    """Deterministic answer to a question asked over memctl's context sections.
+
+    Quotes the first ``[USER_MEMORY]`` entry (user memory takes precedence),
+    then the first substantive line of the ``[REFERENCE]`` excerpt sharing
+    the most words with the question, cited by its number. Without either:
+    ``I could not find this in your memory.``
+    """
+    question = text[text.rfind("Question:") + len("Question:"):]
+    wanted = {w.lower() for w in _words(question) if len(w) >= 3}
+    section, memories, refs = "", [], []
+    for line in text[: text.rfind("Question:")].splitlines():
+        if line in ("[USER_MEMORY]", "[REFERENCE]"):
+            section = line
+            continue
+        header = _REFERENCE_HEADER.match(line) if section == "[REFERENCE]" else None
+        if header:
+            refs.append([header.group(1), []])
+        elif section == "[USER_MEMORY]" and line.startswith("- ("):
+            memories.append(line.split(") ", 1)[-1])
+        elif section == "[REFERENCE]" and refs and line.strip():
+            refs[-1][1].append(line.strip())
+    parts = []
+    if memories:
+        parts.append(f"Your recorded preference: {memories[0]}")
+    if refs:
+        number, lines = max(refs, key=lambda r: (len(wanted & {w.lower() for w in _words(" ".join(r[1]))}),
+                                                 -int(r[0])))
+        body = [ln.lstrip("#-* ").strip() for ln in lines if ln.lstrip("#-* ").strip()]
+        parts.append(f"{body[0] if body else 'See the note'} [{number}]")
+    return "\n".join(parts) if parts else "I could not find this in your memory."
+
+
 class _SchemaGen:
     """Build a deterministic instance of a JSON schema, content from ``text``."""
 
@@ -385,7 +431,7 @@ class _SchemaGen:
         if "const" in schema:
             return copy.deepcopy(schema["const"])
         if "enum" in schema:
-            return copy.deepcopy(schema["enum"][0])
+            return copy.deepcopy(self.choose(schema["enum"]))
         if "allOf" in schema:
             merged: dict[str, Any] = {}
             for sub in schema["allOf"]:
@@ -429,6 +475,30 @@ class _SchemaGen:
         if typ == "boolean":
             return True
         return None
+
+    def choose(self, options: list[Any]) -> Any:
+        """Pick the enum option the input is about (a classifier's behaviour).
+
+        The *question* is the text after the last ``Question:`` (else the last
+        non-empty line). Each string option is scored by how many distinct
+        question words (lowercased, 3+ letters) occur in the other lines that
+        mention the option; the highest score wins, ties go to the earlier
+        option. Non-string options: the first.
+        """
+        if len(options) < 2 or not all(isinstance(o, str) for o in options):
+            return options[0]
+        lines = [line for line in self.text.splitlines() if line.strip()]
+        marker = self.text.rfind("Question:")
+        question = self.text[marker + len("Question:"):] if marker >= 0 else (lines[-1] if lines else "")
+        wanted = {w.lower() for w in _words(question) if len(w) >= 3}
+        best, best_score = options[0], 0
+        for option in options:
+            pattern = re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])")
+            context = " ".join(line for line in lines if pattern.search(line) and question.strip() not in line)
+            score = len(wanted & {w.lower() for w in _words(context)})
+            if score > best_score:
+                best, best_score = option, score
+        return best
 
     def number(self, schema: dict[str, Any], integer: bool) -> float:
         lo = schema.get("minimum", schema.get("exclusiveMinimum"))
@@ -1123,7 +1193,7 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _text_reply(self, transcript: str) -> str:
-        reply = distill_reply(transcript)
+        reply = answer_reply(transcript) if _is_answer_request(transcript) else distill_reply(transcript)
         if self.fake.think:
             n = len(_words(transcript))
             reply = f"<think>\nReading a transcript of {n} words; deciding what is worth keeping.\n</think>\n" + reply

@@ -1,0 +1,95 @@
+"""Proposals: candidate memories quarantined in ``staging/`` until the sleep cycle validates them.
+
+Neither ``ask`` nor ``remember`` may change trusted memory; both can only
+*propose*. A proposal is one JSON file written through the store by an
+untrusted actor (``ask`` or ``remember``) at
+``staging/sessions/<session>/inbox/<id>.json``::
+
+    {"id": "20261130T054512Z-a1b2c3", "session": "ses_x", "target": "user",
+     "path": "user/sessions/ses_x/20261130T054512Z-a1b2c3.md",
+     "content": "Prefers pnpm over npm in this repo.", "topic": "alpha" | null,
+     "kind": "preference" | "decision" | "note", "created": "2026-11-30T05:45:12Z",
+     "source": "remember" | "ask", "redactions": 0}
+
+``path`` is where sleep would promote it: ``user/global/…`` (``--global``),
+``user/topics/<topic>/…`` (a topic given), else ``user/sessions/<session>/…``.
+Content is secret-scrubbed before it is written (``redactions`` counts the
+markers); sleep's validator still checks everything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+
+from memctl.scrub import scrub
+from memctl.store import MemoryStore
+
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+TOPIC_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+MAX_PROPOSAL_CHARS = 4000
+DEFAULT_SESSION = "cli"
+
+
+class ProposalError(ValueError):
+    """A proposal that cannot be staged (bad session id, empty or oversize content)."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A staged proposal (see the module doc for the JSON shape)."""
+
+    id: str
+    session: str
+    target: str
+    path: str
+    content: str
+    topic: str | None
+    kind: str
+    created: str
+    source: str
+    redactions: int
+
+    @property
+    def staged_path(self) -> str:
+        return f"staging/sessions/{self.session}/inbox/{self.id}.json"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def stage_proposal(store: MemoryStore, *, session: str, content: str, source: str, topic: str | None = None,
+                   kind: str = "note", global_scope: bool = False) -> Proposal:
+    """Scrub and write one proposal into the session's inbox (actor = ``source``); return it.
+
+    Raises:
+        ProposalError: bad session id or topic slug, empty content, over 4000 characters.
+        memctl.store.StoreError: the store refused the write.
+    """
+    if not SESSION_ID.match(session or ""):
+        raise ProposalError(f"invalid session id {session!r}: use letters, digits, '_', '.', '-' (max 128)")
+    if topic is not None and not TOPIC_SLUG.match(topic):
+        raise ProposalError(f"invalid topic {topic!r}: a topic is a slug such as 'alpha' (see `memctl ask --help`)")
+    text = (content or "").strip()
+    if not text:
+        raise ProposalError("nothing to remember: the text is empty")
+    if len(text) > MAX_PROPOSAL_CHARS:
+        raise ProposalError(f"the text is {len(text)} characters; a memory is at most {MAX_PROPOSAL_CHARS}")
+    cleaned = scrub(text)
+    now = datetime.now(timezone.utc)
+    proposal_id = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"
+    if global_scope:
+        target_path = f"user/global/{proposal_id}.md"
+    elif topic:
+        target_path = f"user/topics/{topic}/{proposal_id}.md"
+    else:
+        target_path = f"user/sessions/{session}/{proposal_id}.md"
+    proposal = Proposal(id=proposal_id, session=session, target="user", path=target_path, content=cleaned.text,
+                        topic=topic, kind=kind, created=now.strftime("%Y-%m-%dT%H:%M:%SZ"), source=source,
+                        redactions=sum(cleaned.counts.values()))
+    store.write_text(proposal.staged_path, json.dumps(proposal.as_dict(), indent=2, ensure_ascii=False) + "\n",
+                     actor=source, reason=f"proposal {proposal_id} from {source} (session {session})")
+    return proposal
