@@ -295,7 +295,13 @@ def test_db_directory_finds_the_database(tmp_path: Path) -> None:
         OpenCodeSource(tmp_path)
 
 
-def test_event_table_is_never_read(small_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("which", ["synthetic", "dev-fixture"])
+def test_event_table_is_never_read(which: str, small_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither ``event`` nor the dev build's ``session_input`` (both repeat conversation text)."""
+    if which == "dev-fixture":  # both layouts, real rows in event and session_input
+        small_db = tmp_path / "dev" / "opencode-dev.db"
+        small_db.parent.mkdir()
+        shutil.copy2(REPO / "tests" / "fixtures" / "opencode-dev" / "opencode-dev.db", small_db)
     tables_read: set[str] = set()
     original = OpenCodeSource._connect_raw
 
@@ -315,7 +321,9 @@ def test_event_table_is_never_read(small_db: Path, monkeypatch: pytest.MonkeyPat
     source.check_schema()
     list(source.iter_sessions())
     assert "part" in tables_read and "message" in tables_read
-    assert "event" not in tables_read
+    assert "event" not in tables_read and "session_input" not in tables_read
+    if which == "dev-fixture":
+        assert "session_message" in tables_read
 
 
 def test_live_wal_rows_are_seen_and_files_stay_byte_identical(tmp_path: Path) -> None:
