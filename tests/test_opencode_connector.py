@@ -255,27 +255,30 @@ def test_lifecycle_rows_without_seq_do_not_make_a_new_layout(tmp_path: Path) -> 
     assert len(list(source.iter_sessions())) == 2
 
 
-def test_session_message_rows_without_needed_columns_are_a_clear_error(tmp_path: Path) -> None:
-    db = build_database(tmp_path / "opencode.db", 1, turns=1)
-    conn = sqlite3.connect(db)
-    conn.execute("DROP TABLE session_message")
-    conn.execute("CREATE TABLE session_message (id TEXT, session_id TEXT, kind TEXT, payload TEXT)")
-    conn.execute("INSERT INTO session_message VALUES ('m1', 's1', 'user', '{}')")
-    conn.commit()
-    conn.close()
-    with pytest.raises(UnsupportedSchemaError, match=r"1 conversation rows in 'session_message'.*lacks columns"):
-        OpenCodeSource(db).check_schema()
+_SESSION_TABLES = (
+    "CREATE TABLE session (id TEXT, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT, "
+    "version TEXT, time_created INTEGER, time_updated INTEGER)",
+    "CREATE TABLE project (id TEXT, worktree TEXT)",
+)
 
 
-def test_no_conversation_table_is_a_clear_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("statements", "message"), [
+    (_SESSION_TABLES, r"missing tables message \+ part, or session_message; found project, session"),
+    (_SESSION_TABLES + ("CREATE TABLE session_message (id TEXT, session_id TEXT, kind TEXT, payload TEXT)",
+                        "INSERT INTO session_message VALUES ('m1', 's1', 'user', '{}')"),
+     r"1 conversation rows in 'session_message'.*lacks columns \['data', 'time_created', 'type'\]"),
+    (_SESSION_TABLES + ("CREATE TABLE message (id TEXT, session_id TEXT, data TEXT)",
+                        "CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT)"),
+     r"table 'message' .* lacks columns \['time_created'\]"),
+])
+def test_layouts_that_cannot_be_read_are_a_clear_error(tmp_path: Path, statements: tuple[str, ...], message: str) -> None:
     db = tmp_path / "opencode.db"
     conn = sqlite3.connect(db)
-    conn.execute("CREATE TABLE session (id TEXT, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT, "
-                 "version TEXT, time_created INTEGER, time_updated INTEGER)")
-    conn.execute("CREATE TABLE project (id TEXT, worktree TEXT)")
+    for statement in statements:
+        conn.execute(statement)
     conn.commit()
     conn.close()
-    with pytest.raises(UnsupportedSchemaError, match=r"missing tables message \+ part, or session_message; found project, session"):
+    with pytest.raises(UnsupportedSchemaError, match=message):
         OpenCodeSource(db).check_schema()
 
 
