@@ -388,10 +388,10 @@ class OpenCodeSource:
         interleaves the two by message time and id.
         """
         old, seen_ids = [], set()
-        if MESSAGE_PART in layouts.layouts:
+        if MESSAGE_PART in layouts.readable_layouts:
             old, seen_ids = read_message_parts(conn, session_id, self._cells)
         new = []
-        if SESSION_MESSAGE in layouts.layouts:
+        if SESSION_MESSAGE in layouts.readable_layouts:
             new = read_session_messages(conn, session_id, self._cells,
                                         ordered_by_seq=layouts.session_message_seq, skip_ids=seen_ids)
         if not new:

@@ -73,8 +73,11 @@ class LayoutReport:
         generation: the OpenCode table generation, for diagnostics:
             ``"1.2"`` (no ``event`` table), ``"1.14"`` (``session_message``
             without ``seq``) or ``"1.18"`` (``session_message`` with ``seq``).
-        layouts: the conversation layouts this database can hold (their
-            tables exist with the needed columns), in reading order.
+        layouts: the conversation layouts that hold at least one session.
+        readable_layouts: the layouts whose tables exist with the needed
+            columns, in reading order: the reader asks each of them for every
+            session (so a session written in a layout while a long read runs
+            is not missed; both lookups are indexed by session id).
         sessions: rows in ``session`` (subagent sessions included).
         sessions_by_layout: sessions with content in each layout (a session
             with rows in both counts in both); ``"none"``: sessions without
@@ -88,6 +91,7 @@ class LayoutReport:
     tables: tuple[str, ...]
     generation: str
     layouts: tuple[str, ...]
+    readable_layouts: tuple[str, ...]
     sessions: int
     sessions_by_layout: dict[str, int] = field(default_factory=dict)
     parts: int = 0
@@ -97,7 +101,7 @@ class LayoutReport:
     def describe(self) -> str:
         """One line for ``memctl doctor``: the layouts with their session counts."""
         found = [f"{LAYOUT_LABELS[layout]}: {self.sessions_by_layout.get(layout, 0)} sessions"
-                 for layout in self.layouts if self.sessions_by_layout.get(layout, 0) or layout == MESSAGE_PART]
+                 for layout in self.layouts]
         empty = self.sessions_by_layout.get("none", 0)
         if empty:
             found.append(f"{empty} sessions without messages")
@@ -151,12 +155,12 @@ def detect_layouts(conn: Connection, db_label: str) -> LayoutReport:
             f"{', '.join(lacking)}; found {found}. Supported: {SUPPORTED_LAYOUT}."
         )
     _require(db_label, inspector, tables, REQUIRED_COLUMNS)
-    layouts: list[str] = []
+    readable: list[str] = []
     sessions_by_layout: dict[str, int] = {}
     parts = session_messages = 0
     if has_message_part:
         _require(db_label, inspector, tables, MESSAGE_PART_COLUMNS)
-        layouts.append(MESSAGE_PART)
+        readable.append(MESSAGE_PART)
         parts = conn.execute(text("SELECT count(*) FROM part")).scalar_one()
         sessions_by_layout[MESSAGE_PART] = conn.execute(
             text("SELECT count(DISTINCT session_id) FROM message")).scalar_one()
@@ -166,22 +170,22 @@ def detect_layouts(conn: Connection, db_label: str) -> LayoutReport:
         seq = "seq" in columns
         where = f" WHERE {content_row_filter()}" if "type" in columns else ""
         session_messages = conn.execute(text(f"SELECT count(*) FROM session_message{where}")).scalar_one()
-        if session_messages:
-            lacking = SESSION_MESSAGE_COLUMNS - columns
-            if lacking:
-                raise UnsupportedSchemaError(
-                    f"{db_label} holds {session_messages} conversation rows in 'session_message', but that "
-                    f"table lacks columns {sorted(lacking)} (has {sorted(columns)}). Supported: {SUPPORTED_LAYOUT}."
-                )
-            layouts.append(SESSION_MESSAGE)
+        lacking = SESSION_MESSAGE_COLUMNS - columns
+        if lacking and session_messages:
+            raise UnsupportedSchemaError(
+                f"{db_label} holds {session_messages} conversation rows in 'session_message', but that "
+                f"table lacks columns {sorted(lacking)} (has {sorted(columns)}). Supported: {SUPPORTED_LAYOUT}."
+            )
+        if not lacking:
+            readable.append(SESSION_MESSAGE)
             sessions_by_layout[SESSION_MESSAGE] = conn.execute(
                 text(f"SELECT count(DISTINCT session_id) FROM session_message WHERE {content_row_filter()}")
             ).scalar_one()
     sessions = conn.execute(text("SELECT count(*) FROM session")).scalar_one()
     without = []
-    if MESSAGE_PART in layouts:
+    if MESSAGE_PART in readable:
         without.append("NOT EXISTS (SELECT 1 FROM message m WHERE m.session_id = s.id)")
-    if SESSION_MESSAGE in layouts:
+    if SESSION_MESSAGE in readable:
         without.append("NOT EXISTS (SELECT 1 FROM session_message x WHERE x.session_id = s.id "
                        f"AND {content_row_filter('x.')})")
     sessions_by_layout["none"] = conn.execute(
@@ -193,7 +197,9 @@ def detect_layouts(conn: Connection, db_label: str) -> LayoutReport:
     else:
         generation = "1.14"
     return LayoutReport(
-        tables=tuple(sorted(tables)), generation=generation, layouts=tuple(layouts), sessions=sessions,
+        tables=tuple(sorted(tables)), generation=generation,
+        layouts=tuple(layout for layout in readable if sessions_by_layout.get(layout)),
+        readable_layouts=tuple(readable), sessions=sessions,
         sessions_by_layout=sessions_by_layout, parts=parts, session_messages=session_messages,
         session_message_seq=seq,
     )

@@ -251,8 +251,20 @@ def test_lifecycle_rows_without_seq_do_not_make_a_new_layout(tmp_path: Path) -> 
     source = OpenCodeSource(db)
     report = source.check_schema()
     assert report.layouts == ("message-part",) and not report.session_message_seq
-    assert report.sessions_by_layout == {"message-part": 2, "none": 0}
-    assert len(list(source.iter_sessions())) == 2
+    assert report.readable_layouts == ("message-part", "session-message")
+    assert report.sessions_by_layout == {"message-part": 2, "session-message": 0, "none": 0}
+    sessions = list(source.iter_sessions())
+    assert len(sessions) == 2 and source.stats.skipped_rows == 0
+    assert all(p.type != "agent" for s in sessions for p in s.parts)
+
+
+def test_a_new_layout_session_written_during_a_read_is_seen(small_db: Path) -> None:
+    """The layouts are decided once, but every session is asked of every readable layout."""
+    source = OpenCodeSource(small_db)
+    assert source.check_schema().layouts == ("message-part",)
+    sid = _new_layout_session(small_db)  # OpenCode's HTTP API writes while memctl reads
+    session = next(s for s in source.iter_sessions() if s.info.id == sid)
+    assert [p.data.get("text") for p in session.parts][:1] == ["List the files please"]
 
 
 _SESSION_TABLES = (

@@ -82,8 +82,8 @@ def transcripts_by_scenario(copies: dict[str, Path], name: str) -> dict[str, Tra
 
 @pytest.mark.parametrize(("name", "generation", "layouts", "by_layout"), [
     ("opencode-1.2", "1.2", ("message-part",), {"message-part": 7, "none": 0}),
-    ("opencode-1.14", "1.14", ("message-part",), {"message-part": 7, "none": 0}),
-    ("opencode-1.18", "1.18", ("message-part",), {"message-part": 11, "none": 0}),
+    ("opencode-1.14", "1.14", ("message-part",), {"message-part": 7, "session-message": 0, "none": 0}),
+    ("opencode-1.18", "1.18", ("message-part",), {"message-part": 11, "session-message": 0, "none": 0}),
     ("opencode-dev", "1.18", ("message-part", "session-message"),
      {"message-part": 4, "session-message": 3, "none": 0}),
 ])
