@@ -162,7 +162,8 @@ def _new_layout_session(db: Path, session_id: str = "ses_zz_new_layout") -> str:
     conn.close()
     tool = {"type": "tool", "id": "call_1", "name": "bash", "provider": {"executed": False},
             "state": {"status": "completed", "input": {"command": "ls"},
-                      "content": [{"type": "text", "text": "a.txt"}, {"type": "text", "text": "Command exited with code 0."}],
+                      "content": [{"type": "text", "text": "a.txt"}, {"type": "text", "text": "Command exited with code 0."},
+                                  {"type": "text", "text": "x" * 500}],
                       "structured": {"exit": 0}}, "time": {"created": BASE_MS}}
     failed = {"type": "tool", "id": "call_2", "name": "edit", "state": {
         "status": "error", "input": {"path": "a.txt"}, "content": [], "structured": {},
@@ -200,7 +201,8 @@ def test_session_message_layout_is_read_in_seq_order(small_db: Path) -> None:
         ("user", "compaction", None), ("user", "text", "Continue."), ("user", "tool", "bash"),
     ]
     bash = session.parts[3].data["state"]
-    assert bash == {"status": "completed", "input": {"command": "ls"}, "output": "a.txt\nCommand exited with code 0."}
+    assert bash == {"status": "completed", "input": {"command": "ls"},
+                    "output": "a.txt\nCommand exited with code 0.\n" + "x" * 500}
     assert session.parts[4].data["state"]["error"] == "Could not find oldString"
     assert session.parts[6].data["files"] == ["a.txt"]
     assert session.parts[7].data == {"type": "compaction", "auto": True}
@@ -209,7 +211,8 @@ def test_session_message_layout_is_read_in_seq_order(small_db: Path) -> None:
     assert source.stats.unknown_types == 2
     assert any("'teleport'" in w for w in source.stats.warnings)
     assert any("'hologram'" in w for w in source.stats.warnings)
-    transcript = build_transcript(session, Settings())
+    transcript = build_transcript(session, Settings(max_tool_output_chars=100))
+    assert "x" * 200 not in transcript.text and "[truncated " in transcript.text  # bounded like any tool output
     assert "[context compacted automatically]" in transcript.text
     assert "**Tool `edit`** — error" in transcript.text and "Continue." not in transcript.text
 
