@@ -26,7 +26,9 @@ class Part:
             ``text``, ``reasoning``, ``tool``, ``file``, ``patch``,
             ``subtask``, ``agent``, ``step-start``, ``step-finish``,
             ``snapshot``, ``retry``, ``compaction``, …).
-        data: the decoded part JSON (OpenCode `part.data`, message-v2 schema).
+        data: the decoded part JSON (OpenCode `part.data`, message-v2 schema;
+            rows of the dev build's ``session_message`` layout are converted
+            to the same shape by ``connectors/opencode_session_message.py``).
             Raw and unscrubbed: it must never be persisted as is.
         time_created: milliseconds since the epoch.
     """
