@@ -26,7 +26,9 @@ class Part:
             ``text``, ``reasoning``, ``tool``, ``file``, ``patch``,
             ``subtask``, ``agent``, ``step-start``, ``step-finish``,
             ``snapshot``, ``retry``, ``compaction``, …).
-        data: the decoded part JSON (OpenCode `part.data`, message-v2 schema).
+        data: the decoded part JSON (OpenCode `part.data`, message-v2 schema;
+            rows of the dev build's ``session_message`` layout are converted
+            to the same shape by ``connectors/opencode_session_message.py``).
             Raw and unscrubbed: it must never be persisted as is.
         time_created: milliseconds since the epoch.
     """
@@ -94,7 +96,9 @@ class Session:
 class ReadStats:
     """Counters of what a connector skipped instead of crashing.
 
-    Each counter is a number of rows; ``warnings`` keeps the first few
+    Each counter is a number of rows (``unknown_types``: rows or content
+    items of a type the connector does not know, e.g. a new OpenCode
+    ``session_message`` type); ``warnings`` keeps the first few
     human-readable messages (bounded) for the run summary.
     """
 
@@ -104,7 +108,10 @@ class ReadStats:
     missing_fields: int = 0
     undecodable_text: int = 0
     orphan_parts: int = 0
+    unknown_types: int = 0
     warnings: list[str] = field(default_factory=list)
+
+    SKIP_COUNTERS = ("malformed_json", "missing_fields", "undecodable_text", "orphan_parts", "unknown_types")
 
     MAX_WARNINGS = 50
 
@@ -114,7 +121,11 @@ class ReadStats:
         if len(self.warnings) < self.MAX_WARNINGS:
             self.warnings.append(message)
 
+    def skip_counts(self) -> dict[str, int]:
+        """The non-zero skip counters by name (for run summaries)."""
+        return {name: getattr(self, name) for name in self.SKIP_COUNTERS if getattr(self, name)}
+
     @property
     def skipped_rows(self) -> int:
         """Total rows skipped for any reason."""
-        return self.malformed_json + self.missing_fields + self.undecodable_text + self.orphan_parts
+        return sum(getattr(self, name) for name in self.SKIP_COUNTERS)

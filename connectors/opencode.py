@@ -1,11 +1,23 @@
-"""OpenCode history connector: strictly read-only reader of `opencode.db`.
+"""OpenCode history connector: strictly read-only reader of `opencode.db` / `opencode-dev.db`.
 
 Source format: OpenCode >= 1.2 stores history in SQLite (drizzle schema):
-``project(id, worktree, …)``, ``session(id, project_id, parent_id, directory,
-title, version, time_created, time_updated, …)``, ``message(id, session_id,
-time_created, data)`` and ``part(id, message_id, session_id, time_created,
-data)``, where ``data`` is JSON in OpenCode's message-v2 schema (message:
-``{role, time, …}``; part: ``{type, …}``). Times are epoch milliseconds.
+``project(id, worktree, …)`` and ``session(id, project_id, parent_id,
+directory, title, version, time_created, time_updated, …)`` in every
+release; the conversation itself in one of two layouts, detected per
+database and per session from tables, columns and rows
+(:mod:`connectors.opencode_schema`):
+
+* ``message`` + ``part`` with message-v2 JSON (1.2 – 1.18, and the dev build
+  0.0.0-dev-202609212252 through ``opencode run``):
+  :mod:`connectors.opencode_message_part`;
+* ``session_message`` rows ordered by ``seq`` (the dev build through its HTTP
+  API): :mod:`connectors.opencode_session_message`.
+
+Both adapters yield the one session model of :mod:`connectors.model`. A
+database may hold sessions of both layouts; sessions are listed once, from
+the ``session`` table, and a session with rows in both layouts gets them
+merged in time order (a message id present in both is taken once). Times are
+epoch milliseconds.
 
 Read-only guarantees (the user's database is never changed):
 
@@ -24,9 +36,10 @@ Read-only guarantees (the user's database is never changed):
   the session list), so we never hold a read snapshot that would stop
   OpenCode's WAL checkpoints for the duration of a long ingest.
 
-Only ``session``/``message``/``part`` (and ``project`` for the worktree) are
-read. OpenCode's ``event`` table repeats every part, secrets included; it must
-never become a second, unscrubbed source, so this module never queries it.
+Only ``session``/``message``/``part``/``session_message`` (and ``project`` for
+the worktree) are read. OpenCode's ``event`` table repeats every part, and the
+dev build's ``session_input`` every prompt, secrets included; they must never
+become a second, unscrubbed source, so this module never queries them.
 
 Subagent sessions (``session.parent_id`` set) are folded into their root
 session (see :class:`connectors.model.Session`): only roots are yielded, and
@@ -35,7 +48,7 @@ session (see :class:`connectors.model.Session`): only roots are yielded, and
 
 from __future__ import annotations
 
-import orjson
+import heapq
 import os
 import sqlite3
 import time
@@ -44,54 +57,47 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import quote
 
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 
 from connectors.model import Part, ReadStats, Session, SessionInfo
+from connectors.opencode_cells import CellDecoder
+from connectors.opencode_errors import (
+    SourceBusyError,
+    SourceError,
+    SourceNotFoundError,
+    UnknownSessionError,
+    UnsupportedSchemaError,
+)
+from connectors.opencode_message_part import read_message_parts
+from connectors.opencode_schema import (
+    MESSAGE_PART,
+    SESSION_MESSAGE,
+    SUPPORTED_LAYOUT,
+    LayoutReport,
+    detect_layouts,
+)
+from connectors.opencode_session_message import read_session_messages
 
-SUPPORTED_LAYOUT = "OpenCode >= 1.2 (tables session, message, part with JSON data columns; message-v2 parts)"
-
-REQUIRED_COLUMNS: dict[str, set[str]] = {
-    "session": {"id", "project_id", "parent_id", "directory", "title", "version", "time_created", "time_updated"},
-    "message": {"id", "session_id", "time_created", "data"},
-    "part": {"id", "message_id", "session_id", "time_created", "data"},
-    "project": {"id", "worktree"},
-}
-
-# Prepared once: SQLAlchemy caches the compiled form per statement object.
-_MESSAGES_OF_SESSION = text("SELECT id, time_created, data FROM message WHERE session_id = :id")
-_PARTS_OF_SESSION = text("SELECT id, message_id, time_created, data FROM part WHERE session_id = :id")
+__all__ = [
+    "DB_FILE_NAMES", "OpenCodeSource", "SessionFilter", "SourceBusyError", "SourceError", "SourceNotFoundError",
+    "SUPPORTED_LAYOUT", "UnknownSessionError", "UnsupportedSchemaError", "locate_database", "resolve_db_path",
+]
 
 PAGE_SIZE = 200
 BUSY_TIMEOUT_S = 2.0
 BUSY_ATTEMPTS = 4
 
-
-class SourceError(Exception):
-    """Base class: the OpenCode database cannot be read. Message is user-facing."""
-
-
-class SourceNotFoundError(SourceError):
-    """No database file at the resolved path."""
-
-
-class UnsupportedSchemaError(SourceError):
-    """The database layout is not one this connector reads."""
-
-
-class UnknownSessionError(SourceError):
-    """A ``--session`` id that is not in the database (a usage error, not a broken source)."""
-
-
-class SourceBusyError(SourceError):
-    """The database stayed locked/busy through the bounded retries."""
+DB_FILE_NAMES = ("opencode.db", "opencode-dev.db")
+"""The file names OpenCode gives its database: releases ``opencode.db``, dev builds ``opencode-dev.db``."""
 
 
 def resolve_db_path(explicit: str | Path | None = None, env: dict[str, str] | None = None) -> Path:
     """Return the OpenCode DB path: ``--db`` > ``OPENCODE_DB`` > ``$XDG_DATA_HOME/opencode/opencode.db``
-    > ``~/.local/share/opencode/opencode.db``. The file is not checked here."""
+    > ``~/.local/share/opencode/opencode.db``. Nothing is checked here: a
+    directory (or a missing default file) is resolved by :func:`locate_database`."""
     env = os.environ if env is None else env
     if explicit:
         return Path(explicit).expanduser()
@@ -100,6 +106,38 @@ def resolve_db_path(explicit: str | Path | None = None, env: dict[str, str] | No
     if env.get("XDG_DATA_HOME"):
         return Path(env["XDG_DATA_HOME"]).expanduser() / "opencode" / "opencode.db"
     return Path("~/.local/share/opencode/opencode.db").expanduser()
+
+
+def locate_database(path: Path) -> Path:
+    """The database file for ``path``: the file itself, or in a directory its
+    ``opencode.db`` or ``opencode-dev.db``.
+
+    Raises:
+        SourceNotFoundError: nothing there; a directory with neither file (or
+            with both: which one is meant is the user's choice); a missing
+            ``opencode.db`` whose directory has an ``opencode-dev.db`` says so.
+    """
+    if path.is_dir():
+        present = [path / name for name in DB_FILE_NAMES if (path / name).is_file()]
+        if len(present) == 1:
+            return present[0]
+        if present:
+            raise SourceNotFoundError(
+                f"{path} holds both {DB_FILE_NAMES[0]} (OpenCode releases) and {DB_FILE_NAMES[1]} (dev builds); "
+                f"pass the one to read, e.g. --db {present[0]}"
+            )
+        raise SourceNotFoundError(
+            f"{path} is a directory without an OpenCode database ({' or '.join(DB_FILE_NAMES)}). "
+            "Pass --db PATH or set OPENCODE_DB (default: ~/.local/share/opencode/opencode.db)."
+        )
+    if path.is_file():
+        return path
+    sibling = path.parent / DB_FILE_NAMES[1]
+    hint = f" There is a dev-build database beside it: --db {sibling}" if sibling.is_file() and path.name == DB_FILE_NAMES[0] else ""
+    raise SourceNotFoundError(
+        f"OpenCode database not found at {path}. Pass --db PATH or set OPENCODE_DB "
+        f"(default: ~/.local/share/opencode/opencode.db).{hint}"
+    )
 
 
 @dataclass(frozen=True)
@@ -128,19 +166,12 @@ class OpenCodeSource:
     """
 
     def __init__(self, db_path: Path) -> None:
-        self.db_path = Path(db_path).expanduser().absolute()
-        if self.db_path.is_dir():
-            raise SourceNotFoundError(
-                f"{self.db_path} is a directory; pass the database file inside it, e.g. --db {self.db_path / 'opencode.db'}"
-            )
-        if not self.db_path.is_file():
-            raise SourceNotFoundError(
-                f"OpenCode database not found at {self.db_path}. Pass --db PATH or set OPENCODE_DB "
-                "(default: ~/.local/share/opencode/opencode.db)."
-            )
+        self.db_path = locate_database(Path(db_path).expanduser().absolute())
         self.stats = ReadStats()
+        self._cells = CellDecoder(self.stats)
         self._engine: Engine | None = None
         self._engine_mode: str | None = None
+        self._layouts: LayoutReport | None = None
 
     # -- connections ---------------------------------------------------------------
 
@@ -152,21 +183,8 @@ class OpenCodeSource:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         # Our decoding: one cell of invalid UTF-8 must not abort a whole query
         # (sqlite3's default raises OperationalError for the entire fetch).
-        conn.text_factory = self._decode_text
+        conn.text_factory = self._cells.decode_text
         return conn
-
-    def _decode_text(self, raw: bytes) -> str:
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            self.stats.warn("undecodable_text", "a text cell held invalid UTF-8; bytes replaced with U+FFFD")
-            return raw.decode("utf-8", errors="replace")
-
-    def _cell_text(self, value: Any) -> str:
-        """A JSON ``data`` cell as text; a BLOB-typed cell (same bytes, other storage class) is decoded too."""
-        if isinstance(value, bytes):
-            return self._decode_text(value)
-        return value or ""
 
     def _engine_for_now(self) -> Engine:
         mode = "wal" if self._wal_present() else "immutable"
@@ -219,45 +237,21 @@ class OpenCodeSource:
 
     # -- schema --------------------------------------------------------------------
 
-    def check_schema(self) -> dict[str, int]:
-        """Detect the layout from ``sqlite_master``; return row counts of the session tables.
+    def check_schema(self) -> LayoutReport:
+        """Detect the layouts (tables, columns, rows) and count sessions per layout.
+
+        Returns:
+            the :class:`connectors.opencode_schema.LayoutReport`; the reader
+            uses it for every later session.
 
         Raises:
-            UnsupportedSchemaError: naming the tables found and the supported layout.
+            UnsupportedSchemaError: naming the tables or columns found and the supported layouts.
         """
+        self._layouts = self._run(lambda conn: detect_layouts(conn, str(self.db_path)), "detecting the schema")
+        return self._layouts
 
-        def detect(conn: Connection) -> dict[str, int]:
-            inspector = inspect(conn)
-            tables = set(inspector.get_table_names())
-            missing = [t for t in REQUIRED_COLUMNS if t not in tables]
-            if missing:
-                found = ", ".join(sorted(tables)) or "no tables"
-                raise UnsupportedSchemaError(
-                    f"{self.db_path} does not look like an OpenCode history database: missing tables "
-                    f"{', '.join(missing)}; found {found}. Supported: {SUPPORTED_LAYOUT}."
-                )
-            for table, needed in REQUIRED_COLUMNS.items():
-                have = {c["name"] for c in inspector.get_columns(table)}
-                lacking = needed - have
-                if lacking:
-                    raise UnsupportedSchemaError(
-                        f"table {table!r} in {self.db_path} lacks columns {sorted(lacking)} "
-                        f"(has {sorted(have)}). Supported: {SUPPORTED_LAYOUT}."
-                    )
-            counts = {t: conn.execute(text(f"SELECT count(*) FROM {t}")).scalar_one() for t in ("session", "message", "part")}
-            # OpenCode 1.18 ships an empty session_message table; rows there (or a
-            # session_v2 table with rows) mean sessions in a layout we cannot read yet.
-            for newer in ("session_message", "session_v2"):
-                if newer in tables:
-                    rows = conn.execute(text(f"SELECT count(*) FROM {newer}")).scalar_one()
-                    if rows:
-                        raise UnsupportedSchemaError(
-                            f"{self.db_path} holds {rows} rows in {newer!r}: sessions in OpenCode's newer "
-                            f"layout, which this memctl version cannot read yet. Supported: {SUPPORTED_LAYOUT}."
-                        )
-            return counts
-
-        return self._run(detect, "detecting the schema")
+    def _layout_report(self) -> LayoutReport:
+        return self._layouts if self._layouts is not None else self.check_schema()
 
     # -- sessions ------------------------------------------------------------------
 
@@ -271,16 +265,9 @@ class OpenCodeSource:
         return SessionInfo(
             id=d[0], title=d[1] or "", directory=d[2] or "", project_id=d[3] or "",
             project_worktree=d[4] or "", parent_id=d[5] or None,
-            time_created=self._millis(row[6], d[0]), time_updated=self._millis(row[7], d[0]), version=d[8] or "",
+            time_created=self._cells.millis(row[6], d[0]), time_updated=self._cells.millis(row[7], d[0]),
+            version=d[8] or "",
         )
-
-    def _millis(self, value: Any, session_id: str) -> int:
-        """An epoch-ms column as int; a non-numeric cell counts a warning and reads as 0."""
-        try:
-            return int(value or 0)
-        except (TypeError, ValueError):
-            self.stats.warn("missing_fields", f"session {session_id}: time column holds {value!r}")
-            return 0
 
     def _root_of(self, conn: Connection, session_id: str) -> str | None:
         current, previous, seen = session_id, session_id, set()
@@ -365,15 +352,17 @@ class OpenCodeSource:
         return total
 
     def read_session(self, info: SessionInfo) -> Session:
-        """Read one root session with its parts and (recursively) its child sessions."""
+        """Read one root session with its parts and (recursively) its child sessions,
+        in one short read transaction, whatever layout each of them is stored in."""
+        layouts = self._layout_report()
 
         def read(conn: Connection) -> Session:
-            return self._read_tree(conn, info, depth=0)
+            return self._read_tree(conn, info, layouts, depth=0)
 
         return self._run(read, f"reading session {info.id}")
 
-    def _read_tree(self, conn: Connection, info: SessionInfo, depth: int) -> Session:
-        session = Session(info=info, parts=self._read_parts(conn, info.id))
+    def _read_tree(self, conn: Connection, info: SessionInfo, layouts: LayoutReport, depth: int) -> Session:
+        session = Session(info=info, parts=self._read_parts(conn, info.id, layouts))
         self.stats.sessions += 1
         if depth >= 8:  # a parent_id cycle or absurd nesting must not recurse forever
             return session
@@ -387,50 +376,29 @@ class OpenCodeSource:
         for row in rows:
             child = self._info(row)
             if child.id != info.id:
-                session.children.append(self._read_tree(conn, child, depth + 1))
+                session.children.append(self._read_tree(conn, child, layouts, depth + 1))
         return session
 
-    def _read_parts(self, conn: Connection, session_id: str) -> list[Part]:
-        roles: dict[str, tuple[str, int]] = {}
-        for mid, mtime, mdata in conn.execute(
-            _MESSAGES_OF_SESSION, {"id": session_id}
-        ):
-            mid = mid
-            try:
-                payload = orjson.loads(self._cell_text(mdata))
-                role = payload["role"]
-            except (ValueError, TypeError, KeyError):
-                self.stats.warn("malformed_json", f"message {mid} in session {session_id}: unreadable data JSON")
-                continue
-            roles[mid] = (role, self._millis(mtime, session_id))
+    def _read_parts(self, conn: Connection, session_id: str, layouts: LayoutReport) -> list[Part]:
+        """One session's parts from every layout the database has, merged in time order.
 
-        parts: list[tuple[tuple, Part]] = []
-        for pid, pmid, ptime, pdata in conn.execute(
-            _PARTS_OF_SESSION, {"id": session_id}
-        ):
-            pid = pid
-            pmid = pmid
-            self.stats.parts += 1
-            if pmid not in roles:
-                self.stats.warn("orphan_parts", f"part {pid}: message {pmid} missing or unreadable")
-                continue
-            try:
-                payload = orjson.loads(self._cell_text(pdata))
-            except orjson.JSONDecodeError:
-                self.stats.warn("malformed_json", f"part {pid} in session {session_id}: malformed data JSON")
-                continue
-            if not isinstance(payload, dict) or not isinstance(payload.get("type"), str):
-                self.stats.warn("missing_fields", f"part {pid} in session {session_id}: no part type")
-                continue
-            role, mtime = roles[pmid]
-            part = Part(
-                id=pid, message_id=pmid, role=role, type=payload["type"], data=payload,
-                time_created=self._millis(ptime, session_id),
-            )
-            # OpenCode ids are time-ordered; message order first, then part order within it.
-            parts.append(((mtime, pmid, pid), part))
-        parts.sort(key=lambda item: item[0])
-        return [p for _, p in parts]
+        Each adapter returns its parts in its own order (message/part: message
+        time, id, part id; session_message: ``seq``) keyed by ``(time, message
+        id, position)``; the merge keeps each layout's own order and
+        interleaves the two by message time and id.
+        """
+        old, seen_ids = [], set()
+        if MESSAGE_PART in layouts.readable_layouts:
+            old, seen_ids = read_message_parts(conn, session_id, self._cells)
+        new = []
+        if SESSION_MESSAGE in layouts.readable_layouts:
+            new = read_session_messages(conn, session_id, self._cells,
+                                        ordered_by_seq=layouts.session_message_seq, skip_ids=seen_ids)
+        if not new:
+            return [part for _, part in old]
+        if not old:
+            return [part for _, part in new]
+        return [part for _, part in heapq.merge(old, new, key=lambda item: item[0][:2])]
 
     def iter_sessions(self, flt: SessionFilter = SessionFilter()) -> Iterator[Session]:
         """Stream reconstructed root sessions (children folded in), oldest first."""

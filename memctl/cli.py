@@ -196,7 +196,7 @@ def _plan_table(plan: list[dict]) -> Table:
 
 @app.command()
 def ingest(
-    db: Optional[Path] = typer.Option(None, "--db", help="OpenCode database (default: $OPENCODE_DB, then $XDG_DATA_HOME/opencode/opencode.db, then ~/.local/share/opencode/opencode.db)."),
+    db: Optional[Path] = typer.Option(None, "--db", help="OpenCode database file, or the directory holding opencode.db / opencode-dev.db (default: $OPENCODE_DB, then $XDG_DATA_HOME/opencode/opencode.db, then ~/.local/share/opencode/opencode.db)."),
     home: Optional[Path] = typer.Option(None, "--home", envvar="MEMCTL_HOME", help="Data home (default ./var)."),
     phase: str = typer.Option("all", "--phase", help="distill | add | cognify | all"),
     dry_run: bool = typer.Option(False, "--dry-run", help="Read, normalize, scrub, sample and plan; no model, nothing written."),

@@ -108,20 +108,21 @@ def check_vector_store(settings: Settings, home: DataHome) -> Check:
 
 
 def check_source(db_path: Path) -> Check:
-    """The OpenCode DB exists, opens read-only and has a supported layout."""
+    """The OpenCode DB exists, opens read-only and has a supported layout; the
+    detail names the layout(s) found with their session counts."""
     from connectors.opencode import OpenCodeSource, SourceError
 
     try:
         source = OpenCodeSource(db_path)
         try:
-            counts = source.check_schema()
+            report = source.check_schema()
             roots = source.count_roots()
         finally:
             source.close()
     except SourceError as exc:
         return Check("opencode db", "fail", str(exc), "pass --db PATH or set OPENCODE_DB")
-    return Check("opencode db", "ok", f"{db_path}: {roots} top-level sessions "
-                 f"({counts['session'] - roots} subagent sessions folded in), {counts['part']} parts")
+    return Check("opencode db", "ok", f"{source.db_path}: {roots} top-level sessions "
+                 f"({report.sessions - roots} subagent sessions folded in); {report.describe()}")
 
 
 def check_home(home: DataHome) -> list[Check]:

@@ -354,14 +354,7 @@ class IngestRun:
         except SourceError as exc:
             raise IngestError(str(exc), _source_exit_code(exc)) from exc
         finally:
-            self.summary.read_warnings = {
-                k: v for k, v in (
-                    ("malformed_json", source.stats.malformed_json),
-                    ("missing_fields", source.stats.missing_fields),
-                    ("undecodable_text", source.stats.undecodable_text),
-                    ("orphan_parts", source.stats.orphan_parts),
-                ) if v
-            }
+            self.summary.read_warnings = source.stats.skip_counts()
             self.summary.redactions = dict(sorted(self.redactions.items()))
             source.close()
 

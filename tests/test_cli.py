@@ -234,3 +234,22 @@ def test_doctor_detects_vectors_of_another_embedding_model(tmp_path: Path) -> No
     vector = checks["vector store"]
     assert vector["status"] == "fail" and "[1024]" in vector["detail"] and "768" in vector["detail"]
     assert "rebuild" in vector["fix"]
+
+
+def test_doctor_names_the_layouts_with_session_counts(tmp_path: Path) -> None:
+    """The dev-build fixture holds sessions of both layouts; --db may be the directory."""
+    import shutil
+
+    from memctl.doctor import check_source
+
+    source = tmp_path / "opencode"
+    source.mkdir()
+    shutil.copy2(Path(__file__).parent / "fixtures" / "opencode-dev" / "opencode-dev.db", source)
+    check = check_source(source)
+    assert check.status == "ok", check.detail
+    assert check.detail.startswith(f"{source / 'opencode-dev.db'}: 6 top-level sessions (1 subagent")
+    assert "message/part (OpenCode 1.2 – 1.18, dev build `opencode run`): 4 sessions" in check.detail
+    assert "session_message (dev build 0.0.0-dev-202609212252 HTTP API): 3 sessions" in check.detail
+    shutil.copy2(source / "opencode-dev.db", source / "opencode.db")
+    refused = check_source(source)
+    assert refused.status == "fail" and "holds both opencode.db" in refused.detail

@@ -22,6 +22,8 @@ from connectors.opencode import (
     UnsupportedSchemaError,
     resolve_db_path,
 )
+from memctl.config import Settings
+from memctl.transcript import build_transcript
 from tests.fixtures.synthetic_opencode import BASE_MS, add_project, add_session, build_database, create_schema
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,7 +53,7 @@ def test_missing_database_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_sessions_stream_in_order_with_roles(small_db: Path) -> None:
     source = OpenCodeSource(small_db)
-    assert source.check_schema()["session"] == 5
+    assert source.check_schema().sessions == 5
     sessions = list(source.iter_sessions())
     assert [s.info.time_created for s in sessions] == sorted(s.info.time_created for s in sessions)
     first = sessions[0]
@@ -136,22 +138,188 @@ def test_unknown_layout_names_what_was_found(tmp_path: Path) -> None:
         OpenCodeSource(db).check_schema()
 
 
-def test_session_message_rows_are_refused_but_empty_table_is_fine(small_db: Path) -> None:
-    source = OpenCodeSource(small_db)
-    source.check_schema()  # 1.18 ships session_message empty: presence alone proves nothing
-    source.close()
-    conn = sqlite3.connect(small_db)
-    conn.execute(
-        "INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data) "
-        "SELECT 'sm_1', id, 'user', 1, 1, 1, '{}' FROM session LIMIT 1"
-    )
+def _add_session_messages(db: Path, session_id: str, rows: list[tuple[str, str, int, dict]]) -> None:
+    """Insert ``(id, type, seq, data)`` rows into ``session_message`` (dev-build shape)."""
+    conn = sqlite3.connect(db)
+    for row_id, row_type, seq, data in rows:
+        conn.execute(
+            "INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row_id, session_id, row_type, seq, BASE_MS + seq, BASE_MS + seq, json.dumps(data)),
+        )
     conn.commit()
     conn.close()
-    with pytest.raises(UnsupportedSchemaError, match="session_message"):
-        OpenCodeSource(small_db).check_schema()
 
 
-def test_event_table_is_never_read(small_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _new_layout_session(db: Path, session_id: str = "ses_zz_new_layout") -> str:
+    """A session row with only session_message content (as the dev build's HTTP API writes it)."""
+    conn = sqlite3.connect(db)
+    conn.execute(
+        "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+        "VALUES (?, 'prj_synthetic', 'new-layout', '/home/dev/src/synthetic', 'New session', "
+        "'0.0.0-dev-202609212252', ?, ?)", (session_id, BASE_MS + 10**9, BASE_MS + 10**9))
+    conn.commit()
+    conn.close()
+    tool = {"type": "tool", "id": "call_1", "name": "bash", "provider": {"executed": False},
+            "state": {"status": "completed", "input": {"command": "ls"},
+                      "content": [{"type": "text", "text": "a.txt"}, {"type": "text", "text": "Command exited with code 0."},
+                                  {"type": "text", "text": "x" * 500}],
+                      "structured": {"exit": 0}}, "time": {"created": BASE_MS}}
+    failed = {"type": "tool", "id": "call_2", "name": "edit", "state": {
+        "status": "error", "input": {"path": "a.txt"}, "content": [], "structured": {},
+        "error": {"type": "unknown", "message": "Could not find oldString"}}, "time": {"created": BASE_MS}}
+    _add_session_messages(db, session_id, [
+        ("evt_a", "agent-switched", 1, {"agent": "build", "time": {"created": BASE_MS}}),
+        ("msg_a", "user", 2, {"time": {"created": BASE_MS}, "text": "List the files please",
+                              "files": [{"uri": "file:///x/a.txt", "mime": "text/plain", "name": "a.txt"}]}),
+        ("msg_b", "assistant", 3, {"time": {"created": BASE_MS}, "agent": "build", "content": [
+            {"type": "reasoning", "id": "reasoning-0", "text": "Run ls."}, tool, failed,
+            {"type": "hologram", "id": "h-0"},
+            {"type": "text", "id": "text-0", "text": "There is one file."}],
+            "snapshot": {"files": ["a.txt"]}, "finish": "stop"}),
+        ("msg_c", "compaction", 9, {"time": {"created": BASE_MS}, "reason": "auto", "summary": "s", "recent": "r"}),
+        ("msg_d", "teleport", 10, {"time": {"created": BASE_MS}}),
+        ("msg_e", "synthetic", 11, {"time": {"created": BASE_MS}, "sessionID": session_id, "text": "Continue."}),
+        ("msg_f", "shell", 12, {"time": {"created": BASE_MS}, "callID": "c", "command": "pwd", "output": "/x"}),
+    ])
+    return session_id
+
+
+def test_session_message_layout_is_read_in_seq_order(small_db: Path) -> None:
+    sid = _new_layout_session(small_db)
+    source = OpenCodeSource(small_db)
+    report = source.check_schema()
+    assert report.layouts == ("message-part", "session-message")
+    assert report.sessions_by_layout == {"message-part": 5, "session-message": 1, "none": 0}
+    assert report.session_message_seq and report.session_messages == 6  # the lifecycle row is not content
+    session = next(s for s in source.iter_sessions() if s.info.id == sid)
+    shapes = [(p.role, p.type, p.data.get("tool") or p.data.get("text") or p.data.get("filename")) for p in session.parts]
+    assert shapes == [
+        ("user", "text", "List the files please"), ("user", "file", "a.txt"),
+        ("assistant", "reasoning", "Run ls."), ("assistant", "tool", "bash"), ("assistant", "tool", "edit"),
+        ("assistant", "text", "There is one file."), ("assistant", "patch", None),
+        ("user", "compaction", None), ("user", "text", "Continue."), ("user", "tool", "bash"),
+    ]
+    bash = session.parts[3].data["state"]
+    assert bash == {"status": "completed", "input": {"command": "ls"},
+                    "output": "a.txt\nCommand exited with code 0.\n" + "x" * 500}
+    assert session.parts[4].data["state"]["error"] == "Could not find oldString"
+    assert session.parts[6].data["files"] == ["a.txt"]
+    assert session.parts[7].data == {"type": "compaction", "auto": True}
+    assert session.parts[8].data["synthetic"] is True
+    # the unknown row type and the unknown content item: skipped, counted, named
+    assert source.stats.unknown_types == 2
+    assert any("'teleport'" in w for w in source.stats.warnings)
+    assert any("'hologram'" in w for w in source.stats.warnings)
+    transcript = build_transcript(session, Settings(max_tool_output_chars=100))
+    assert "x" * 200 not in transcript.text and "[truncated " in transcript.text  # bounded like any tool output
+    assert "[context compacted automatically]" in transcript.text
+    assert "**Tool `edit`** — error" in transcript.text and "Continue." not in transcript.text
+
+
+def test_a_session_with_rows_in_both_layouts_is_merged_once(small_db: Path) -> None:
+    conn = sqlite3.connect(small_db)
+    sid, mid, mtime = conn.execute("SELECT session_id, id, time_created FROM message ORDER BY time_created, id LIMIT 1").fetchone()
+    last = conn.execute("SELECT max(time_created) FROM message WHERE session_id = ?", (sid,)).fetchone()[0]
+    conn.close()
+    before = [p.id for p in next(s for s in OpenCodeSource(small_db).iter_sessions() if s.info.id == sid).parts]
+    _add_session_messages(small_db, sid, [
+        (mid, "user", 1, {"time": {"created": mtime}, "text": "mirrored copy of the first message"}),
+        ("msg_zz_later", "user", 2, {"time": {"created": last + 1}, "text": "a later prompt through the HTTP API"}),
+    ])
+    conn = sqlite3.connect(small_db)
+    conn.execute("UPDATE session_message SET time_created = ? WHERE id = 'msg_zz_later'", (last + 1,))
+    conn.commit()
+    conn.close()
+    source = OpenCodeSource(small_db)
+    assert source.check_schema().sessions_by_layout["session-message"] == 1
+    sessions = [s for s in source.iter_sessions() if s.info.id == sid]
+    assert len(sessions) == 1  # listed once
+    parts = sessions[0].parts
+    assert [p.id for p in parts][:-1] == before  # the mirrored message is taken once, from message/part
+    assert parts[-1].data["text"] == "a later prompt through the HTTP API"
+    assert not any(p.data.get("text") == "mirrored copy of the first message" for p in parts)
+
+
+def test_lifecycle_rows_without_seq_do_not_make_a_new_layout(tmp_path: Path) -> None:
+    """OpenCode 1.14: session_message without seq, holding only agent/model-switched rows."""
+    db = build_database(tmp_path / "opencode.db", 2, turns=1)
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE session_message")
+    conn.execute("CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL, "
+                 "time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL)")
+    conn.execute("INSERT INTO session_message SELECT 'evt_' || id, id, 'agent-switched', 1, 1, '{\"agent\":\"build\"}' FROM session")
+    conn.commit()
+    conn.close()
+    source = OpenCodeSource(db)
+    report = source.check_schema()
+    assert report.layouts == ("message-part",) and not report.session_message_seq
+    assert report.readable_layouts == ("message-part", "session-message")
+    assert report.sessions_by_layout == {"message-part": 2, "session-message": 0, "none": 0}
+    sessions = list(source.iter_sessions())
+    assert len(sessions) == 2 and source.stats.skipped_rows == 0
+    assert all(p.type != "agent" for s in sessions for p in s.parts)
+
+
+def test_a_new_layout_session_written_during_a_read_is_seen(small_db: Path) -> None:
+    """The layouts are decided once, but every session is asked of every readable layout."""
+    source = OpenCodeSource(small_db)
+    assert source.check_schema().layouts == ("message-part",)
+    sid = _new_layout_session(small_db)  # OpenCode's HTTP API writes while memctl reads
+    session = next(s for s in source.iter_sessions() if s.info.id == sid)
+    assert [p.data.get("text") for p in session.parts][:1] == ["List the files please"]
+
+
+_SESSION_TABLES = (
+    "CREATE TABLE session (id TEXT, project_id TEXT, parent_id TEXT, directory TEXT, title TEXT, "
+    "version TEXT, time_created INTEGER, time_updated INTEGER)",
+    "CREATE TABLE project (id TEXT, worktree TEXT)",
+)
+
+
+@pytest.mark.parametrize(("statements", "message"), [
+    (_SESSION_TABLES, r"missing tables message \+ part, or session_message; found project, session"),
+    (_SESSION_TABLES + ("CREATE TABLE session_message (id TEXT, session_id TEXT, kind TEXT, payload TEXT)",
+                        "INSERT INTO session_message VALUES ('m1', 's1', 'user', '{}')"),
+     r"1 conversation rows in 'session_message'.*lacks columns \['data', 'time_created', 'type'\]"),
+    (_SESSION_TABLES + ("CREATE TABLE message (id TEXT, session_id TEXT, data TEXT)",
+                        "CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT)"),
+     r"table 'message' .* lacks columns \['time_created'\]"),
+])
+def test_layouts_that_cannot_be_read_are_a_clear_error(tmp_path: Path, statements: tuple[str, ...], message: str) -> None:
+    db = tmp_path / "opencode.db"
+    conn = sqlite3.connect(db)
+    for statement in statements:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    with pytest.raises(UnsupportedSchemaError, match=message):
+        OpenCodeSource(db).check_schema()
+
+
+def test_db_directory_finds_the_database(tmp_path: Path) -> None:
+    (tmp_path / "rel").mkdir()
+    release = build_database(tmp_path / "rel" / "opencode.db", 1, turns=1)
+    assert OpenCodeSource(tmp_path / "rel").db_path == release
+    (tmp_path / "dev").mkdir()
+    dev = build_database(tmp_path / "dev" / "opencode-dev.db", 1, turns=1)
+    assert OpenCodeSource(tmp_path / "dev").db_path == dev
+    with pytest.raises(SourceNotFoundError, match="dev-build database beside it: --db .*opencode-dev.db"):
+        OpenCodeSource(tmp_path / "dev" / "opencode.db")
+    shutil.copy2(dev, tmp_path / "dev" / "opencode.db")
+    with pytest.raises(SourceNotFoundError, match="holds both opencode.db .* and opencode-dev.db"):
+        OpenCodeSource(tmp_path / "dev")
+    with pytest.raises(SourceNotFoundError, match="directory without an OpenCode database"):
+        OpenCodeSource(tmp_path)
+
+
+@pytest.mark.parametrize("which", ["synthetic", "dev-fixture"])
+def test_event_table_is_never_read(which: str, small_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither ``event`` nor the dev build's ``session_input`` (both repeat conversation text)."""
+    if which == "dev-fixture":  # both layouts, real rows in event and session_input
+        small_db = tmp_path / "dev" / "opencode-dev.db"
+        small_db.parent.mkdir()
+        shutil.copy2(REPO / "tests" / "fixtures" / "opencode-dev" / "opencode-dev.db", small_db)
     tables_read: set[str] = set()
     original = OpenCodeSource._connect_raw
 
@@ -171,7 +339,9 @@ def test_event_table_is_never_read(small_db: Path, monkeypatch: pytest.MonkeyPat
     source.check_schema()
     list(source.iter_sessions())
     assert "part" in tables_read and "message" in tables_read
-    assert "event" not in tables_read
+    assert "event" not in tables_read and "session_input" not in tables_read
+    if which == "dev-fixture":
+        assert "session_message" in tables_read
 
 
 def test_live_wal_rows_are_seen_and_files_stay_byte_identical(tmp_path: Path) -> None:

@@ -228,10 +228,36 @@ def _text(text: str, reasoning: str = "") -> Step:
     return lambda ctx: ScriptedTurn(text=text, reasoning=reasoning)
 
 
+def fit_arguments(request: dict[str, Any], name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Shape tool-call ``arguments`` to the tool's JSON schema in ``request``, as a real
+    model reads the schema it is given.
+
+    The scripts are written against OpenCode's message-v2 tools (``filePath``;
+    bash takes ``command`` and ``description``). The tools OpenCode's HTTP API
+    offers in the dev build 0.0.0-dev-202609212252 take ``path`` instead of
+    ``filePath`` and bash has no ``description``: ``filePath`` becomes ``path``
+    when only ``path`` exists, and keys the schema does not declare are dropped.
+    A tool the request does not offer (or one without ``properties``) keeps its
+    arguments unchanged.
+    """
+    schema = next((tool.get("function", {}).get("parameters") for tool in request.get("tools") or []
+                   if isinstance(tool, dict) and tool.get("function", {}).get("name") == name), None)
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return arguments
+    fitted: dict[str, Any] = {}
+    for key, value in arguments.items():
+        if key == "filePath" and "filePath" not in props and "path" in props:
+            key = "path"
+        if key in props:
+            fitted[key] = value
+    return fitted
+
+
 def _call(cid: str, name: str, args: Callable[[Ctx], dict[str, Any]] | dict[str, Any],
           reasoning: str = "", text: str = "") -> Step:
     def step(ctx: Ctx) -> ScriptedTurn:
-        a = args(ctx) if callable(args) else args
+        a = fit_arguments(ctx.request, name, args(ctx) if callable(args) else args)
         return ScriptedTurn(text=text, reasoning=reasoning,
                             tool_calls=[ScriptedToolCall(name=name, arguments=a, id=cid)])
     return step
@@ -240,7 +266,8 @@ def _call(cid: str, name: str, args: Callable[[Ctx], dict[str, Any]] | dict[str,
 def _calls(calls: list[tuple[str, str, Callable[[Ctx], dict[str, Any]]]], reasoning: str = "") -> Step:
     def step(ctx: Ctx) -> ScriptedTurn:
         return ScriptedTurn(reasoning=reasoning, tool_calls=[
-            ScriptedToolCall(name=n, arguments=a(ctx), id=cid) for cid, n, a in calls])
+            ScriptedToolCall(name=n, arguments=fit_arguments(ctx.request, n, a(ctx)), id=cid)
+            for cid, n, a in calls])
     return step
 
 
