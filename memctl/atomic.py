@@ -28,8 +28,12 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, tmp_prefix: str | None = None) -> None:
     """Write ``data`` to ``path`` atomically, creating parent directories.
+
+    The temp file is ``.<name>.<random>.tmp`` beside the target, or
+    ``<tmp_prefix><random>.tmp`` when given (short names leave room for
+    targets whose own name is near NAME_MAX, 255 bytes).
 
     Raises:
         OSError: when the directory is not writable or the disk is full; the
@@ -37,7 +41,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    prefix = tmp_prefix if tmp_prefix is not None else f".{path.name}."
+    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

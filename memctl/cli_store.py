@@ -10,6 +10,7 @@ import difflib
 import json
 import sys
 from contextlib import contextmanager
+from datetime import timezone
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -36,8 +37,19 @@ def _cli():
 def _store(home: Optional[Path]):
     from memctl.store import MemoryStore
 
-    settings = _cli()._settings(home)
-    return MemoryStore(DataHome(settings.home).store)
+    cli = _cli()
+    settings = cli._settings(home)
+    data_home = DataHome(settings.home)
+    for path in (data_home.root, data_home.store):
+        if path.exists() and not path.is_dir():
+            cli._fail(f"{path} is a file, not a data home directory; pass --home DIR (or MEMCTL_HOME)", EXIT_HOME)
+    return MemoryStore(data_home.store)
+
+
+def _note_missing_store(store) -> None:  # noqa: ANN001
+    if not store.root.exists():
+        _cli().console.print(f"[yellow]note:[/] no memory store at {store.root} yet (nothing has been written; "
+                             "check --home / MEMCTL_HOME)", highlight=False)
 
 
 @contextmanager
@@ -50,6 +62,8 @@ def _store_errors() -> Iterator[None]:
         yield
     except (s.AuditIntegrityError, s.CorruptVersionError) as exc:
         fail(str(exc), EXIT_INTEGRITY)
+    except s.ChangeNotAppliedError as exc:
+        fail(str(exc), EXIT_HOME)
     except (s.ConcurrencyError, s.StoreBusyError) as exc:
         fail(str(exc), EXIT_CONFLICT)
     except s.StoreError as exc:
@@ -81,7 +95,7 @@ def audit(
     since_iso = None
     if since:
         try:
-            since_iso = parse_since(since).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            since_iso = parse_since(since).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         except ValueError as exc:
             cli._fail(str(exc), EXIT_USAGE)
     store = _store(home)
@@ -112,6 +126,7 @@ def audit_verify(
     """Walk the hash chain: exit 0 when intact, 10 naming the first bad record."""
     cli = _cli()
     store = _store(home)
+    _note_missing_store(store)
     with _store_errors():
         report = store.verify(deep=deep)
     if as_json:
@@ -132,6 +147,29 @@ def audit_verify(
     raise typer.Exit(0 if report.ok else EXIT_INTEGRITY)
 
 
+@audit_app.command("repair")
+def audit_repair(home: Optional[Path] = HOME_OPTION) -> None:
+    """Apply a recorded change a failed or killed writer left unapplied; remove its temp files."""
+    cli = _cli()
+    store = _store(home)
+    if not store.root.exists():
+        cli.stdout.print(f"no memory store at {store.root}; nothing to repair")
+        return
+    with _store_errors():
+        report = store.recover()
+    done = []
+    if report.rolled_forward:
+        done.append(f"applied {report.rolled_forward}")
+    if report.torn_bytes:
+        done.append(f"removed a torn, uncommitted audit line ({report.torn_bytes} bytes)")
+    if report.temp_files_removed:
+        done.append(f"removed {report.temp_files_removed} temp file(s)")
+    cli.stdout.print("; ".join(done) if done else "nothing to repair: the store is consistent")
+    if report.out_of_band:
+        cli.console.print(f"[yellow]warning:[/] {report.out_of_band}; see `memctl audit verify --deep`",
+                          highlight=False)
+
+
 def history(
     path: str = typer.Argument(..., help="Store path, e.g. user/global/editor.md."),
     as_json: bool = typer.Option(False, "--json", help="Print the versions as JSON."),
@@ -144,6 +182,8 @@ def history(
         versions = store.history(path)
     if as_json:
         cli.stdout.print_json(json.dumps([v.as_dict() for v in versions]))
+        if not versions:
+            raise typer.Exit(EXIT_USAGE)
         return
     if not versions:
         cli._fail(f"{path} has no recorded history (see `memctl audit` for what exists)", EXIT_USAGE)
@@ -180,28 +220,30 @@ def rollback(
     home: Optional[Path] = HOME_OPTION,
 ) -> None:
     """Restore a file to an earlier version: a new, audited write (itself undoable). Shows the diff first."""
-    from memctl.store import MissingFileError
-    from memctl.store.policy import normalize_path
+    from memctl.store import ABSENT_SHA, InvalidContentError
+    from memctl.store.policy import check_reason, normalize_path
 
     cli = _cli()
     store = _store(home)
     with _store_errors():
         canonical = normalize_path(path)
+        check_reason(reason)
         if canonical.startswith("memory/") and not as_ingest:
             cli._fail(f"{canonical} is in memory/, the read-only ground truth written by ingest; "
                       "pass --as-ingest to roll it back with ingest's privilege", EXIT_USAGE)
         target_sha = store.resolve_version(canonical, to)
         target = store.read_version(canonical, target_sha)
-        try:
-            current, current_sha = store.read_text(canonical)
-        except MissingFileError:
-            current, current_sha = "", None
+        current_sha = store.sha(canonical)
         if current_sha == target_sha:
             cli.stdout.print(f"{canonical} already holds version {target_sha[:12]}; nothing to do")
             return
+        try:
+            current = store.read_text(canonical)[0] if current_sha else ""
+            label = f"{canonical} (now{', deleted' if current_sha is None else ''})"
+        except InvalidContentError:  # binary junk: exactly what a rollback is for
+            current, label = "", f"{canonical} (now: not UTF-8 text, replaced entirely)"
         diff = difflib.unified_diff(current.splitlines(keepends=True), target.splitlines(keepends=True),
-                                    fromfile=f"{canonical} (now{', deleted' if current_sha is None else ''})",
-                                    tofile=f"{canonical} (version {target_sha[:12]})")
+                                    fromfile=label, tofile=f"{canonical} (version {target_sha[:12]})")
         sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in diff)
         sys.stdout.flush()
         if not yes:
@@ -212,7 +254,9 @@ def rollback(
                 raise typer.Exit(EXIT_DECLINED)
         actor = "ingest" if as_ingest else "cli"
         recorded = reason if not as_ingest else f"manual rollback via memctl rollback --as-ingest: {reason}"
-        store.rollback(canonical, target_sha, actor=actor, reason=recorded, expected_sha=current_sha)
+        # The state shown in the diff is the precondition: a change made meanwhile (even re-creating
+        # a deleted file) makes this a conflict (exit 11), never a silent overwrite.
+        store.rollback(canonical, target_sha, actor=actor, reason=recorded, expected_sha=current_sha or ABSENT_SHA)
     cli.stdout.print(f"rolled {canonical} back to {target_sha[:12]} (audited; undo with "
                      f"`memctl rollback {canonical} --to {current_sha[:12]}`)" if current_sha else
                      f"restored {canonical} at version {target_sha[:12]} (audited)")

@@ -32,7 +32,7 @@ def main() -> int:
         real_replace = os.replace
 
         def replace(src, dst, *a, **kw):  # noqa: ANN001 - mirrors os.replace
-            if Path(dst).name == target_name and Path(src).name.startswith(f".{target_name}."):
+            if Path(dst).name == target_name and Path(src).name.startswith(".memctl-"):
                 _die()
             return real_replace(src, dst, *a, **kw)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memctl.store import MemoryStore
+from memctl.store.versions import sha256_bytes
 from tests.test_cli import memctl
 
 
@@ -123,3 +124,59 @@ def test_commands_on_an_empty_home(tmp_path: Path) -> None:
     verify = memctl("audit", "verify", "--home", str(empty))
     assert verify.returncode == 0 and "0 records" in verify.stdout
     assert not empty.exists()  # reading creates nothing
+
+
+def test_audit_repair_applies_a_pending_change(home: Path) -> None:
+    import orjson
+
+    store = MemoryStore(home / "store")
+    v2 = store.sha("user/global/editor.md")
+    # what a writer killed right after the commit point leaves: the record, not the file
+    store.blobs.put(b"prefers helix\n")
+    last = store.audit.last_record()
+    record = store.audit.append({"op": "write", "path": "user/global/editor.md", "actor": "sleep", "reason": "r",
+                                 "old_sha": v2, "new_sha": sha256_bytes(b"prefers helix\n"),
+                                 "version": sha256_bytes(b"prefers helix\n")}, last)
+    store.audit.advance_head(record)
+    verify = memctl("audit", "verify", "--deep", "--home", str(home))
+    assert verify.returncode == 0 and "not yet applied" in verify.stderr
+    repair = memctl("audit", "repair", "--home", str(home))
+    assert repair.returncode == 0 and "applied seq 5 (write user/global/editor.md)" in repair.stdout
+    assert store.read_text("user/global/editor.md")[0] == "prefers helix\n"
+    again = memctl("audit", "repair", "--home", str(home))
+    assert "nothing to repair" in again.stdout
+    assert orjson.loads(store.audit.head_path.read_bytes())["seq"] == 5
+
+
+def test_rollback_repairs_a_file_holding_binary_junk(home: Path) -> None:
+    v1 = _versions(home, "user/global/editor.md")[0]["version"]
+    (home / "store" / "user" / "global" / "editor.md").write_bytes(b"\x00\xff\xfe junk")
+    done = memctl("rollback", "user/global/editor.md", "--to", v1[:8], "--yes", "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    assert "not UTF-8" in done.stdout
+    assert MemoryStore(home / "store").read_text("user/global/editor.md")[0] == "prefers vim\nuses tabs\n"
+
+
+def test_since_with_a_utc_offset_is_compared_in_utc(home: Path) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    in_plus_two = (datetime.now(timezone.utc) - timedelta(hours=1)).astimezone(timezone(timedelta(hours=2)))
+    result = memctl("audit", "--home", str(home), "--json", "--since", in_plus_two.isoformat())
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 4
+
+
+def test_home_mistakes(home: Path, tmp_path: Path) -> None:
+    a_file = tmp_path / "not-a-dir"
+    a_file.write_text("x")
+    for args in (("show", "user/a.md"), ("audit",), ("history", "user/a.md")):
+        result = memctl(*args, "--home", str(a_file))
+        assert result.returncode == 7 and "is a file" in result.stderr, (args, result.stderr)
+    typo = memctl("audit", "verify", "--home", str(tmp_path / "typo"))
+    assert typo.returncode == 0 and "no memory store at" in typo.stderr
+
+
+def test_rollback_checks_the_reason_before_showing_a_diff(home: Path) -> None:
+    v1 = _versions(home, "user/global/editor.md")[0]["version"]
+    result = memctl("rollback", "user/global/editor.md", "--to", v1[:8], "--reason", " ", "--yes", "--home", str(home))
+    assert result.returncode == 2 and "reason" in result.stderr and result.stdout == ""

@@ -115,7 +115,10 @@ def test_user_prefix_is_only_written_by_sleep_and_cli(store: MemoryStore, actor:
     ("versions/ab/abc", "internal"),
     ("./audit/head.json", "internal"),
     ("user/.lock", "reserved"),
-    ("user/~/x", "reserved"),
+    ("user/~/x", "'~' is not expanded"),
+    ("user/x/", "ends with '/'"),
+    ("user/ a.md", "whitespace"),
+    ("user/a.md ", "whitespace"),
     ("other/x.md", "must start with"),
     ("user", "prefix, not a file"),
     ("", "empty"),
@@ -411,3 +414,111 @@ def test_files_that_predate_the_store_get_a_version_on_first_change(store: Memor
     (store.root / "user/old.md").write_text("from before")
     store.write_text("user/old.md", "new", actor="sleep", reason="r")
     assert store.blobs.read(sha("from before")) == b"from before"
+
+
+# -- found by review: each holds the fixed behaviour ---------------------------------------------
+
+
+def test_a_name_of_255_bytes_works_and_never_wedges_the_store(store: MemoryStore) -> None:
+    long_name = "staging/" + "b" * 255
+    store.write_text(long_name, "hi", actor="ask", reason="long name")
+    assert store.read_text(long_name)[0] == "hi"
+    store.write_text("user/a.md", "next", actor="sleep", reason="the store still works")
+    assert store.verify(deep=True).ok
+
+
+def test_a_failure_after_the_commit_point_is_reported_pending_and_repaired(store: MemoryStore,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from memctl.store import ChangeNotAppliedError
+
+    v1 = store.write_text("user/a.md", "old", actor="sleep", reason="r")
+    real_replace = os.replace
+
+    def full_disk(src, dst, *a, **kw):  # noqa: ANN001 - mirrors os.replace
+        if str(dst).endswith("user/a.md"):
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst, *a, **kw)
+
+    monkeypatch.setattr("memctl.store.memory_store.os.replace", full_disk)
+    with pytest.raises(ChangeNotAppliedError, match="recorded \\(audit seq 2\\)") as info:
+        store.write_text("user/a.md", "new", expected_sha=v1, actor="sleep", reason="r")
+    assert info.value.seq == 2
+    monkeypatch.undo()
+    assert store.read_text("user/a.md")[0] == "old"
+    assert "seq 2" in (store.pending() or "")
+    report = store.verify(deep=True)
+    assert report.ok and any("not yet applied" in w for w in report.warnings)  # pending, not "changed outside"
+    assert [p for p in (store.root / "user").iterdir() if p.name.startswith(".")] == []  # temp removed
+    assert store.recover().rolled_forward == "seq 2 (write user/a.md)"
+    assert store.read_text("user/a.md")[0] == "new" and store.pending() is None
+
+
+def test_a_cut_final_newline_of_a_committed_record_is_refused_not_cut(store: MemoryStore) -> None:
+    _populated(store, 3)
+    size = store.audit.log.stat().st_size
+    with open(store.audit.log, "r+b") as handle:
+        handle.truncate(size - 1)
+    with pytest.raises(AuditIntegrityError, match="cut short"):
+        store.write_text("user/z.md", "x", actor="sleep", reason="r")
+    assert store.audit.log.stat().st_size == size - 1  # the evidence stays
+    report = store.verify()
+    assert not report.ok and "cut short" in report.problem
+
+
+def test_absent_sha_means_the_file_must_not_exist(store: MemoryStore) -> None:
+    from memctl.store import ABSENT_SHA
+
+    store.write_text("user/new.md", "first", expected_sha=ABSENT_SHA, actor="sleep", reason="create")
+    with pytest.raises(ConcurrencyError):
+        store.write_text("user/new.md", "second", expected_sha=ABSENT_SHA, actor="sleep", reason="create again")
+    v1 = store.sha("user/new.md")
+    store.delete("user/new.md", expected_sha=v1, actor="sleep", reason="gone")
+    store.write_text("user/new.md", "someone re-created it", actor="sleep", reason="race")
+    with pytest.raises(ConcurrencyError):  # a restore that expected the file to be absent
+        store.rollback("user/new.md", v1, actor="cli", reason="restore", expected_sha=ABSENT_SHA)
+    assert store.read_text("user/new.md")[0] == "someone re-created it"
+
+
+def test_contents_snapshotted_before_a_change_are_reachable_versions(store: MemoryStore) -> None:
+    store.write_text("user/a.md", "v1", actor="sleep", reason="r")
+    (store.root / "user/a.md").write_text("hand edit")
+    store.rollback("user/a.md", sha("v1"), actor="cli", reason="undo the hand edit")
+    assert store.read_version("user/a.md", sha("hand edit")[:8]) == "hand edit"
+    store.rollback("user/a.md", sha("hand edit")[:8], actor="cli", reason="undo the undo")
+    assert store.read_text("user/a.md")[0] == "hand edit"
+
+
+def test_list_skips_names_the_api_cannot_address_and_deep_verify_names_them(store: MemoryStore) -> None:
+    store.write_text("memory/t/ok.md", "x", actor="ingest", reason="r")
+    (store.root / "memory/t/cafe\u0301.md").write_text("nfd name placed by hand")
+    (store.root / "memory/t/~").write_text("tilde")
+    assert store.list("memory") == ["memory/t/ok.md"]
+    problems = store.verify(deep=True).deep_problems
+    assert sum("cannot address" in p for p in problems) == 2
+
+
+def test_special_files_and_symlinks_are_reported_not_followed(store: MemoryStore, tmp_path: Path) -> None:
+    store.write_text("user/a.md", "x", actor="sleep", reason="r")
+    os.mkfifo(store.root / "user/pipe.md")
+    with pytest.raises(InvalidPathError, match="not a regular file"):
+        store.read_text("user/pipe.md")  # would block forever on open()
+    (store.root / "staging").symlink_to(tmp_path)
+    problems = store.verify(deep=True).deep_problems
+    assert any("user/pipe.md: not a regular file" in p for p in problems)
+    assert any("staging/ is a symlink" in p for p in problems)
+
+
+def test_missing_blob_is_an_integrity_error_and_a_corrupt_blob_is_healed(store: MemoryStore) -> None:
+    from memctl.store import MissingVersionError
+
+    v1 = store.write_text("user/a.md", "one", actor="sleep", reason="r")
+    store.write_text("user/a.md", "two", actor="sleep", reason="r")
+    blob = store.blobs.path(v1)
+    blob.chmod(0o644)
+    blob.write_text("corrupt")
+    store.write_text("user/b.md", "one", actor="sleep", reason="same content again")  # put() heals the blob
+    assert store.blobs.read(v1) == b"one"
+    blob.unlink()
+    with pytest.raises(MissingVersionError):
+        store.read_version("user/a.md", v1)
+    assert isinstance(MissingVersionError("x"), CorruptVersionError)  # CLI maps both to exit 10

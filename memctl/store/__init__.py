@@ -5,20 +5,22 @@ Public API: :class:`MemoryStore` and the exceptions in :mod:`memctl.store.errors
 
 from memctl.store.errors import (
     AuditIntegrityError,
+    ChangeNotAppliedError,
     ConcurrencyError,
     CorruptVersionError,
     InvalidContentError,
     InvalidPathError,
     MissingFileError,
+    MissingVersionError,
     ReadOnlyPrefixError,
     StoreBusyError,
     StoreError,
     UnknownVersionError,
 )
-from memctl.store.memory_store import MemoryStore, StoreVerifyReport, VersionInfo
+from memctl.store.memory_store import ABSENT_SHA, MemoryStore, StoreVerifyReport, VersionInfo
 
 __all__ = [
-    "AuditIntegrityError", "ConcurrencyError", "CorruptVersionError", "InvalidContentError", "InvalidPathError",
-    "MemoryStore", "MissingFileError", "ReadOnlyPrefixError", "StoreBusyError", "StoreError", "StoreVerifyReport",
+    "ABSENT_SHA", "AuditIntegrityError", "ChangeNotAppliedError", "ConcurrencyError", "CorruptVersionError", "InvalidContentError", "InvalidPathError",
+    "MemoryStore", "MissingFileError", "MissingVersionError", "ReadOnlyPrefixError", "StoreBusyError", "StoreError", "StoreVerifyReport",
     "UnknownVersionError", "VersionInfo",
 ]

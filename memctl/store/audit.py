@@ -19,7 +19,8 @@ pins the end of the chain, so cutting records off the end is detected too.
 
 Crash rules: the line is written and fsynced before anything else depends on
 it (it is the commit point). A line without its newline is a torn append
-from a killed writer and is cut off by :meth:`AuditLog.repair_tail`; a head
+from a killed writer and is cut off by :meth:`AuditLog.check_tail` (only when the head
+pins the record before it); a head
 exactly one record behind is a writer killed between append and head update
 and is moved forward. Anything else is an :class:`AuditIntegrityError`.
 """
@@ -140,23 +141,19 @@ class AuditLog:
 
     # -- tail and head (under the lock) ---------------------------------------
 
-    def repair_tail(self) -> int:
-        """Cut off a torn final line (no newline); return the bytes removed."""
+    def _torn_tail(self) -> tuple[int, int] | None:
+        """``(file size, offset after the last newline)`` when the log ends without a newline, else None."""
         try:
             size = self.log.stat().st_size
         except FileNotFoundError:
-            return 0
+            return None
         if size == 0:
-            return 0
-        with open(self.log, "r+b") as handle:
+            return None
+        with open(self.log, "rb") as handle:
             handle.seek(size - 1)
             if handle.read(1) == b"\n":
-                return 0
-            keep = self._last_newline_end(handle, size)
-            handle.truncate(keep)
-            handle.flush()
-            os.fsync(handle.fileno())
-        return size - keep
+                return None
+            return size, self._last_newline_end(handle, size)
 
     @staticmethod
     def _last_newline_end(handle, size: int) -> int:
@@ -188,19 +185,7 @@ class AuditLog:
             return None
         with open(self.log, "rb") as handle:
             end = self._last_newline_end(handle, size)
-            if end == 0:
-                return None
-            start = self._last_newline_end(handle, end - 1)
-            handle.seek(start)
-            raw = handle.read(end - 1 - start)
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise AuditIntegrityError(f"the last audit record is not valid JSON ({exc}); run `memctl audit verify`") from exc
-        problem = _check_fields(data) or (None if record_hash(data) == data["hash"] else "edited: hash mismatch")
-        if problem:
-            raise AuditIntegrityError(f"the last audit record is malformed ({problem}); run `memctl audit verify`")
-        return AuditRecord(data=data, line_no=0)
+        return self._record_ending_at(end)
 
     def read_head(self) -> tuple[int, str]:
         """``(seq, hash)`` pinned by head.json; ``(0, GENESIS)`` when there is none yet."""
@@ -214,38 +199,79 @@ class AuditLog:
             raise AuditIntegrityError(f"{self.head_path} is malformed; run `memctl audit verify`")
         return head["seq"], head["hash"]
 
-    def _write_head(self, seq: int, digest: str) -> None:
-        atomic_write_bytes(self.head_path, orjson.dumps({"hash": digest, "seq": seq}) + b"\n")
-
     def check_tail(self) -> AuditRecord | None:
         """Make the end of the chain consistent before an append; return the last record.
 
-        Repairs the two states a killed writer can leave (torn line; head one
-        behind) and refuses anything else.
+        Repairs the two states a killed writer can leave: a torn final line
+        (cut off, but only when the head pins the record before it — an
+        append is torn only before its head moves) and a head exactly one
+        record behind (moved forward). Refuses anything else.
 
         Raises:
             AuditIntegrityError: the log and its head disagree otherwise
-                (records cut off, head edited, log replaced).
+                (records cut off, the last line or the head edited, log replaced).
         """
-        self.repair_tail()
-        last = self.last_record()
         head_seq, head_hash = self.read_head()
+        torn = self._torn_tail()
+        if torn is not None:
+            size, keep = torn
+            before = self._record_ending_at(keep)
+            pinned = (before["seq"], before.hash) if before else (0, GENESIS)
+            if pinned != (head_seq, head_hash):
+                raise AuditIntegrityError(
+                    f"the audit log's last line is cut short but its head pins seq {head_seq}: the log was edited or "
+                    "truncated. Changes are refused until this is resolved; run `memctl audit verify`")
+            with open(self.log, "r+b") as handle:
+                handle.truncate(keep)
+                handle.flush()
+                os.fsync(handle.fileno())
+        last = self.last_record()
         last_seq, last_hash = (last["seq"], last.hash) if last else (0, GENESIS)
         if (last_seq, last_hash) == (head_seq, head_hash):
             return last
         if last is not None and last_seq == head_seq + 1 and last["prev"] == head_hash:
-            self._write_head(last_seq, last_hash)
+            self.advance_head(last, report_step=False)
             return last
+        missing = "" if self.head_path.exists() else " (head.json is missing)"
         raise AuditIntegrityError(
-            f"the audit log ends at seq {last_seq} but its head pins seq {head_seq}: records were removed or the "
-            "log was edited. Changes are refused until this is resolved; run `memctl audit verify`"
+            f"the audit log ends at seq {last_seq} but its head pins seq {head_seq}{missing}: records were removed or "
+            "the log was edited. Changes are refused until this is resolved; run `memctl audit verify`"
         )
 
+    def _record_ending_at(self, end: int) -> AuditRecord | None:
+        """The complete record whose newline ends at offset ``end`` (None when ``end`` is 0)."""
+        if end == 0:
+            return None
+        with open(self.log, "rb") as handle:
+            start = self._last_newline_end(handle, end - 1)
+            handle.seek(start)
+            raw = handle.read(end - 1 - start)
+        return self._parse_tail_line(raw)
+
+    @staticmethod
+    def _parse_tail_line(raw: bytes) -> AuditRecord:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise AuditIntegrityError(f"the last audit record is not valid JSON ({exc}); run `memctl audit verify`") from exc
+        problem = _check_fields(data) or (None if record_hash(data) == data["hash"] else "edited: hash mismatch")
+        if problem:
+            raise AuditIntegrityError(f"the last audit record is malformed ({problem}); run `memctl audit verify`")
+        return AuditRecord(data=data, line_no=0)
+
+    def advance_head(self, record: AuditRecord, *, report_step: bool = True) -> None:
+        """Pin ``record`` as the end of the chain (atomic replace of head.json)."""
+        atomic_write_bytes(self.head_path, orjson.dumps({"hash": record.hash, "seq": record["seq"]}) + b"\n",
+                           tmp_prefix=".head.")
+        if report_step:
+            steps.reached("audit_head")
+
     def append(self, fields: dict[str, Any], last: AuditRecord | None) -> AuditRecord:
-        """Append one record after ``last`` (from :meth:`check_tail`); fsync; move the head.
+        """Append one record after ``last`` (from :meth:`check_tail`) and fsync it: the commit point.
 
         ``fields`` holds op, path, actor, reason, old_sha, new_sha, version
-        (and optionally rollback_of); seq, time and prev are filled in here.
+        (and optionally rollback_of); seq, time, prev and hash are filled in
+        here. The caller then moves the head (:meth:`advance_head`).
         """
         data = dict(fields)
         data["seq"] = (last["seq"] + 1) if last else 1
@@ -262,9 +288,15 @@ class AuditLog:
         if created:
             fsync_directory(self.directory)
         steps.reached("audit_line")
-        self._write_head(data["seq"], data["hash"])
-        steps.reached("audit_head")
         return AuditRecord(data=data, line_no=0)
+
+    def sweep_temp_files(self) -> int:
+        """Remove head.json temp files a killed writer left (caller holds the lock)."""
+        removed = 0
+        for stale in self.directory.glob(".head.*.tmp"):
+            stale.unlink(missing_ok=True)
+            removed += 1
+        return removed
 
     # -- reading (no lock) ------------------------------------------------------
 
@@ -322,10 +354,10 @@ class AuditLog:
         report = VerifyReport()
         prev_hash, expected_seq = GENESIS, 1
         last: AuditRecord | None = None
+        torn_line = None
         for line_no, raw in self._lines():
             if not raw.endswith(b"\n"):
-                report.warnings.append(f"line {line_no}: torn final line (a writer was killed mid-append; "
-                                       "the next change cuts it off)")
+                torn_line = line_no
                 break
             try:
                 data = orjson.loads(raw)
@@ -341,8 +373,8 @@ class AuditLog:
                                    "inserted or reordered here")
             if data["prev"] != prev_hash:
                 if last is not None:
-                    return report.fail(last.line_no, last["seq"], "edited and re-hashed: the next record pins "
-                                       "a different hash")
+                    return report.fail(last.line_no, last["seq"], f"this record, or the prev link of the next one "
+                                       f"(line {line_no}), was edited and re-hashed: they no longer chain")
                 return report.fail(line_no, data["seq"], "the first record must chain to the genesis hash")
             last = AuditRecord(data=data, line_no=line_no)
             prev_hash, expected_seq = data["hash"], expected_seq + 1
@@ -353,6 +385,14 @@ class AuditLog:
         except AuditIntegrityError as exc:
             return report.fail(report.records, None, str(exc))
         last_seq = last["seq"] if last else 0
+        if torn_line is not None:
+            if (last_seq, prev_hash) != (head_seq, head_hash):
+                return report.fail(torn_line, None, f"the final line is cut short but the head pins seq {head_seq}: "
+                                   "the log was edited or truncated")
+            report.warnings.append(f"line {torn_line}: torn final line, never committed (a writer was killed "
+                                   "mid-append); the next change removes it")
+        if not self.head_path.exists() and last_seq > 1:
+            return report.fail(report.records, last_seq, "head.json is missing: the end of the chain is not pinned")
         if (last_seq, prev_hash) != (head_seq, head_hash):
             if last is not None and last_seq == head_seq + 1 and last["prev"] == head_hash:
                 report.warnings.append(f"head is one record behind (a writer was killed after appending seq "

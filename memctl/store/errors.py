@@ -52,11 +52,30 @@ class StoreBusyError(StoreError):
 
 
 class AuditIntegrityError(StoreError):
-    """The audit log or its head does not hold together (edited, truncated or reordered).
+    """The end of the audit log and its head do not hold together (records cut off, head or last line edited).
 
-    Mutations are refused until a human has looked: run ``memctl audit verify``.
+    Mutations are refused while this holds; ``memctl audit verify`` walks the
+    whole chain (damage in the middle of the log is found there, not on every write).
     """
 
 
 class CorruptVersionError(StoreError):
     """A version blob's content does not match its content address (sha256)."""
+
+
+class MissingVersionError(CorruptVersionError):
+    """A version the audit log records has no blob in ``versions/`` (deleted behind the store's back)."""
+
+
+class ChangeNotAppliedError(StoreError):
+    """The change was committed to the audit log but applying it to the file failed (disk full, I/O error).
+
+    Not lost: the next change, or ``memctl audit repair``, applies it from its
+    version blob. ``seq`` is the audit record's sequence number.
+    """
+
+    def __init__(self, path: str, seq: int, cause: BaseException) -> None:
+        super().__init__(f"the change to {path} is recorded (audit seq {seq}) but could not be applied yet ({cause}); "
+                         "the next change or `memctl audit repair` applies it")
+        self.path = path
+        self.seq = seq

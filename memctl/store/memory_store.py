@@ -10,18 +10,23 @@ and issue 3. Layout under the store root (``<home>/store/``)::
 
 A mutation (write, delete, rollback) runs under the lock in this order:
 
-1. read the current sha and check ``expected_sha`` (optimistic concurrency);
-2. ``snapshot``: put the old and the new content into ``versions/``;
+1. read the current sha and check ``expected_sha`` (optimistic concurrency;
+   :data:`ABSENT_SHA` means "the file must not exist");
+2. ``snapshot``: put the old and the new content into ``versions/``, and
+   write the new content to a temp file beside the target (fsynced);
 3. ``audit_line``: append + fsync the audit record — the commit point;
 4. ``audit_head``: move ``head.json``;
-5. ``write``: replace the file atomically (temp, fsync, rename, dir fsync)
-   or unlink it.
+5. ``write``: rename the temp file over the target (or unlink it), fsync
+   the directory.
 
-A writer killed before 3 changed nothing visible (orphan blobs are harmless,
-they are content-addressed). Killed after 3, the change is committed but
-perhaps not applied: the next mutation (or :meth:`MemoryStore.recover`)
-rolls it forward from the blob it recorded. So no change is ever visible
-without its audit record, and no committed record is left unapplied.
+Everything that can fail for lack of space or a bad name happens before the
+commit point. A writer killed before 3 changed nothing visible (orphan blobs
+are harmless, they are content-addressed; stray temp files are swept).
+Killed after 3, the change is committed but perhaps not applied: the next
+mutation, or :meth:`MemoryStore.recover` (``memctl audit repair``), rolls it
+forward from the blob it recorded, and ``audit verify`` reports it as
+pending meanwhile. So no change is ever visible without its audit record,
+and no committed record stays unapplied past the next change.
 """
 
 from __future__ import annotations
@@ -37,11 +42,13 @@ from memctl.atomic import atomic_write_bytes, fsync_directory
 from memctl.store import steps
 from memctl.store.audit import AuditLog, AuditRecord
 from memctl.store.errors import (
+    ChangeNotAppliedError,
     ConcurrencyError,
     InvalidContentError,
     InvalidPathError,
     MissingFileError,
     StoreBusyError,
+    StoreError,
     UnknownVersionError,
 )
 from memctl.store.policy import PUBLIC_PREFIXES, check_actor, check_may_write, check_reason, normalize_path
@@ -49,6 +56,8 @@ from memctl.store.versions import VersionBlobs, is_sha256, sha256_bytes
 
 MAX_CONTENT_BYTES = 8 * 1024 * 1024
 MIN_VERSION_PREFIX = 6
+ABSENT_SHA = "0" * 64  # expected_sha meaning "the file must not exist yet"
+TMP_PREFIX = ".memctl-"  # short: leaves room for names up to NAME_MAX
 
 
 @dataclass(frozen=True)
@@ -156,13 +165,20 @@ class MemoryStore:
 
     @staticmethod
     def _read_bytes(file: Path, canonical: str) -> bytes | None:
+        """The file's bytes; None when absent. Only regular files are read (a FIFO would block)."""
+        import stat as stat_module
+
+        try:
+            mode = os.lstat(file).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat_module.S_ISDIR(mode):
+            raise InvalidPathError(f"invalid store path {canonical!r}: it is a directory")
+        if not stat_module.S_ISREG(mode):
+            raise InvalidPathError(f"invalid store path {canonical!r}: not a regular file")
         try:
             return file.read_bytes()
         except FileNotFoundError:
-            return None
-        except IsADirectoryError as exc:
-            raise InvalidPathError(f"invalid store path {canonical!r}: it is a directory") from exc
-        except NotADirectoryError:
             return None
 
     def read_text(self, path: str) -> tuple[str, str]:
@@ -193,7 +209,8 @@ class MemoryStore:
     def list(self, prefix: str = "") -> list[str]:
         """Sorted canonical paths of the files under ``prefix`` (``""``: all public prefixes).
 
-        Hidden names (temp files) and symlinks are never listed.
+        Hidden names (temp files), symlinks, non-regular files and names the
+        path policy would refuse (placed by hand) are never listed.
 
         Raises:
             InvalidPathError: a bad prefix (``audit/``, ``..``, …).
@@ -202,6 +219,8 @@ class MemoryStore:
         starts = [canonical] if canonical else list(PUBLIC_PREFIXES)
         found: list[str] = []
         for start in starts:
+            if not canonical and (self.root / start).is_symlink():
+                continue  # never followed; `audit verify --deep` reports it
             base = self._file(start) if start else self.root
             if base.is_file():
                 found.append(start)
@@ -220,8 +239,8 @@ class MemoryStore:
             child = f"{rel}/{entry.name}"
             if entry.is_dir(follow_symlinks=False):
                 yield from self._walk(Path(entry.path), child)
-            elif entry.is_file(follow_symlinks=False):
-                yield child
+            elif entry.is_file(follow_symlinks=False) and _is_canonical(child):
+                yield child  # names the API cannot address (placed by hand) are left to `audit verify --deep`
 
     def history(self, path: str) -> list[VersionInfo]:
         """Every recorded change of ``path``, oldest first (empty for a path never written).
@@ -233,7 +252,8 @@ class MemoryStore:
         return [VersionInfo.from_record(r) for r in self.audit.records(path=canonical)]
 
     def resolve_version(self, path: str, version_id: str) -> str:
-        """The full version sha that ``version_id`` (full or a ≥6-char prefix) names in ``path``'s history.
+        """The full version sha that ``version_id`` (full or a ≥6-char prefix) names in ``path``'s history
+        (a recorded new content, or a recorded prior content).
 
         Raises:
             UnknownVersionError: no version, or several, of this path match.
@@ -243,7 +263,10 @@ class MemoryStore:
         if len(wanted) < MIN_VERSION_PREFIX:
             raise UnknownVersionError(f"version id {version_id!r} is too short; give at least "
                                       f"{MIN_VERSION_PREFIX} characters (see `memctl history {canonical}`)")
-        matches = {v.version for v in self.history(canonical) if v.version and v.version.startswith(wanted)}
+        # Versions written by the store, and the contents it snapshotted before each change
+        # (files that predate the store, or were edited by hand) — all are blobs in versions/.
+        known = {sha for v in self.history(canonical) for sha in (v.version, v.old_sha) if sha}
+        matches = {sha for sha in known if sha.startswith(wanted)}
         if not matches:
             raise UnknownVersionError(f"{canonical} has no version {version_id!r} (see `memctl history {canonical}`)")
         if len(matches) > 1:
@@ -269,7 +292,8 @@ class MemoryStore:
         audit record) so that re-running a job changes nothing.
 
         Args:
-            expected_sha: the sha the caller read (``read_text``); None skips the check.
+            expected_sha: the sha the caller read (``read_text``); :data:`ABSENT_SHA`
+                when the file must not exist yet; None skips the check.
             actor: who writes (policy.WRITERS decides where).
             reason: one sentence for the audit log.
 
@@ -326,7 +350,12 @@ class MemoryStore:
                                 expected_sha=expected_sha, rollback_of=sha)
 
     def recover(self) -> RecoveryReport:
-        """Repair what a killed writer left (see the module doc); safe to call any time."""
+        """Repair what a killed or failed writer left (see the module doc); safe to call any time.
+
+        Raises:
+            AuditIntegrityError: the end of the log and its head disagree.
+            StoreBusyError: the lock stayed busy.
+        """
         with self._locked() as report:
             return report
 
@@ -377,106 +406,210 @@ class MemoryStore:
     def _repair(self) -> RecoveryReport:
         """Under the lock: make the audit tail consistent and apply a committed-but-unapplied change."""
         report = RecoveryReport()
-        report.torn_bytes = self.audit.repair_tail()
+        size_before = self.audit.log.stat().st_size if self.audit.log.exists() else 0
         last = self.audit.check_tail()
-        report.temp_files_removed = self.blobs.sweep_temp_files()
+        report.torn_bytes = size_before - (self.audit.log.stat().st_size if self.audit.log.exists() else 0)
+        report.temp_files_removed = self.blobs.sweep_temp_files() + self.audit.sweep_temp_files()
         if last is None:
             return report
         canonical = last["path"]
         try:
             file = self._file(canonical)
+            report.temp_files_removed += _sweep_temp_files(file.parent)
+            data = self._read_bytes(file, canonical)
         except InvalidPathError as exc:
             report.out_of_band = str(exc)
             return report
-        for stale in file.parent.glob(f".{file.name}.*.tmp"):
-            stale.unlink(missing_ok=True)
-            report.temp_files_removed += 1
-        data = self._read_bytes(file, canonical)
         current = None if data is None else sha256_bytes(data)
         if current == last["new_sha"]:
             return report
         if current == last["old_sha"]:
-            if last["new_sha"] is None:
-                file.unlink(missing_ok=True)
-                fsync_directory(file.parent)
-            else:
-                atomic_write_bytes(file, self.blobs.read(last["new_sha"]))
+            self._apply(file, None if last["new_sha"] is None else self.blobs.read(last["new_sha"]))
             report.rolled_forward = f"seq {last['seq']} ({last['op']} {canonical})"
         else:
             # Changed behind the store's back; never overwrite it blindly. `audit verify --deep` names it.
             report.out_of_band = f"{canonical} does not match its last audit record (seq {last['seq']})"
         return report
 
+    @staticmethod
+    def _apply(file: Path, data: bytes | None) -> None:
+        if data is None:
+            file.unlink(missing_ok=True)
+        else:
+            atomic_write_bytes(file, data, tmp_prefix=TMP_PREFIX)
+        fsync_directory(file.parent)
+
+    def pending(self) -> str | None:
+        """A committed change not yet applied to its file (a writer failed or was killed after the
+        commit point), described; None when the store is consistent. Read-only, takes no lock."""
+        try:
+            last = self.audit.last_record()
+        except StoreError:
+            return None
+        if last is None:
+            return None
+        try:
+            canonical, file = self.resolve(last["path"])
+            data = self._read_bytes(file, canonical)
+        except StoreError:
+            return None
+        current = None if data is None else sha256_bytes(data)
+        if current != last["new_sha"] and current == last["old_sha"]:
+            return (f"seq {last['seq']} ({last['op']} {last['path']}) is recorded but not yet applied; "
+                    "the next change or `memctl audit repair` applies it")
+        return None
+
     def _commit(self, canonical: str, file: Path, data: bytes | None, *, op: str, actor: str, reason: str,
                 expected_sha: str | None, rollback_of: str | None = None) -> str:
         """Steps 1–5 of the module doc; caller holds the lock. ``data`` None means delete."""
         old = self._read_bytes(file, canonical)
         old_sha = None if old is None else sha256_bytes(old)
-        if expected_sha is not None and expected_sha != old_sha:
+        if expected_sha is not None and expected_sha != (old_sha or ABSENT_SHA):
             raise ConcurrencyError(canonical, expected_sha, old_sha)
         if data is None and old is None:
             raise MissingFileError(f"no file at {canonical} to delete")
         new_sha = None if data is None else sha256_bytes(data)
         if new_sha is not None and new_sha == old_sha:
             return new_sha
-        if data is not None:
-            try:
-                file.parent.mkdir(parents=True, exist_ok=True)
-            except (FileExistsError, NotADirectoryError) as exc:
-                # Must fail before the commit point: a committed record that can never be applied would wedge recovery.
-                raise InvalidPathError(f"invalid store path {canonical!r}: a parent of it is a file") from exc
-        if old is not None:
-            self.blobs.put(old)  # files that predate the store get their first version here
-        if data is not None:
-            self.blobs.put(data)
-        steps.reached("snapshot")
-        fields: dict[str, Any] = {"op": op, "path": canonical, "actor": actor, "reason": reason,
-                                  "old_sha": old_sha, "new_sha": new_sha, "version": new_sha}
-        if rollback_of is not None:
-            fields["rollback_of"] = rollback_of
-        self.audit.append(fields, self.audit.last_record())
-        if data is None:
-            file.unlink()
+        staged: str | None = None
+        try:
+            if data is not None:
+                staged = self._stage(file, data, canonical)
+            if old is not None:
+                self.blobs.put(old)  # files that predate the store get their first version here
+            if data is not None:
+                self.blobs.put(data)
+            steps.reached("snapshot")
+            fields: dict[str, Any] = {"op": op, "path": canonical, "actor": actor, "reason": reason,
+                                      "old_sha": old_sha, "new_sha": new_sha, "version": new_sha}
+            if rollback_of is not None:
+                fields["rollback_of"] = rollback_of
+            record = self.audit.append(fields, self.audit.last_record())
+        except BaseException:
+            if staged is not None:
+                Path(staged).unlink(missing_ok=True)
+            raise
+        # Committed. From here a failure leaves a recorded change that recovery applies.
+        try:
+            self.audit.advance_head(record)
+            if data is None:
+                file.unlink()
+            else:
+                os.replace(staged, file)
             fsync_directory(file.parent)
-        else:
-            atomic_write_bytes(file, data)
+        except OSError as exc:
+            if staged is not None:
+                Path(staged).unlink(missing_ok=True)  # recovery applies the change from its blob
+            raise ChangeNotAppliedError(canonical, record["seq"], exc) from exc
         steps.reached("write")
         return new_sha if new_sha is not None else ""
+
+    @staticmethod
+    def _stage(file: Path, data: bytes, canonical: str) -> str:
+        """Write ``data`` to a fsynced temp file beside ``file`` (before the commit point); return its name."""
+        import tempfile
+
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:
+            raise InvalidPathError(f"invalid store path {canonical!r}: a parent of it is a file") from exc
+        _sweep_temp_files(file.parent)  # left by a writer killed before its commit point (we hold the lock)
+        fd, name = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".tmp", dir=file.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(name, 0o644)
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
+        return name
 
     # -- verification -----------------------------------------------------------------
 
     def verify(self, *, deep: bool = False) -> StoreVerifyReport:
         """Check the audit chain; with ``deep`` also every version blob and every current file.
 
-        Deep checks: each recorded version blob exists and matches its hash;
-        each path's current sha equals its last record (absent after a
-        delete); no public file exists without an audit record.
+        Deep checks: each recorded blob (new and prior contents) exists and
+        matches its hash; each path's current sha equals its last record
+        (absent after a delete); no file exists without an audit record; no
+        symlink, special file or unaddressable name sits under a public
+        prefix. A committed change not yet applied is a warning, not a mismatch.
         """
         chain = self.audit.verify()
         report = StoreVerifyReport(chain_ok=chain.ok, records=chain.records, problem=chain.problem,
-                                   warnings=list(chain.warnings), bad_line=chain.bad_line,
-                                   bad_seq=chain.bad_seq)
-        if not deep or not chain.ok:
+                                   warnings=list(chain.warnings), bad_line=chain.bad_line, bad_seq=chain.bad_seq)
+        if not chain.ok:
+            return report
+        pending = self.pending()
+        if pending:
+            report.warnings.append(pending)
+        if not deep:
             return report
         last_state: dict[str, str | None] = {}
-        versions: set[str] = set()
+        blobs: set[str] = set()
         for record in self.audit.records():
             last_state[record["path"]] = record["new_sha"]
-            if record["version"]:
-                versions.add(record["version"])
-        for sha in sorted(versions):
+            blobs.update(sha for sha in (record["version"], record["old_sha"]) if sha)
+        for sha in sorted(blobs):
             try:
                 self.blobs.read(sha)
-            except (MissingFileError, Exception) as exc:  # noqa: BLE001 - reported, not raised
+            except StoreError as exc:
                 report.deep_problems.append(str(exc))
-        on_disk = set(self.list(""))
+        pending_path = chain.last["path"] if pending and chain.last is not None else None
         for canonical, sha in sorted(last_state.items()):
-            current = self.sha(canonical) if canonical in on_disk or sha is None else None
+            if canonical == pending_path:
+                continue
+            try:
+                current = self.sha(canonical)
+            except StoreError as exc:
+                report.deep_problems.append(f"{canonical}: {exc}")
+                continue
             if current != sha:
                 now = current[:12] if current else "absent"
                 want = sha[:12] if sha else "deleted"
                 report.deep_problems.append(f"{canonical}: on disk {now}, audit log says {want} "
                                             "(changed outside the store)")
+        on_disk = set(self.list(""))
         for canonical in sorted(on_disk - set(last_state)):
             report.deep_problems.append(f"{canonical}: exists but has no audit record (written outside the store)")
+        report.deep_problems.extend(self._foreign_entries())
         return report
+
+    def _foreign_entries(self) -> list[str]:
+        """Symlinks, special files and names the API cannot address under the public prefixes."""
+        problems = []
+        for prefix in PUBLIC_PREFIXES:
+            top = self.root / prefix
+            if top.is_symlink():
+                problems.append(f"{prefix}/ is a symlink (the store never follows symlinks)")
+                continue
+            for dirpath, dirnames, filenames in os.walk(top):
+                for name in dirnames + filenames:
+                    full = Path(dirpath) / name
+                    rel = full.relative_to(self.root).as_posix()
+                    if name.startswith(TMP_PREFIX) or name.startswith("."):
+                        continue
+                    if full.is_symlink():
+                        problems.append(f"{rel}: a symlink inside the store (never followed; remove it)")
+                    elif name in filenames and not full.is_file():
+                        problems.append(f"{rel}: not a regular file")
+                    elif name in filenames and not _is_canonical(rel):
+                        problems.append(f"{rel!r}: a name the store cannot address (placed by hand)")
+        return problems
+
+def _sweep_temp_files(directory: Path) -> int:
+    """Remove the store's temp files in ``directory`` (caller holds the lock); returns how many."""
+    removed = 0
+    for stale in directory.glob(f"{TMP_PREFIX}*.tmp"):
+        stale.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+def _is_canonical(path: str) -> bool:
+    try:
+        return normalize_path(path) == path
+    except InvalidPathError:
+        return False

@@ -57,8 +57,8 @@ def normalize_path(path: str, *, prefix_only: bool = False) -> str:
         InvalidPathError: not a string; NUL, control, format (zero-width,
             bidi) or line-separator characters; a backslash; absolute or
             drive-letter paths; a ``..`` component; a component starting with
-            ``.`` (reserved for the store's temp and lock files) or equal to
-            ``~``; a name over 255 bytes, a path over 1024 bytes or deeper than
+            ``.`` (reserved for the store's temp and lock files), equal to
+            ``~``, or with leading/trailing whitespace; a trailing ``/`` for a file; a name over 255 bytes, a path over 1024 bytes or deeper than
             16; an internal prefix (``audit/``, ``versions/``) or none of the
             public ones; a bare prefix where a file is required.
     """
@@ -84,8 +84,12 @@ def normalize_path(path: str, *, prefix_only: bool = False) -> str:
     for part in parts:
         if part == "..":
             raise _bad(path, "'..' components are not allowed")
-        if part.startswith(".") or part == "~":
+        if part.startswith("."):
             raise _bad(path, f"component {part!r} is reserved (names starting with '.' belong to the store)")
+        if part == "~":
+            raise _bad(path, "'~' is not expanded in store paths; name the file relative to the store")
+        if part != part.strip():
+            raise _bad(path, f"component {part!r} starts or ends with whitespace")
         if len(part.encode("utf-8")) > MAX_NAME_BYTES:
             raise _bad(path, f"a name is longer than {MAX_NAME_BYTES} bytes")
     canonical = "/".join(parts)
@@ -99,6 +103,8 @@ def normalize_path(path: str, *, prefix_only: bool = False) -> str:
         raise _bad(path, f"must start with one of {', '.join(p + '/' for p in PUBLIC_PREFIXES)}")
     if len(parts) == 1 and not prefix_only:
         raise _bad(path, f"{parts[0]}/ is a prefix, not a file; name a file under it")
+    if not prefix_only and path_nfc.rstrip().endswith("/"):
+        raise _bad(path, "ends with '/': name a file, not a directory")
     return canonical
 
 

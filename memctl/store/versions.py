@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from memctl.atomic import fsync_directory
-from memctl.store.errors import CorruptVersionError, MissingFileError
+from memctl.store.errors import CorruptVersionError, MissingVersionError
 
 _HEX = set("0123456789abcdef")
 
@@ -56,7 +56,12 @@ class VersionBlobs:
         sha = sha256_bytes(data)
         target = self.path(sha)
         if target.is_file():
-            return sha
+            try:
+                if sha256_bytes(target.read_bytes()) == sha:
+                    return sha
+            except OSError:
+                pass
+            target.chmod(0o644)  # a blob modified behind the store's back: heal it with the true content
         self.tmp.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{sha[:12]}.", suffix=".tmp", dir=self.tmp)
         try:
@@ -80,13 +85,13 @@ class VersionBlobs:
         """The blob's bytes, verified against its name.
 
         Raises:
-            MissingFileError: no such blob.
+            MissingVersionError: no such blob.
             CorruptVersionError: the bytes do not hash to ``sha``.
         """
         try:
             data = self.path(sha).read_bytes()
         except FileNotFoundError as exc:
-            raise MissingFileError(f"version {sha[:12]} is missing from versions/ (run `memctl audit verify --deep`)") from exc
+            raise MissingVersionError(f"version {sha[:12]} is missing from versions/ (run `memctl audit verify --deep`)") from exc
         if sha256_bytes(data) != sha:
             raise CorruptVersionError(f"version blob {sha[:12]} was modified on disk: its content no longer matches its hash")
         return data
