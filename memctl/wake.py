@@ -226,6 +226,8 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         raise AskError(f"invalid session id {session!r}: use letters, digits, '_', '.', '-' (max 128)", EXIT_USAGE)
     home = DataHome(settings.home)
     index = load_index(home)
+    if options.use_graph and home.cognee.is_dir():
+        _prewarm_graph(settings, home)
     client = client_for(settings, settings.request_timeout_s)
     try:
         check_model(client, settings, settings.answer_model, settings.request_timeout_s)
@@ -280,6 +282,25 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         except (ModelError, ProposalError, StoreError, ValueError) as exc:
             result.proposal_error = str(exc)
     return result
+
+
+def _prewarm_graph(settings: Settings, home: DataHome) -> None:
+    """Import and configure Cognee (3-4 s) in the background while the router model answers.
+
+    Failures are ignored here: retrieval configures again and falls back to
+    the raw notes with the reason.
+    """
+    import threading
+
+    def warm() -> None:
+        try:
+            from memctl import knowledge_graph
+
+            knowledge_graph.configure(settings, home)
+        except Exception:  # noqa: BLE001 - reported by retrieval, which retries
+            pass
+
+    threading.Thread(target=warm, name="memctl-graph-prewarm", daemon=True).start()
 
 
 def propose_from_exchange(client, settings: Settings, store: MemoryStore, session: str, question: str,  # noqa: ANN001
