@@ -64,7 +64,11 @@ regex packages (injectionguard, nukon-pi-detect) whose lists are not versioned
 against our normalisation and give no stable per-pattern reason codes. The
 categories follow those tools and the OWASP LLM01 (prompt injection) examples:
 instruction override, system-prompt extraction, role-play and jailbreak
-markers, chat-template delimiters, exfiltration. Near-miss policy (tested in
+markers, chat-template delimiters, exfiltration, plus memctl's own context
+section headers (``[USER_MEMORY]``, ``[REFERENCE]``: a memory that opens a
+section could pose as reference material or forge a second memory block).
+Redaction markers left by the staging scrubber (``[REDACTED:password]``) are
+not secrets and pass. Near-miss policy (tested in
 tests/test_validator.py): a pattern must name the *model* or an *instruction*,
 not merely a word — "fixed the password-reset page", "act as a proxy for the
 API", "Dan from infra", "enable developer mode on the Pixel" pass. Two phrases
@@ -253,6 +257,8 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("chat_template", r"\[/?inst\]|<</?sys>>"),  # Llama 2 [INST] … [/INST], <<SYS>>
         ("chat_template", r"(?:^|\n)\s*#{2,}\s*(?:system|instructions?|assistant)\s*:?\s*(?:\n|$)"),  # ### system
         ("chat_template", r"</?(?:system|instructions?|assistant|system_prompt)>"),
+        # memctl's own context sections (memctl/wake.py): a memory must not open or close them
+        ("section_marker", r"\[/?(?:user_memory|reference)\]"),
     )
 )
 """``(name, pattern)`` pairs tried in order over :func:`fold_for_matching` output.
