@@ -626,7 +626,11 @@ def job_status(platform: str, unit_dir: Path, uid: int, home: Path, runner: Runn
                     key, sep, value = line.partition("=")
                     if sep and value:
                         details[key.strip()] = value.strip()
-                loaded = timer.returncode == 0 and details.get("LoadState") == "loaded"
+                if timer.returncode != 0:  # `show` of an unknown unit succeeds (LoadState=not-found): this is the bus
+                    loaded = None
+                    details["error"] = ((timer.stderr or timer.stdout or "").strip().splitlines() or ["no output"])[0]
+                else:
+                    loaded = details.get("LoadState") == "loaded"
         except ServiceManagerError as exc:
             loaded, details = None, {"error": str(exc)}
         statuses.append(JobStatus(name=name, files=files, installed=all(p.is_file() for p in files), loaded=loaded,

@@ -308,6 +308,10 @@ def test_status_systemd_and_missing_tool(tmp_path):
     assert sleep.loaded and sleep.details["ActiveState"] == "active" and sleep.details["Result"] == "success"
     assert not sleep.installed and ingest.loaded is False
 
+    no_bus = FakeRunner({("systemctl",): (1, "", "Failed to connect to bus: No medium found\n")})
+    statuses = job_status("systemd", tmp_path, UID, tmp_path, no_bus)
+    assert statuses[0].loaded is None and statuses[0].details["error"] == "Failed to connect to bus: No medium found"
+
     def missing(argv):
         raise ServiceManagerError("systemctl is not available on this machine")
 
