@@ -291,6 +291,9 @@ cli_store.register(app)
 from memctl import cli_wake  # noqa: E402 - registers ask/remember
 
 cli_wake.register(app)
+from memctl import cli_schedule  # noqa: E402 - registers schedule install/uninstall/status
+
+cli_schedule.register(app)
 
 
 def main() -> None:

@@ -97,6 +97,10 @@ class Settings(BaseSettings):
     # proposal should come from a deliberate exchange (`memctl ask --propose` or `remember`).
     ask_propose: bool = False
 
+    # Sleep: the validator's bounds on one promoted memory (memctl.validator.ValidationLimits).
+    proposal_max_bytes: int = Field(default=2000, ge=100, le=1_000_000)
+    proposal_max_lines: int = Field(default=40, ge=1, le=10_000)
+
     @field_validator("ollama_host")
     @classmethod
     def _ollama_host_is_a_url(cls, value: str) -> str:
