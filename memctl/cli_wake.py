@@ -113,7 +113,8 @@ def remember(
                       EXIT_USAGE)
     try:
         proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=text, source="remember",
-                                  topic=topic, kind=kind, global_scope=global_scope)
+                                  topic=topic, kind=kind, global_scope=global_scope,
+                                  max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)
     except ProposalError as exc:
         cli._fail(str(exc), EXIT_USAGE)
     except (ConcurrencyError, StoreBusyError) as exc:

@@ -62,11 +62,15 @@ class Proposal:
 
 
 def stage_proposal(store: MemoryStore, *, session: str, content: str, source: str, topic: str | None = None,
-                   kind: str = "note", global_scope: bool = False) -> Proposal:
+                   kind: str = "note", global_scope: bool = False, max_bytes: int = MAX_PROPOSAL_CHARS,
+                   max_lines: int | None = None) -> Proposal:
     """Scrub and write one proposal into the session's inbox (actor = ``source``); return it.
 
+    ``max_bytes``/``max_lines`` should be sleep's limits (``proposal_max_bytes``,
+    ``proposal_max_lines``) so an oversize memory is refused now, not at sleep.
+
     Raises:
-        ProposalError: bad session id or topic slug, empty content, over 4000 characters.
+        ProposalError: bad session id or topic slug, empty content, over the size limits.
         memctl.store.StoreError: the store refused the write.
     """
     if not SESSION_ID.match(session or ""):
@@ -76,8 +80,13 @@ def stage_proposal(store: MemoryStore, *, session: str, content: str, source: st
     text = (content or "").strip()
     if not text:
         raise ProposalError("nothing to remember: the text is empty")
-    if len(text) > MAX_PROPOSAL_CHARS:
-        raise ProposalError(f"the text is {len(text)} characters; a memory is at most {MAX_PROPOSAL_CHARS}")
+    size = len(text.encode("utf-8"))
+    if size > min(max_bytes, MAX_PROPOSAL_CHARS):
+        raise ProposalError(f"the text is {size} bytes; a memory is at most {min(max_bytes, MAX_PROPOSAL_CHARS)} "
+                            "(setting proposal_max_bytes): keep one fact or preference per memory")
+    lines = text.count("\n") + 1
+    if max_lines is not None and lines > max_lines:
+        raise ProposalError(f"the text has {lines} lines; a memory is at most {max_lines} (setting proposal_max_lines)")
     cleaned = scrub(text)
     now = datetime.now(timezone.utc)
     proposal_id = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"

@@ -317,4 +317,5 @@ def propose_from_exchange(client, settings: Settings, store: MemoryStore, sessio
     if not isinstance(data, dict) or not data.get("propose") or not str(data.get("memory") or "").strip():
         return None
     kind = data.get("kind") if data.get("kind") in ("preference", "decision") else "note"
-    return stage_proposal(store, session=session, content=str(data["memory"]), source="ask", topic=topic, kind=kind)
+    return stage_proposal(store, session=session, content=str(data["memory"]), source="ask", topic=topic, kind=kind,
+                          max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)

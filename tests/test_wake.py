@@ -166,7 +166,8 @@ def test_stage_proposal_is_scrubbed_audited_and_only_in_staging(tmp_path: Path) 
     assert stage_proposal(store, session="s", content="x", source="remember", global_scope=True).path.startswith(
         "user/global/")
     for bad in ({"session": "../x"}, {"session": ""}, {"content": "  "}, {"content": "x" * 4001},
-                {"topic": "Bad Topic"}):
+                {"topic": "Bad Topic"}, {"content": "é" * 1001, "max_bytes": 2000},
+                {"content": "a\nb\nc", "max_lines": 2}):
         kwargs = {"session": "s", "content": "ok", "source": "remember", **bad}
         with pytest.raises(ProposalError):
             stage_proposal(store, **kwargs)
