@@ -211,6 +211,7 @@ def ingest(
     reparse_skipped: bool = typer.Option(False, "--reparse-skipped", help="Re-evaluate sessions skipped earlier."),
     reparse_all: bool = typer.Option(False, "--reparse-all", help="Re-distill everything (only into new or empty datasets)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
+    wait: bool = typer.Option(False, "--wait", help="If a sleep or another ingest holds the data home, wait for it instead of exiting 6."),
 ) -> None:
     """Read OpenCode history → distill notes → add to Cognee → cognify. Resumable."""
     from connectors.opencode import resolve_db_path
@@ -226,7 +227,7 @@ def ingest(
     settings = _settings(home, workers=workers, batch_size=batch_size, chunks_per_batch=chunks_per_batch, data_per_batch=data_per_batch)
     options = IngestOptions(
         db=resolve_db_path(db), phase=phase, dry_run=dry_run, since=since_dt, session_ids=tuple(session),
-        project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all,
+        project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, wait=wait,
     )
     reporter = RichReporter() if console.is_terminal and not as_json else LineReporter()
     try:
@@ -291,6 +292,9 @@ cli_store.register(app)
 from memctl import cli_wake  # noqa: E402 - registers ask/remember
 
 cli_wake.register(app)
+from memctl import cli_sleep  # noqa: E402 - registers sleep
+
+cli_sleep.register(app)
 from memctl import cli_schedule  # noqa: E402 - registers schedule install/uninstall/status
 
 cli_schedule.register(app)

@@ -59,6 +59,7 @@ class IngestOptions:
     limit: int | None = None
     reparse_skipped: bool = False
     reparse_all: bool = False
+    wait: bool = False  # block on the data-home lock instead of exiting 6
 
 
 @dataclass
@@ -668,11 +669,11 @@ class IngestRun:
             self.home.root.mkdir(parents=True, exist_ok=True)
             lock = FileLock(str(self.home.lock))
             try:
-                lock.acquire(timeout=0)
+                lock.acquire(timeout=-1 if opts.wait else 0)
             except Timeout as exc:
                 raise IngestError(
-                    f"another memctl run is using {self.home.root} (lock {self.home.lock}); "
-                    "wait for it to finish",
+                    f"another memctl run (ingest or sleep) is using {self.home.root} (lock {self.home.lock}); "
+                    "wait for it to finish, or pass --wait",
                     6,
                 ) from exc
             try:

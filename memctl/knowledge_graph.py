@@ -656,6 +656,34 @@ async def cognify(datasets: list[str], chunks_per_batch: int = 10, data_per_batc
 
 
 @_quiet
+async def remove_notes(dataset: str, paths: Iterable[Path]) -> int:
+    """Delete from ``dataset`` the data items added from these files (matched by
+    ``original_data_location`` = the file's ``file://`` URI), with their graph
+    nodes, edges and vectors (``cognee.datasets.delete_data``). Returns how many
+    were deleted; files never added are ignored.
+
+    Raises:
+        GraphMemoryError: Cognee failed to delete.
+    """
+    _require_configured()
+    validate_dataset_name(dataset)
+    import cognee
+
+    ds = await _find_dataset(dataset)
+    if ds is None:
+        return 0
+    wanted = {Path(p).expanduser().absolute().as_uri() for p in paths}
+    deleted = 0
+    try:
+        for row in await cognee.datasets.list_data(ds.id):
+            if row.original_data_location in wanted:
+                await cognee.datasets.delete_data(ds.id, row.id)
+                deleted += 1
+    except Exception as exc:
+        raise GraphMemoryError(f"removing {len(wanted)} note(s) from dataset '{dataset}' failed: {exc}") from exc
+    return deleted
+
+
 async def list_datasets() -> list[str]:
     """Names of the default user's datasets, sorted ([] before the first add)."""
     _require_configured()

@@ -8,7 +8,7 @@ untrusted actor (``ask`` or ``remember``) at
     {"id": "20261130T054512Z-a1b2c3", "session": "ses_x", "target": "user",
      "path": "user/sessions/ses_x/20261130T054512Z-a1b2c3.md",
      "content": "Prefers pnpm over npm in this repo.", "topic": "alpha" | null,
-     "kind": "preference" | "decision" | "note", "created": "2026-11-30T05:45:12Z",
+     "kind": "preference" | "decision" | "note", "created": "2026-11-30T05:45:12.345Z",
      "source": "remember" | "ask", "redactions": 0}
 
 ``path`` is where sleep would promote it: ``user/global/…`` (``--global``),
@@ -97,7 +97,7 @@ def stage_proposal(store: MemoryStore, *, session: str, content: str, source: st
     else:
         target_path = f"user/sessions/{session}/{proposal_id}.md"
     proposal = Proposal(id=proposal_id, session=session, target="user", path=target_path, content=cleaned.text,
-                        topic=topic, kind=kind, created=now.strftime("%Y-%m-%dT%H:%M:%SZ"), source=source,
+                        topic=topic, kind=kind, created=now.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", source=source,
                         redactions=sum(cleaned.counts.values()))
     store.write_text(proposal.staged_path, json.dumps(proposal.as_dict(), indent=2, ensure_ascii=False) + "\n",
                      actor=source, reason=f"proposal {proposal_id} from {source} (session {session})")

@@ -24,6 +24,7 @@ from typing import Callable
 from memctl.config import DataHome, Settings
 from memctl.distill import load_prompt, strip_think
 from memctl.model_calls import ModelError, chat_once, chat_stream, check_model, client_for
+from memctl.note_search import strip_front_matter
 from memctl.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
 from memctl.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.routing import Route, UnknownTopicError, route_question
@@ -131,7 +132,7 @@ def user_memories(store: MemoryStore, session: str, topics: list[str]) -> list[U
     for prefix in prefixes:
         for path in store.list(prefix):
             try:
-                found.append(UserMemory(path, store.read_text(path)[0].strip()))
+                found.append(UserMemory(path, strip_front_matter(store.read_text(path)[0]).strip()))
             except StoreError:
                 continue
     return found

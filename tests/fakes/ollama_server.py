@@ -53,7 +53,9 @@ Replies (all deterministic functions of the request)
        would (see ``_SchemaGen.choose``: the option whose mentions share the
        most words with the question). ``format: "json"`` without any schema
        yields ``{"response": <default text reply>}``.
-    3. memctl's answer prompt (``[REFERENCE]``/``[USER_MEMORY]`` sections and
+    3. memctl's consolidation prompt (``[memory N] (stated <time>)`` blocks)
+       gets :func:`consolidate_reply` (newest fact per subject wins).
+    3b. memctl's answer prompt (``[REFERENCE]``/``[USER_MEMORY]`` sections and
        a ``Question:``) gets :func:`answer_reply`: the first user memory,
        then the best-matching reference's first line with its ``[n]`` citation.
     4. Otherwise the *distill* responder (``/api/chat``, ``/api/generate``,
@@ -355,6 +357,32 @@ def distill_reply(transcript: str) -> str:
 
 
 # ----------------------------- JSON schema -------------------------------
+
+
+_MEMORY_BLOCK = re.compile(r"\[memory \d+\] \(stated ([^)]*)\)\n(.*?)(?=\n\n\[memory \d+\] \(stated |\Z)", re.S)
+
+
+def _is_consolidate_request(text: str) -> bool:
+    """memctl's consolidation prompt: blocks ``[memory N] (stated <time>)``."""
+    return "[memory 1] (stated " in text
+
+
+def consolidate_reply(text: str) -> str:
+    """Deterministic merge of ``[memory N] (stated <time>)`` blocks, as a careful model would.
+
+    Every line of every memory is a fact; its *subject* is its first three
+    words (lowercased). Facts are replayed oldest first, so a later fact with
+    the same subject replaces an earlier one (newest wins on contradiction)
+    and exact repeats collapse; the result lists one bullet per subject in
+    order of first appearance.
+    """
+    facts: dict[str, str] = {}
+    for _stated, body in sorted(_MEMORY_BLOCK.findall(text), key=lambda m: m[0]):
+        for line in body.strip().splitlines():
+            fact = line.strip().lstrip("-* ").strip()
+            if fact:
+                facts[" ".join(w.lower() for w in _words(fact)[:3])] = fact
+    return "\n".join(f"- {fact}" for fact in facts.values()) or "JUNK"
 
 
 _REFERENCE_HEADER = re.compile(r"^\[(\d+)\] (.*)$")
@@ -1193,7 +1221,12 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _text_reply(self, transcript: str) -> str:
-        reply = answer_reply(transcript) if _is_answer_request(transcript) else distill_reply(transcript)
+        if _is_consolidate_request(transcript):
+            reply = consolidate_reply(transcript)
+        elif _is_answer_request(transcript):
+            reply = answer_reply(transcript)
+        else:
+            reply = distill_reply(transcript)
         if self.fake.think:
             n = len(_words(transcript))
             reply = f"<think>\nReading a transcript of {n} words; deciding what is worth keeping.\n</think>\n" + reply

@@ -1,0 +1,83 @@
+"""CLI command of the sleep cycle: ``memctl sleep``. Thin: parse, call :mod:`memctl.sleep`, render."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+EXIT_HOME, EXIT_INTERRUPTED = 7, 130
+
+
+def _cli():
+    from memctl import cli  # late: cli.py imports this module at its end
+
+    return cli
+
+
+def sleep(
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", min=1, max=32, help="Parallel consolidations and topic rebuilds (default 3; config sleep_concurrency)."),
+    wait: bool = typer.Option(False, "--wait", help="If an ingest or another sleep holds the data home, wait instead of exiting 6."),
+    no_rebuild: bool = typer.Option(False, "--no-rebuild", help="Skip the Cognee rebuild (changed topics stay pending for the next run)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout."),
+    home: Optional[Path] = typer.Option(None, "--home", envvar="MEMCTL_HOME", help="Data home (default ./var)."),
+) -> None:
+    """Validate and promote proposals → cluster → consolidate → rebuild changed topics. Reports to var/reports/."""
+    from memctl.sleep import SleepError, SleepOptions, SleepRun
+    from memctl.store import AuditIntegrityError, StoreError
+
+    cli = _cli()
+    settings = cli._settings(home)
+    reporter = cli.RichReporter() if cli.console.is_terminal and not as_json else cli.LineReporter()
+    try:
+        summary = SleepRun(settings, SleepOptions(concurrency=concurrency, wait=wait, rebuild=not no_rebuild),
+                           reporter).run()
+    except SleepError as exc:
+        reporter.done()
+        cli._fail(str(exc), exc.exit_code)
+    except AuditIntegrityError as exc:
+        reporter.done()
+        cli._fail(str(exc), 10)
+    except (StoreError, OSError) as exc:
+        reporter.done()
+        cli._fail(f"sleep stopped: {exc}", EXIT_HOME)
+    except KeyboardInterrupt:
+        reporter.done()
+        cli._fail("interrupted; what finished is recorded and cached, re-run to continue", EXIT_INTERRUPTED)
+    data = summary.as_dict()
+    if as_json:
+        cli.stdout.print_json(json.dumps(data))
+    else:
+        table = Table(title="memctl sleep", show_header=False)
+        table.add_column("", style="bold")
+        table.add_column("", justify="right")
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted(data["rejected_reasons"].items()))
+        for key, value in (
+            ("proposals", data["proposals"]),
+            ("promoted", data["promoted"]),
+            ("rejected", f"{data['rejected']}" + (f" ({reasons})" if reasons else "")),
+            ("clusters found / consolidated", f"{data['clusters_found']} / {data['clusters_consolidated']}"),
+            ("memories merged", data["memories_merged"]),
+            ("model calls / cache hits", f"{data['model_calls']} / {data['cache_hits']}"),
+            ("topics rebuilt", ", ".join(data["topics_rebuilt"]) or "-"),
+            ("topics failed", ", ".join(data["topics_failed"]) or "-"),
+            ("wall time", f"{data['wall_s']:.1f} s"),
+            ("report", data["report_html"]),
+        ):
+            table.add_row(key, str(value))
+        cli.stdout.print(table)
+        for error in data["errors"][:10]:
+            cli.console.print(f"[yellow]error:[/] {error}", highlight=False)
+        for topic, error in data["topics_failed"].items():
+            cli.console.print(f"[yellow]topic {topic}:[/] {error}", highlight=False)
+        if data["model_unavailable"]:
+            cli.console.print(f"[red]consolidation skipped:[/] {data['model_unavailable']}", highlight=False)
+    raise typer.Exit(summary.exit_code)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sleep`` to the root ``memctl`` app."""
+    app.command()(sleep)
