@@ -84,6 +84,11 @@ def cache_key(task: ConsolidationTask, model: str, prompt: Prompt) -> str:
     return digest.hexdigest()
 
 
+def is_cached(task: ConsolidationTask, settings: Settings, cache_dir: Path) -> bool:
+    """True when :func:`consolidate` would answer ``task`` from the cache (no model call)."""
+    return (cache_dir / f"{cache_key(task, settings.consolidate_model, load_prompt('consolidate'))}.json").is_file()
+
+
 def render_members(task: ConsolidationTask) -> str:
     """The user message: members oldest first, each with its time."""
     ordered = sorted(task.members, key=lambda m: (m.created, m.path))

@@ -40,7 +40,14 @@ from typing import Any
 from memctl.atomic import atomic_write_json
 from memctl.clustering import Cluster, cluster_memories
 from memctl.config import DataHome, Settings
-from memctl.consolidate import ConsolidationError, ConsolidationResult, ConsolidationTask, Member, consolidate
+from memctl.consolidate import (
+    ConsolidationError,
+    ConsolidationResult,
+    ConsolidationTask,
+    Member,
+    consolidate,
+    is_cached,
+)
 from memctl.ingest import Reporter, SilentReporter
 from memctl.sleep_report import SleepReport
 from memctl.store import ConcurrencyError, MemoryStore, MissingFileError, StoreError
@@ -305,10 +312,10 @@ class SleepRun:
     def _consolidate(self, report: SleepReport, state: SleepState, clusters: list[Cluster]) -> None:
         report.start("consolidate")
         self.reporter.phase("consolidate", len(clusters))
-        if clusters and not self._model_ready(report):
+        cache_dir = self.home.root / "cache" / "consolidate"
+        if any(not is_cached(_task(c), self.settings, cache_dir) for c in clusters) and not self._model_ready(report):
             report.finish("consolidate", skipped=len(clusters))
             return
-        cache_dir = self.home.root / "cache" / "consolidate"
         concurrency = self.options.concurrency or self.settings.sleep_concurrency
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memctl-consolidate") as pool:
             pending: dict[Future, Cluster] = {

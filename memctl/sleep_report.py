@@ -136,7 +136,7 @@ class SleepReport:
                  ("rejected", s.get("rejected", len(self.details["rejected"]))),
                  ("clusters consolidated", s.get("clusters_consolidated", "…")),
                  ("memories merged", s.get("memories_merged", "…")),
-                 ("topics rebuilt", s.get("topics_rebuilt", "…")),
+                 ("topics rebuilt", len(s["topics_rebuilt"]) if "topics_rebuilt" in s else "…"),
                  ("model calls", s.get("model_calls", "…")), ("cache hits", s.get("cache_hits", "…"))]
         html = _TEMPLATE.render(status=self.status, started=self.started, home=self.home, wall_s=self.wall_s,
                                 cards=cards, phases=list(self.phases.values()), **self.details)

@@ -85,7 +85,8 @@ Replies (all deterministic functions of the request)
        tokens with an extension) and the transcript size in words.
 
 Knobs (constructor arguments, also settable at run time; thread-safe)
-    ``latency_s`` — sleep per request, inside the concurrency slot.
+    ``latency_s`` — sleep per request, inside the concurrency slot (only on
+    ``latency_routes`` when given: real Ollama answers ``/api/show`` at once).
     ``max_concurrency`` — server-side semaphore; excess requests queue.
     ``think`` — distill replies start with a ``<think>…</think>`` block in
     the content; a request with ``"think": true`` gets that reasoning in the
@@ -784,6 +785,7 @@ class FakeOllama:
         embedding_models: extra names treated as embedding models.
         embedding_dim: length of every embedding vector (default 768).
         latency_s: seconds slept per request.
+        latency_routes: paths the latency applies to (None: every request).
         max_concurrency: max requests processed at once (None = unbounded).
         think: prefix distill replies with ``<think>…</think>``.
         missing_models: names that every route reports as not found.
@@ -805,6 +807,7 @@ class FakeOllama:
         think: bool = False,
         missing_models: Iterable[str] = (),
         allow_v1_api: bool = False,
+        latency_routes: Iterable[str] | None = None,
     ) -> None:
         self._lock = threading.RLock()
         self.allow_v1_api = allow_v1_api
@@ -814,6 +817,7 @@ class FakeOllama:
         self.embedding_models = set(embedding_models)
         self.embedding_dim = embedding_dim
         self.latency_s = latency_s
+        self.latency_routes = tuple(latency_routes) if latency_routes is not None else None
         self.think = think
         self.missing_models = set(missing_models)
         self._max_concurrency: int | None = None
@@ -1089,7 +1093,7 @@ class _Handler(BaseHTTPRequestHandler):
         fake._record(path, model, body)
         fake._acquire()
         try:
-            if fake.latency_s:
+            if fake.latency_s and (fake.latency_routes is None or path in fake.latency_routes):
                 fake._stop.wait(fake.latency_s)
             faults = {f.kind: f for f in fake._take_faults(path)}
             if "hang" in faults:
