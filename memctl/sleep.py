@@ -208,6 +208,10 @@ class SleepRun:
     def _load(self, report: SleepReport) -> list[str]:
         report.start("load")
         self.reporter.phase("load", None)
+        # A change a killed run committed but did not apply is applied first (the store's own repair).
+        repaired = self.store.recover() if self.store.root.exists() else None
+        if repaired is not None and repaired.rolled_forward:
+            self.reporter.log(f"store: applied {repaired.rolled_forward} left by an interrupted run")
         inbox = [p for p in self.store.list("staging/sessions") if "/inbox/" in p and p.endswith(".json")]
         self.summary.proposals = len(inbox)
         report.finish("load", proposals=len(inbox))
@@ -293,8 +297,15 @@ class SleepRun:
             if topic:
                 state.mark(topic, [str(self.store.root / p) for p, _ in leftovers])
             for member_path, member_sha in leftovers:
-                self.store.delete(member_path, expected_sha=member_sha, actor="sleep",
-                                  reason=f"merged into {path} (finishing an interrupted sleep)")
+                try:
+                    self.store.delete(member_path, expected_sha=member_sha, actor="sleep",
+                                      reason=f"merged into {path} (finishing an interrupted sleep)")
+                except MissingFileError:
+                    pass  # gone meanwhile: nothing left to finish
+                except ConcurrencyError as exc:
+                    if exc.current_sha is not None:  # changed by someone else: keep it, say so
+                        self.summary.errors.append(f"{member_path} changed since it was merged; kept: {exc}")
+                        continue
                 self.summary.memories_merged += 1
             self.summary.interrupted_applies_finished += 1
             self.reporter.log(f"finished an interrupted merge into {path} ({len(leftovers)} member(s))")
@@ -387,7 +398,10 @@ class SleepRun:
             except MissingFileError:
                 merged += 1  # already gone: a repeat of an interrupted apply
             except ConcurrencyError as exc:
-                self.summary.errors.append(f"{member.path} changed during sleep; kept: {exc}")
+                if exc.current_sha is None:
+                    merged += 1  # its recorded delete was just applied by the store's repair
+                else:
+                    self.summary.errors.append(f"{member.path} changed during sleep; kept: {exc}")
         self.summary.clusters_consolidated += 1
         self.summary.memories_merged += merged
         report.add("clusters", {"scope": cluster.scope, "members": members,

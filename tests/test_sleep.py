@@ -362,3 +362,26 @@ def test_sigkill_during_consolidation_then_rerun_loses_and_duplicates_nothing(tm
     for fact in facts:  # nothing lost
         assert fact in text, fact
     assert store.verify(deep=True).ok
+
+
+def test_a_delete_committed_but_not_applied_by_a_killed_run_is_finished(tmp_path: Path) -> None:
+    """The state a SIGKILL between the audit commit and the unlink of a merged member leaves."""
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    paths = _seed_cluster(store, "user/topics/beta", 2, "billing", topic="beta")
+    members = [{"path": p, "sha": store.sha(p)} for p in paths]
+    store.write_text("user/topics/beta/consolidated-0123456789abcdef.md",
+                     render_memory("- merged", kind="consolidated", created="2026-11-02T00:00:00Z", session=None,
+                                   topic="beta", extra={"members": members}), actor="sleep", reason="merge")
+    store.delete(paths[0], expected_sha=members[0]["sha"], actor="sleep", reason="merged")
+    record = store.audit.append({"op": "delete", "path": paths[1], "actor": "sleep", "reason": "merged",
+                                 "old_sha": members[1]["sha"], "new_sha": None, "version": None},
+                                store.audit.last_record())
+    store.audit.advance_head(record)  # committed; the unlink never happened
+    assert store.exists(paths[1]) and store.pending()
+    with FakeOllama() as server:
+        summary = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
+        assert server.counts["/api/chat"] == 0
+    assert summary.exit_code == 0 and summary.errors == []
+    assert store.list("user") == ["user/topics/beta/consolidated-0123456789abcdef.md"]
+    assert store.verify(deep=True).ok
