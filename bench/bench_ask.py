@@ -22,14 +22,12 @@ Also prints the ``ctx_chars`` distribution over the question set against
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from memctl.atomic import atomic_write_json
 from memctl.config import DataHome, Settings
 from memctl.note_search import NoteSearch
 from memctl.retrieval import retrieve

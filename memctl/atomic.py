@@ -28,6 +28,31 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+def write_temp_file(directory: Path, data: bytes, *, prefix: str, mode: int = 0o644) -> str:
+    """Write ``data`` to a new ``<prefix><random>.tmp`` in ``directory``, fsynced, with ``mode``; return its path.
+
+    The caller renames it into place (same directory or file system). On any
+    failure the temp file is removed and the error re-raised.
+
+    Raises:
+        OSError: the directory is not writable, the disk is full, or the name is too long.
+    """
+    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    return tmp_name
+
+
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, tmp_prefix: str | None = None) -> None:
     """Write ``data`` to ``path`` atomically, creating parent directories.
 
@@ -42,13 +67,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, tmp_prefix
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = tmp_prefix if tmp_prefix is not None else f".{path.name}."
-    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+    tmp_name = write_temp_file(path.parent, data, prefix=prefix, mode=mode)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
     except BaseException:
         try:

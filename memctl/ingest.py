@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from connectors.model import Session, SessionInfo
+from memctl.exit_codes import ExitCodeError
 from connectors.opencode import OpenCodeSource, SessionFilter
 from memctl.atomic import atomic_write_text
 from memctl.config import DataHome, Settings
@@ -38,12 +39,8 @@ PHASES = ("all", "distill", "add", "cognify")
 PLAN_ROWS_MAX = 200  # a dry run over 20,000 sessions keeps counts for all, rows for the first few
 
 
-class IngestError(Exception):
-    """A run-level failure with a user-facing message and the exit code to use."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+class IngestError(ExitCodeError):
+    """An ingest run cannot go on; message and exit code for the user (see :mod:`memctl.exit_codes`)."""
 
 
 @dataclass

@@ -54,16 +54,13 @@ from memctl.store import ConcurrencyError, MemoryStore, MissingFileError, StoreE
 from memctl.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.validator import ValidationLimits, validate_proposal
 
-EXIT_OK, EXIT_FAILED, EXIT_LOCKED, EXIT_HOME, EXIT_MODEL = 0, 1, 6, 7, 9
+from memctl.exit_codes import FAILED_ITEMS as EXIT_FAILED, HOME as EXIT_HOME, LOCKED as EXIT_LOCKED
+from memctl.exit_codes import MODEL as EXIT_MODEL, OK as EXIT_OK, ExitCodeError
 CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
 
 
-class SleepError(Exception):
+class SleepError(ExitCodeError):
     """Sleep cannot run (lock busy, data home unusable); ``exit_code`` as documented."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 @dataclass

@@ -35,15 +35,12 @@ MAX_QUESTION_CHARS = 4000
 MIN_EXCERPT_CHARS = 200
 TRUNCATION_MARK = "\n[… excerpt cut to fit the context budget]"
 
-EXIT_USAGE, EXIT_HOME, EXIT_MODEL, EXIT_EMPTY = 2, 7, 9, 12
+from memctl.exit_codes import HOME as EXIT_HOME, MODEL as EXIT_MODEL, NOTHING_INGESTED as EXIT_EMPTY
+from memctl.exit_codes import USAGE as EXIT_USAGE, ExitCodeError
 
 
-class AskError(Exception):
+class AskError(ExitCodeError):
     """``ask`` cannot run; ``exit_code`` as documented (2 usage, 7 data home, 9 model, 12 nothing ingested)."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 @dataclass
@@ -189,6 +186,7 @@ class _ThinkFilter:
 
     def __init__(self, sink: Callable[[str], None]) -> None:
         self.sink, self.buffer, self.thinking, self.decided = sink, "", False, False
+        self.after_think = False  # drop the whitespace between </think> and the answer
 
     def feed(self, piece: str) -> None:
         self.buffer += piece
@@ -202,8 +200,11 @@ class _ThinkFilter:
             end = self.buffer.find("</think>")
             if end < 0:
                 return
-            self.buffer = self.buffer[end + len("</think>"):].lstrip()
-            self.thinking = False
+            self.buffer = self.buffer[end + len("</think>"):]
+            self.thinking, self.after_think = False, True
+        if self.after_think:
+            self.buffer = self.buffer.lstrip()
+            self.after_think = not self.buffer
         if self.buffer:
             self.sink(self.buffer)
             self.buffer = ""

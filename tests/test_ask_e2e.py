@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import pytest
 
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
+from tests.memctl_process import env_for, run_memctl
 
 pytestmark = pytest.mark.e2e
 
@@ -38,12 +38,11 @@ GLOBAL_MEMORY = "Prefers short answers with the exact command to run."
 
 
 def _env(server: FakeOllama) -> dict[str, str]:
-    return {**os.environ, "OLLAMA_HOST": server.url, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+    return env_for(server)
 
 
 def _memctl(server: FakeOllama, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memctl.cli", *args], env=_env(server), capture_output=True,
-                          text=True, timeout=600)
+    return run_memctl(server, *args)
 
 
 def _batch(server: FakeOllama, home: Path, tmp: Path, questions: list[dict], counts: list[str] | None = None) -> dict:

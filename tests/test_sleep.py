@@ -17,11 +17,11 @@ import pytest
 from memctl.clustering import cluster_memories, related, subject_words
 from memctl.config import DataHome, Settings
 from memctl.consolidate import ConsolidationTask, Member, consolidate, consolidate_cluster
-from memctl.proposals import stage_proposal
 from memctl.sleep import SleepError, SleepOptions, SleepRun
 from memctl.store import MemoryStore
 from memctl.user_memory import parse_memory, render_memory
 from tests.fakes.ollama_server import FakeOllama
+from tests.memctl_process import hold_lock
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
@@ -291,12 +291,8 @@ def test_a_failing_topic_is_reported_and_does_not_stop_the_others(tmp_path: Path
 def test_sleep_and_ingest_share_one_lock(tmp_path: Path) -> None:
     home = tmp_path / "var"
     home.mkdir()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from filelock import FileLock; "
-         f"l = FileLock({str(DataHome(home).lock)!r}); l.acquire(); print('held', flush=True); time.sleep(2)"],
-        stdout=subprocess.PIPE, text=True)
+    holder = hold_lock(DataHome(home).lock, 2)
     try:
-        assert holder.stdout.readline().strip() == "held"
         with pytest.raises(SleepError, match="ingest or sleep") as info:
             SleepRun(_settings(home), SleepOptions(rebuild=False)).run()
         assert info.value.exit_code == 6
@@ -311,12 +307,8 @@ def test_sleep_and_ingest_share_one_lock(tmp_path: Path) -> None:
     from tests.fixtures.synthetic_opencode import build_database
 
     db = build_database(tmp_path / "opencode.db", 1)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from filelock import FileLock; "
-         f"l = FileLock({str(DataHome(home).lock)!r}); l.acquire(); print('held', flush=True); time.sleep(30)"],
-        stdout=subprocess.PIPE, text=True)
+    holder = hold_lock(DataHome(home).lock, 30)
     try:
-        assert holder.stdout.readline().strip() == "held"
         with pytest.raises(IngestError, match="ingest or sleep") as info:
             IngestRun(_settings(home), IngestOptions(db=db, phase="distill")).run()
         assert info.value.exit_code == 6

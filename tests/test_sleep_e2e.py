@@ -5,7 +5,6 @@ topic's dataset → consolidation of a contradiction → rebuild removes the mer
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import pytest
 
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
+from tests.memctl_process import env_for, run_memctl
 
 pytestmark = pytest.mark.e2e
 
@@ -23,12 +23,11 @@ FIXTURE = REPO / "tests" / "fixtures" / "opencode-1.18"
 
 
 def _env(server: FakeOllama) -> dict[str, str]:
-    return {**os.environ, "OLLAMA_HOST": server.url, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+    return env_for(server)
 
 
 def _memctl(server: FakeOllama, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memctl.cli", *args], env=_env(server), capture_output=True,
-                          text=True, timeout=900)
+    return run_memctl(server, *args)
 
 
 def _dataset_count(server: FakeOllama, home: Path, dataset: str) -> tuple[int, list[str]]:

@@ -250,3 +250,25 @@ def test_ask_errors_are_clear_with_their_exit_code(ingested_home: Path, tmp_path
         with pytest.raises(AskError) as info:
             ask(Settings(home=home, ollama_host=host), options)
     assert info.value.exit_code == code and fragment in str(info.value)
+
+
+def test_ask_streams_the_answer_and_drops_think_blocks(ingested_home: Path) -> None:
+    from memctl.wake import _ThinkFilter
+
+    pieces: list[str] = []
+    with FakeOllama() as server:
+        result = ask(Settings(home=ingested_home, ollama_host=server.url),
+                     AskOptions(question="what happened in the sessions?", use_graph=False), on_token=pieces.append)
+        streamed = [b for p, _m, b in server.calls if p == "/api/chat" and b.get("stream") is not False]
+    assert len(pieces) > 1 and "".join(pieces).strip() == result.answer  # arrived in pieces, nothing lost
+    assert streamed and streamed[-1].get("stream", True) is True
+    out: list[str] = []
+    sink = _ThinkFilter(out.append)
+    for piece in ["<thi", "nk>plan the", " answer</think>", "\nThe ", "answer [1]"]:
+        sink.feed(piece)
+    assert "".join(out) == "The answer [1]"
+    out.clear()
+    plain = _ThinkFilter(out.append)
+    for piece in ["No ", "thinking here"]:
+        plain.feed(piece)
+    assert "".join(out) == "No thinking here"

@@ -141,12 +141,16 @@ class AuditLog:
 
     # -- tail and head (under the lock) ---------------------------------------
 
+    def _size(self) -> int:
+        """Bytes in the log (0 when it does not exist yet)."""
+        try:
+            return self.log.stat().st_size
+        except FileNotFoundError:
+            return 0
+
     def _torn_tail(self) -> tuple[int, int] | None:
         """``(file size, offset after the last newline)`` when the log ends without a newline, else None."""
-        try:
-            size = self.log.stat().st_size
-        except FileNotFoundError:
-            return None
+        size = self._size()
         if size == 0:
             return None
         with open(self.log, "rb") as handle:
@@ -177,10 +181,7 @@ class AuditLog:
         Raises:
             AuditIntegrityError: the last line is not a well-formed record.
         """
-        try:
-            size = self.log.stat().st_size
-        except FileNotFoundError:
-            return None
+        size = self._size()
         if size == 0:
             return None
         with open(self.log, "rb") as handle:

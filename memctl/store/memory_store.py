@@ -38,7 +38,7 @@ from typing import Any, Iterator
 
 from filelock import FileLock, Timeout
 
-from memctl.atomic import atomic_write_bytes, fsync_directory
+from memctl.atomic import atomic_write_bytes, fsync_directory, write_temp_file
 from memctl.store import steps
 from memctl.store.audit import AuditLog, AuditRecord
 from memctl.store.errors import (
@@ -507,24 +507,12 @@ class MemoryStore:
     @staticmethod
     def _stage(file: Path, data: bytes, canonical: str) -> str:
         """Write ``data`` to a fsynced temp file beside ``file`` (before the commit point); return its name."""
-        import tempfile
-
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError) as exc:
             raise InvalidPathError(f"invalid store path {canonical!r}: a parent of it is a file") from exc
         _sweep_temp_files(file.parent)  # left by a writer killed before its commit point (we hold the lock)
-        fd, name = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".tmp", dir=file.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(name, 0o644)
-        except BaseException:
-            Path(name).unlink(missing_ok=True)
-            raise
-        return name
+        return write_temp_file(file.parent, data, prefix=TMP_PREFIX)
 
     # -- verification -----------------------------------------------------------------
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
-from memctl.atomic import fsync_directory
+from memctl.atomic import fsync_directory, write_temp_file
 from memctl.store.errors import CorruptVersionError, MissingVersionError
 
 _HEX = set("0123456789abcdef")
@@ -63,13 +62,8 @@ class VersionBlobs:
                 pass
             target.chmod(0o644)  # a blob modified behind the store's back: heal it with the true content
         self.tmp.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{sha[:12]}.", suffix=".tmp", dir=self.tmp)
+        tmp_name = write_temp_file(self.tmp, data, prefix=f".{sha[:12]}.", mode=0o444)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp_name, 0o444)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(tmp_name, target)
         except BaseException:
