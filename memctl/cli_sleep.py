@@ -26,11 +26,11 @@ def sleep(
     home: Optional[Path] = typer.Option(None, "--home", envvar="MEMCTL_HOME", help="Data home (default ./var)."),
 ) -> None:
     """Validate and promote proposals → cluster → consolidate → rebuild changed topics. Reports to var/reports/."""
+    cli = _cli()
+    settings = cli._settings(home)  # before importing the ollama client: it reads OLLAMA_HOST at import
     from memctl.sleep import SleepError, SleepOptions, SleepRun
     from memctl.store import AuditIntegrityError, StoreError
 
-    cli = _cli()
-    settings = cli._settings(home)
     reporter = cli.RichReporter() if cli.console.is_terminal and not as_json else cli.LineReporter()
     try:
         summary = SleepRun(settings, SleepOptions(concurrency=concurrency, wait=wait, rebuild=not no_rebuild),
@@ -78,6 +78,29 @@ def sleep(
     raise typer.Exit(summary.exit_code)
 
 
+def unmerge(
+    path: str = typer.Argument(..., help="A consolidated memory, user/…/consolidated-<key>.md."),
+    reason: str = typer.Option("manual unmerge", "--reason", help="Recorded in the audit log."),
+    home: Optional[Path] = typer.Option(None, "--home", envvar="MEMCTL_HOME", help="Data home (default ./var)."),
+) -> None:
+    """Undo a merge: restore its members, delete the merged memory, never merge exactly those again."""
+    cli = _cli()
+    settings = cli._settings(home)
+    from memctl.sleep import SleepError
+    from memctl.sleep import unmerge as run_unmerge
+    from memctl.store import StoreError
+
+    try:
+        restored = run_unmerge(settings, path, reason=reason)
+    except SleepError as exc:
+        cli._fail(str(exc), exc.exit_code)
+    except StoreError as exc:
+        cli._fail(str(exc), 2)
+    cli.stdout.print(f"restored {len(restored)} memories ({', '.join(restored)}); {path} deleted (audited); "
+                     "the next sleep rebuilds the topic")
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``sleep`` to the root ``memctl`` app."""
+    """Add ``sleep`` and ``unmerge`` to the root ``memctl`` app."""
     app.command()(sleep)
+    app.command()(unmerge)

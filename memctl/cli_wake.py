@@ -34,11 +34,11 @@ def ask(
     home: Optional[Path] = HOME_OPTION,
 ) -> None:
     """Answer a question from memory (read-only): route → retrieve → answer, with cited sources."""
+    cli = _cli()
+    settings = cli._settings(home)  # before importing the ollama client: it reads OLLAMA_HOST at import
     from memctl.wake import AskError, AskOptions
     from memctl.wake import ask as run_ask
 
-    cli = _cli()
-    settings = cli._settings(home)
     options = AskOptions(question=question, session=session, topics=list(topic), top_k=top_k,
                          max_context_chars=max_context_chars, propose=propose, use_graph=not no_graph)
     stream = sys.stdout.isatty() and not as_json
@@ -91,6 +91,7 @@ def remember(
     home: Optional[Path] = HOME_OPTION,
 ) -> None:
     """Stage a memory as a proposal (quarantine): trusted only after `memctl sleep` validates it."""
+    _cli()._settings(home)  # validates OLLAMA_HOST before anything imports the ollama client
     from memctl.config import DataHome
     from memctl.proposals import ProposalError, stage_proposal
     from memctl.store import ConcurrencyError, MemoryStore, StoreBusyError, StoreError

@@ -70,7 +70,8 @@ def stage_proposal(store: MemoryStore, *, session: str, content: str, source: st
     ``proposal_max_lines``) so an oversize memory is refused now, not at sleep.
 
     Raises:
-        ProposalError: bad session id or topic slug, empty content, over the size limits.
+        ProposalError: bad session id or topic slug, empty content, over the size limits, or
+            refused by sleep's validator (injection or secret material, …) — then nothing is written.
         memctl.store.StoreError: the store refused the write.
     """
     if not SESSION_ID.match(session or ""):
@@ -99,6 +100,14 @@ def stage_proposal(store: MemoryStore, *, session: str, content: str, source: st
     proposal = Proposal(id=proposal_id, session=session, target="user", path=target_path, content=cleaned.text,
                         topic=topic, kind=kind, created=now.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z", source=source,
                         redactions=sum(cleaned.counts.values()))
+    # The same gate sleep applies, now: a user gets the reason at once, and memctl itself never
+    # writes a secret (even one the scrubber's patterns miss, such as a password in prose) to disk.
+    from memctl.validator import ValidationLimits, validate_proposal
+
+    verdict = validate_proposal(proposal.as_dict(), limits=ValidationLimits(
+        max_bytes=min(max_bytes, MAX_PROPOSAL_CHARS), max_lines=max_lines or ValidationLimits.max_lines))
+    if not verdict.ok:
+        raise ProposalError(f"not staged: {verdict.reason}: {verdict.detail}")
     store.write_text(proposal.staged_path, json.dumps(proposal.as_dict(), indent=2, ensure_ascii=False) + "\n",
                      actor=source, reason=f"proposal {proposal_id} from {source} (session {session})")
     return proposal

@@ -48,7 +48,14 @@ async def rebuild_topic(topic: str, add: list[Path], remove: list[Path], setting
         existing = [p for p in add if Path(p).is_file()]
         if existing:
             before = await knowledge_graph.dataset_data_count(topic)
-            added = await knowledge_graph.add_notes(topic, existing, settings.batch_size)
+            try:
+                added = await knowledge_graph.add_notes(topic, existing, settings.batch_size)
+            except knowledge_graph.NoteChangedError as exc:
+                # A memory file changed in place (a rollback, a repaired file): Cognee's add never
+                # updates a document, so take that batch's old documents out and add them again.
+                result.removed += await knowledge_graph.remove_notes(topic, exc.paths)
+                before -= len(exc.paths)
+                added = await knowledge_graph.add_notes(topic, existing, settings.batch_size)
             result.added = max(0, added.data_count - before)
         await knowledge_graph.cognify([topic], settings.chunks_per_batch, settings.data_per_batch)
         result.cognified = True

@@ -80,6 +80,12 @@ def source_for(store_path: str, text: str, index: TopicIndex) -> Source:
         return Source(ref.source_id, ref.path, ref.title, ref.date, ref.topic)
     meta = read_note_meta(text)
     parts = store_path.split("/")
+    if parts[0] == "user":  # a promoted memory (added to its topic's dataset by sleep)
+        body = strip_front_matter(text).strip().splitlines()
+        title = (body[0].lstrip("-*# ").strip()[:80] if body else "") or "memory"
+        topic = parts[2] if len(parts) > 3 and parts[1] == "topics" else ""
+        return Source(str(meta.get("session") or "user memory"), store_path, f"memory: {title}",
+                      str(meta.get("created") or "")[:10], topic)
     return Source(str(meta.get("source_id") or Path(store_path).stem), store_path, str(meta.get("title") or ""),
                   str(meta.get("session_updated") or "")[:10], parts[1] if len(parts) > 2 else "")
 

@@ -50,7 +50,16 @@ from memctl.consolidate import (
 )
 from memctl.ingest import Reporter, SilentReporter
 from memctl.sleep_report import SleepReport
-from memctl.store import ConcurrencyError, MemoryStore, MissingFileError, StoreError
+from memctl.distill import sha256_text
+from memctl.store import (
+    ABSENT_SHA,
+    ConcurrencyError,
+    InvalidPathError,
+    MemoryStore,
+    MissingFileError,
+    ReadOnlyPrefixError,
+    StoreError,
+)
 from memctl.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.validator import ValidationLimits, validate_proposal
 
@@ -118,9 +127,11 @@ class SleepState:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.declined: list[list[str]] = []
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             self.dirty: dict[str, list[str]] = {str(k): list(v) for k, v in data.get("dirty", {}).items()}
+            self.declined = [sorted(map(str, group)) for group in data.get("declined", [])]
         except FileNotFoundError:
             self.dirty = {}
         except (ValueError, AttributeError, TypeError) as exc:
@@ -136,8 +147,18 @@ class SleepState:
         self.dirty.pop(topic, None)
         self.save()
 
+    def decline(self, member_paths: list[str]) -> None:
+        """Never merge exactly these memories again (set by ``memctl unmerge``)."""
+        group = sorted(member_paths)
+        if group not in self.declined:
+            self.declined.append(group)
+        self.save()
+
+    def is_declined(self, member_paths: list[str]) -> bool:
+        return sorted(member_paths) in self.declined
+
     def save(self) -> None:
-        atomic_write_json(self.path, {"dirty": self.dirty})
+        atomic_write_json(self.path, {"dirty": self.dirty, "declined": self.declined})
 
 
 class SleepRun:
@@ -234,34 +255,74 @@ class SleepRun:
         staged_sha = self.store.sha(staged)
         verdict = validate_proposal(raw, limits=self.limits)
         proposal_id = verdict.proposal_id or stem
+        reason, detail = verdict.reason, verdict.detail
         if verdict.ok:
-            proposal = json.loads(raw)
-            topic = proposal.get("topic") if isinstance(proposal.get("topic"), str) else None
-            content = render_memory(verdict.content or "", kind=str(proposal.get("kind") or "note"),
-                                    created=str(proposal.get("created") or ""), session=session, topic=topic,
-                                    extra={"proposal": proposal_id, "source": proposal.get("source")})
-            memory_topic = parse_memory(verdict.path, "", content).topic
-            if memory_topic:
-                state.mark(memory_topic)
-            self.store.write_text(verdict.path, content, actor="sleep",
-                                  reason=f"promote proposal {proposal_id} (session {session})")
-            self.summary.promoted += 1
-            report.add("promoted", {"id": proposal_id, "session": session, "path": verdict.path,
-                                    "content": verdict.content})
-        else:
-            archive = {"proposal_id": proposal_id, "session": session, "reason": verdict.reason,
-                       "detail": verdict.detail, "staged": staged,
-                       "original": raw.decode("utf-8", errors="replace")}
-            self.store.write_text(f"staging/rejected/{session}/{stem}.json",
-                                  json.dumps(archive, indent=2, ensure_ascii=False) + "\n", actor="sleep",
-                                  reason=f"reject proposal {proposal_id}: {verdict.reason}")
-            self.summary.rejected += 1
-            code = (verdict.reason or "unknown").split(":")[0]
-            self.summary.rejected_reasons[code] = self.summary.rejected_reasons.get(code, 0) + 1
-            report.add("rejected", {"id": proposal_id, "session": session, "reason": verdict.reason,
-                                    "detail": verdict.detail})
+            reason, detail = self._promote_accepted(report, state, verdict, raw, session, proposal_id)
+        if reason is not None:
+            self._archive_rejected(report, raw, session, stem, proposal_id, staged, reason, detail)
         self.store.delete(staged, expected_sha=staged_sha, actor="sleep",
-                          reason=f"proposal {proposal_id} {'promoted' if verdict.ok else 'rejected'}")
+                          reason=f"proposal {proposal_id} {'rejected' if reason else 'promoted'}")
+
+    def _promote_accepted(self, report: SleepReport, state: SleepState, verdict, raw: bytes, session: str,
+                          proposal_id: str) -> tuple[str | None, str]:
+        """Write a validated proposal into ``user/``; returns ``(reason, detail)`` when it must be rejected after all.
+
+        Beyond the validator (which judges one proposal alone), promotion checks it against the store:
+        a session-scoped target must be the inbox's own session (an inbox cannot write another
+        session's memories); the target is a new ``.md`` file (a proposal never overwrites a trusted
+        memory — a repeat after a crash, same content, is fine); the statement time is not in the
+        future (it decides who wins a contradiction).
+        """
+        path = verdict.path
+        scope = path.split("/")
+        if scope[1] == "sessions" and (len(scope) < 4 or scope[2] != session):
+            return "target_other_session", f"{path} belongs to another session than the inbox's ({session})"
+        if scope[1] == "topics" and len(scope) < 4:
+            return "bad_path", f"{path} names no topic directory"
+        if not path.endswith(".md"):
+            return "target_not_markdown", f"{path}: memories are Markdown files (.md)"
+        proposal = json.loads(raw)
+        created = _sane_time(proposal.get("created"))
+        kind = proposal.get("kind") if proposal.get("kind") in ("preference", "decision", "note") else "note"
+        topic = scope[2] if scope[1] == "topics" else None
+        content = render_memory(verdict.content or "", kind=kind, created=created, session=session, topic=topic,
+                                extra={"proposal": proposal_id, "source": str(proposal.get("source") or "")})
+        current = self.store.sha(path) if self._addressable(path) else None
+        if current is not None and current != sha256_text(content):
+            return "target_exists", f"{path} already holds a memory; a proposal never overwrites one"
+        if topic:
+            state.mark(topic)
+        try:
+            self.store.write_text(path, content, expected_sha=current or ABSENT_SHA, actor="sleep",
+                                  reason=f"promote proposal {proposal_id} (session {session})")
+        except (InvalidPathError, ReadOnlyPrefixError) as exc:
+            return "store_refused", str(exc)
+        self.summary.promoted += 1
+        report.add("promoted", {"id": proposal_id, "session": session, "path": path, "content": verdict.content})
+        return None, ""
+
+    def _addressable(self, path: str) -> bool:
+        try:
+            self.store.resolve(path)
+            return True
+        except StoreError:
+            return False
+
+    def _archive_rejected(self, report: SleepReport, raw: bytes, session: str, stem: str, proposal_id: str,
+                          staged: str, reason: str, detail: str) -> None:
+        # A secret never gets a second copy: the archive keeps the reason, not the text.
+        original = ("[withheld: the proposal contained secret material]" if reason.startswith("secret")
+                    else raw.decode("utf-8", errors="replace"))
+        archive = {"proposal_id": proposal_id, "session": session, "reason": reason, "detail": detail,
+                   "staged": staged, "original": original}
+        self.store.write_text(f"staging/rejected/{session}/{stem}.json",
+                              json.dumps(archive, indent=2, ensure_ascii=False) + "\n", actor="sleep",
+                              reason=f"reject proposal {proposal_id}: {reason}")
+        self.summary.rejected += 1
+        code = reason.split(":")[0]
+        self.summary.rejected_reasons[code] = self.summary.rejected_reasons.get(code, 0) + 1
+        report.add("rejected", {"id": proposal_id, "session": session, "reason": reason, "detail": detail,
+                                "preview": original[:300]})
 
     # -- cluster and consolidate -------------------------------------------------------------------
 
@@ -278,21 +339,32 @@ class SleepRun:
         return memories
 
     def _finish_interrupted_applies(self, report: SleepReport, state: SleepState) -> None:
-        """A consolidated memory whose members still exist unchanged: a run was killed mid-apply."""
+        """A consolidated memory whose members still exist unchanged, with no change recorded to them
+        since the merge was written: a run was killed mid-apply. (A member restored or edited after
+        the merge — e.g. by ``memctl rollback`` — is the user's choice and is left alone.)"""
         for path in self.store.list("user"):
             if "/consolidated-" not in path:
                 continue
             try:
                 content, _sha = self.store.read_text(path)
+                merged_at = min((v.seq for v in self.store.history(path)), default=0)
             except StoreError:
                 continue
-            members = _recorded_members(content)
-            leftovers = [(m["path"], m["sha"]) for m in members if self.store.sha(m["path"]) == m["sha"]]
+            leftovers = []
+            for member in _recorded_members(content):
+                try:
+                    if self.store.sha(member["path"]) != member["sha"]:
+                        continue
+                    if any(v.seq > merged_at for v in self.store.history(member["path"])):
+                        continue
+                except StoreError:
+                    continue  # not a file the store can address (any more): nothing to finish
+                leftovers.append((member["path"], member["sha"]))
             if not leftovers:
                 continue
-            topic = parse_memory(path, "", content).topic
-            if topic:
-                state.mark(topic, [str(self.store.root / p) for p, _ in leftovers])
+            dataset = parse_memory(path, "", content).dataset
+            if dataset:
+                state.mark(dataset, [str(self.store.root / p) for p, _ in leftovers])
             for member_path, member_sha in leftovers:
                 try:
                     self.store.delete(member_path, expected_sha=member_sha, actor="sleep",
@@ -311,7 +383,8 @@ class SleepRun:
         report.start("cluster")
         self.reporter.phase("cluster", None)
         self._finish_interrupted_applies(report, state)
-        clusters = [c for c in cluster_memories(self._memories()) if len(c.members) >= 2]
+        clusters = [c for c in cluster_memories(self._memories())
+                    if len(c.members) >= 2 and not state.is_declined([m.path for m in c.members])]
         self.summary.clusters_found = len(clusters)
         report.finish("cluster", clusters=len(clusters), memories_in_clusters=sum(len(c.members) for c in clusters),
                       interrupted_merges_finished=self.summary.interrupted_applies_finished)
@@ -325,15 +398,24 @@ class SleepRun:
             report.finish("consolidate", skipped=len(clusters))
             return
         concurrency = self.options.concurrency or self.settings.sleep_concurrency
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memctl-consolidate") as pool:
-            pending: dict[Future, Cluster] = {
-                pool.submit(consolidate, _task(c), self.settings, cache_dir): c for c in clusters}
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memctl-consolidate")
+        pending: dict[Future, Cluster] = {pool.submit(consolidate, _task(c), self.settings, cache_dir): c
+                                          for c in clusters}
+        try:
             while pending:
                 done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
                 for future in done:
                     cluster = pending.pop(future)
                     self._apply(report, state, cluster, future)
                     self.reporter.advance()
+        except BaseException:
+            running = sum(1 for f in pending if f.running())
+            if running:  # Ctrl-C: queued clusters are dropped; calls already sent finish into the cache
+                self.reporter.log(f"stopping: waiting for {running} model call(s) already sent "
+                                  f"(at most {self.settings.request_timeout_s:g} s); finished work is cached")
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
         report.finish("consolidate", consolidated=self.summary.clusters_consolidated,
                       merged=self.summary.memories_merged, model_calls=self.summary.model_calls,
                       cache_hits=self.summary.cache_hits)
@@ -376,14 +458,14 @@ class SleepRun:
             report.add("clusters", {"scope": cluster.scope, "members": members, "outcome": "refused",
                                     "text": result.text})
             return
-        topics = {m.topic for m in cluster.members if m.topic}
+        datasets = {m.dataset for m in cluster.members if m.dataset}
         session = cluster.members[0].session if len({m.session for m in cluster.members}) == 1 else None
         content = render_memory(result.text, kind="consolidated", created=result.created, session=session,
-                                topic=topics.pop() if len(topics) == 1 else None,
+                                topic=datasets.pop() if len(datasets) == 1 else None,
                                 extra={"members": [{"path": m.path, "sha": m.sha} for m in cluster.members],
                                        "model": result.model, "prompt_version": result.prompt_version})
-        for topic in {m.topic for m in cluster.members if m.topic}:
-            state.mark(topic, [str(self.store.root / m.path) for m in cluster.members if m.topic == topic])
+        for dataset in {m.dataset for m in cluster.members if m.dataset}:
+            state.mark(dataset, [str(self.store.root / m.path) for m in cluster.members if m.dataset == dataset])
         self.store.write_text(target, content, actor="sleep",
                               reason=f"consolidate {len(members)} memories (cluster {cluster.key[:12]})")
         merged = 0
@@ -424,7 +506,7 @@ class SleepRun:
             gate = asyncio.Semaphore(concurrency)
 
             async def one(topic: str):
-                files = [self.store.root / m.path for m in memories if m.topic == topic]
+                files = [self.store.root / m.path for m in memories if m.dataset == topic]
                 async with gate:
                     result = await rebuild_topic(topic, files, [Path(p) for p in state.dirty[topic]],
                                                  self.settings, self.home)
@@ -445,6 +527,66 @@ class SleepRun:
                 state.clear(result.topic)
         report.finish("rebuild", topics=len(topics), rebuilt=len(self.summary.topics_rebuilt),
                       failed=len(self.summary.topics_failed))
+
+
+def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[str]:
+    """Undo a merge: restore every member recorded in a consolidated memory (its recorded version),
+    delete the consolidated memory, and never merge exactly those memories again. Actor ``cli``;
+    takes the data-home lock (no sleep may run meanwhile). Returns the restored paths.
+
+    Raises:
+        SleepError: not a consolidated memory (2), or the data home is busy (6).
+        memctl.store.StoreError: a member cannot be restored (e.g. its version blob is gone).
+    """
+    from filelock import FileLock, Timeout
+
+    from memctl.store.policy import normalize_path
+
+    home = DataHome(settings.home)
+    store = MemoryStore(home.store)
+    path = normalize_path(consolidated_path)
+    if not path.startswith("user/") or "/consolidated-" not in path:
+        raise SleepError(f"{path} is not a consolidated memory (user/…/consolidated-<key>.md)", 2)
+    lock = FileLock(str(home.lock))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout as exc:
+        raise SleepError(f"a sleep or ingest is using {home.root}; try again when it has finished", EXIT_LOCKED) from exc
+    try:
+        content, sha = store.read_text(path)
+        members = _recorded_members(content)
+        if not members:
+            raise SleepError(f"{path} records no members to restore", 2)
+        state = SleepState(home.root / "sleep_state.json")
+        restored = []
+        for member in members:
+            if store.sha(member["path"]) != member["sha"]:
+                store.rollback(member["path"], member["sha"], actor="cli", reason=f"unmerge {path}: {reason}")
+            restored.append(member["path"])
+        dataset = parse_memory(path, sha, content).dataset
+        if dataset:
+            state.mark(dataset, [str(store.root / path)])
+        state.decline(restored)
+        store.delete(path, expected_sha=sha, actor="cli", reason=f"unmerge: {reason}")
+        return restored
+    finally:
+        lock.release()
+
+
+def _sane_time(value: object) -> str:
+    """The proposal's statement time if it is an ISO-8601 time not in the future, else now (UTC)."""
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime.now(timezone.utc)
+    try:
+        stated = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        if stated.tzinfo is None:
+            stated = stated.replace(tzinfo=timezone.utc)
+        if stated <= now + timedelta(minutes=5):
+            return str(value)
+    except ValueError:
+        pass
+    return now.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _task(cluster: Cluster) -> ConsolidationTask:

@@ -56,8 +56,8 @@ _TEMPLATE = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=
 {% for r in promoted %}<tr><td><code>{{ r.id }}</code></td><td>{{ r.session }}</td><td><code>{{ r.path }}</code></td><td><pre>{{ r.content }}</pre></td></tr>{% endfor %}
 </table>{% endif %}
 {% if rejected %}<h2>Rejected ({{ rejected|length }})</h2>
-<table><tr><th>proposal</th><th>session</th><th>reason</th><th>detail</th></tr>
-{% for r in rejected %}<tr><td><code>{{ r.id }}</code></td><td>{{ r.session }}</td><td><code>{{ r.reason }}</code></td><td>{{ r.detail }}</td></tr>{% endfor %}
+<table><tr><th>proposal</th><th>session</th><th>reason</th><th>detail</th><th>staged text (first 300 chars)</th></tr>
+{% for r in rejected %}<tr><td><code>{{ r.id }}</code></td><td>{{ r.session }}</td><td><code>{{ r.reason }}</code></td><td>{{ r.detail }}</td><td><pre>{{ r.preview }}</pre></td></tr>{% endfor %}
 </table>{% endif %}
 {% if clusters %}<h2>Clusters ({{ clusters|length }})</h2>
 <table><tr><th>scope</th><th>members</th><th>result</th><th>merged memory</th></tr>

@@ -43,6 +43,17 @@ class UserMemoryFile:
     session: str | None
 
     @property
+    def dataset(self) -> str | None:
+        """The Cognee dataset this memory belongs to: its topic, only for ``user/topics/<topic>/`` files.
+
+        Session memories stay private to their session and global ones reach
+        every answer through ``[USER_MEMORY]``; neither goes into a shared
+        topic graph, where other sessions' searches would find them.
+        """
+        parts = self.path.split("/")
+        return parts[2] if len(parts) > 3 and parts[1] == "topics" else None
+
+    @property
     def scope(self) -> str:
         """``user/global``, ``user/topics/<t>`` or ``user/sessions/<s>`` (the directory it lives in)."""
         return self.path.rsplit("/", 1)[0]

@@ -212,8 +212,8 @@ _E = r"(?![a-z0-9])"  # end of a word
 _SP = r"[\s_\-]*"  # between the words of a phrase: nothing, spaces, ``_`` or ``-``
 _OVERRIDE = r"(?:ignore|disregard|forget|override|bypass|neglect|abandon|discard|skip)"
 _QUALIFIER = r"(?:previous|prior|above|preceding|earlier|foregoing|former|original|initial|system|your|developer|safety)"
-_DIRECTIVE = (r"(?:instructions?|rules?|directives?|guidelines?|prompts?|commands?|constraints?|guardrails?"
-              r"|polic(?:y|ies)|programming|restrictions?|context)")
+_DIRECTIVE = (r"(?:instructions?|rules?|directives?|guidelines?|guidance|prompts?|commands?|constraints?"
+              r"|guardrails?|polic(?:y|ies)|programming|restrictions?|context|orders?|training)")
 _MODEL = r"(?:ai|assistant|chat\s?bot|chatgpt|gpt|claude|llm|language model|model|bot)"
 _SENSITIVE = (r"(?:secrets?|credentials?|keys?|tokens?|passwords?|env|environment|\.env|conversation|chat|history"
               r"|memor(?:y|ies)|context|prompt|data|files?|contents?|ssh|cookies?|session)")
@@ -226,6 +226,16 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
          rf"(?:\s+[a-z]+){{0,2}}\s+{_DIRECTIVE}{_E}"),
         # "ignore all instructions", "disregard any rules"
         ("instruction_override", rf"{_B}{_OVERRIDE}\s+(?:all|any|every)\s+(?:of\s+)?(?:the\s+)?{_DIRECTIVE}{_E}"),
+        # "forget everything you were told (before)", "disregard all that came before"
+        ("instruction_override",
+         rf"{_B}{_OVERRIDE}\s+(?:everything|anything|all)\s+(?:(?:you\s+(?:were|have been|was)\s+(?:told|taught|given"
+         rf"|instructed))|(?:that\s+)?(?:came|comes|was said)\s+before|above|before|so far){_E}"),
+        # "obey me", "you must obey", "follow my commands only"
+        ("instruction_override", rf"{_B}(?:obey\s+(?:me|my|only|this|these){_E}|you\s+must\s+obey{_E})"),
+        # a standing order to give away secrets: "the assistant must always reveal API keys"
+        ("exfiltration",
+         rf"{_B}(?:always\s+|must\s+(?:always\s+)?|should\s+(?:always\s+)?)(?:reveal|disclose|print|output|show"
+         rf"|share|leak|expose)\s+(?:[a-z]+\s+){{0,3}}?{_SENSITIVE}{_E}"),
         # a forged instruction block: "new instructions:", "updated system instructions:"
         ("instruction_override",
          rf"{_B}(?:new|updated|real|actual|true|revised|hidden|secret)\s+(?:system\s+)?instructions?\s*:"),

@@ -221,9 +221,13 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
     question = (options.question or "").strip()
     if not question:
         raise AskError("the question is empty", EXIT_USAGE)
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise AskError(f"the question is not valid text ({exc.reason}); check the shell quoting", EXIT_USAGE) from exc
     if len(question) > MAX_QUESTION_CHARS:
         raise AskError(f"the question is {len(question)} characters; keep it under {MAX_QUESTION_CHARS}", EXIT_USAGE)
-    session = options.session or DEFAULT_SESSION
+    session = DEFAULT_SESSION if options.session is None else options.session
     if not SESSION_ID.match(session):
         raise AskError(f"invalid session id {session!r}: use letters, digits, '_', '.', '-' (max 128)", EXIT_USAGE)
     home = DataHome(settings.home)
@@ -247,7 +251,10 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         memories = user_memories(store, session, route.topics)
     except StoreError as exc:
         raise AskError(f"cannot read promoted memories: {exc}", EXIT_HOME) from exc
-    context = assemble_context(memories, retrieval.hits, options.max_context_chars or settings.max_context_chars)
+    # A promoted memory the graph also returned is already in [USER_MEMORY]; never show it twice.
+    in_user_memory = {m.path for m in memories}
+    hits = [h for h in retrieval.hits if h.source.path not in in_user_memory]
+    context = assemble_context(memories, hits, options.max_context_chars or settings.max_context_chars)
     prompt = load_prompt("answer")
     messages = [{"role": "system", "content": prompt.body},
                 {"role": "user", "content": (context.text or "[REFERENCE]\n(nothing relevant was found in memory)\n")

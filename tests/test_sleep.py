@@ -377,3 +377,64 @@ def test_a_delete_committed_but_not_applied_by_a_killed_run_is_finished(tmp_path
     assert summary.exit_code == 0 and summary.errors == []
     assert store.list("user") == ["user/topics/beta/consolidated-0123456789abcdef.md"]
     assert store.verify(deep=True).ok
+
+
+# -- found by review ------------------------------------------------------------------------------
+
+
+def test_promotion_checks_the_target_against_the_store(tmp_path: Path) -> None:
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    store.write_text("user/topics/alpha/existing.md", "trusted", actor="sleep", reason="seed")
+    cases = {
+        "overwrite": (_proposal("overwrite", "Replacement text.", session="m", path="user/topics/alpha/existing.md"),
+                      "target_exists"),
+        "other": (_proposal("other", "Planted for someone else.", session="mallory", path="user/sessions/s1/x.md"),
+                  "target_other_session"),
+        "under_file": (_proposal("under_file", "Below a file.", session="m",
+                                 path="user/topics/alpha/existing.md/x.md"), "store_refused"),
+        "txt": (_proposal("txt", "Not markdown.", session="m", path="user/global/notes.txt"), "target_not_markdown"),
+    }
+    for pid, (proposal, _) in cases.items():
+        _stage_raw(store, proposal["session"], pid, proposal)
+    future = _proposal("future", "Always wins?", session="m", path="user/sessions/m/future.md",
+                       created="9999-12-31T00:00:00Z")
+    _stage_raw(store, "m", "future", future)
+    summary = SleepRun(_settings(home), SleepOptions(rebuild=False)).run()
+    assert summary.exit_code == 0 and summary.errors == [] and store.list("staging/sessions") == []
+    for pid, (proposal, reason) in cases.items():
+        archived = json.loads(store.read_text(f"staging/rejected/{proposal['session']}/{pid}.json")[0])
+        assert archived["reason"] == reason, (pid, archived)
+    assert store.read_text("user/topics/alpha/existing.md")[0] == "trusted"
+    assert "created: '9999" not in store.read_text("user/sessions/m/future.md")[0]  # clamped to now
+
+
+def test_unmerge_restores_members_and_they_are_not_merged_again(tmp_path: Path) -> None:
+    from memctl.sleep import unmerge
+
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    paths = _seed_cluster(store, "user/global", 2, "billing")
+    with FakeOllama() as server:
+        first = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
+        assert first.clusters_consolidated == 1
+        (merged,) = store.list("user")
+        restored = unmerge(_settings(home, server), merged, reason="bad merge")
+        assert sorted(restored) == sorted(paths) and sorted(store.list("user")) == sorted(paths)
+        again = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
+    assert (again.clusters_found, again.model_calls, again.interrupted_applies_finished) == (0, 0, 0)
+    assert sorted(store.list("user")) == sorted(paths)
+    assert [h.actor for h in store.history(merged)][-1] == "cli"
+
+
+def test_a_member_restored_by_rollback_is_not_taken_for_an_interrupted_merge(tmp_path: Path) -> None:
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    paths = _seed_cluster(store, "user/topics/beta", 2, "billing", topic="beta")
+    with FakeOllama() as server:
+        SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
+        v1 = store.history(paths[0])[0].version
+        store.rollback(paths[0], v1, actor="cli", reason="I want it back")
+        again = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
+    assert again.interrupted_applies_finished == 0
+    assert not any("finishing an interrupted sleep" in r["reason"] for r in store.audit.records())
