@@ -115,6 +115,12 @@ class Settings(BaseSettings):
             raise ValueError(f"not a host:port or URL ({exc})") from exc
         if url.scheme not in ("http", "https") or not url.host:
             raise ValueError("expected host:port or http(s)://host:port")
+        try:  # the ollama client parses it with urllib, which also checks the port range
+            from urllib.parse import urlsplit
+
+            urlsplit(candidate).port
+        except ValueError as exc:
+            raise ValueError(f"not a host:port or URL ({exc})") from exc
         return value
 
     @classmethod
