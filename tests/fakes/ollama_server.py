@@ -397,7 +397,8 @@ def _is_answer_request(text: str) -> bool:
 def answer_reply(text: str) -> str:
     """Deterministic answer to a question asked over memctl's context sections.
 
-    Quotes the first ``[USER_MEMORY]`` entry (user memory takes precedence),
+    Quotes the ``[USER_MEMORY]`` entry sharing the most words with the
+    question (the first on a tie; user memory takes precedence),
     then the first substantive line of the ``[REFERENCE]`` excerpt sharing
     the most words with the question, cited by its number. Without either:
     ``I could not find this in your memory.``
@@ -418,7 +419,8 @@ def answer_reply(text: str) -> str:
             refs[-1][1].append(line.strip())
     parts = []
     if memories:
-        parts.append(f"Your recorded preference: {memories[0]}")
+        best = max(memories, key=lambda m: (len(wanted & {w.lower() for w in _words(m)}), -memories.index(m)))
+        parts.append(f"Your recorded preference: {best}")
     if refs:
         number, lines = max(refs, key=lambda r: (len(wanted & {w.lower() for w in _words(" ".join(r[1]))}),
                                                  -int(r[0])))
