@@ -107,6 +107,31 @@ def check_vector_store(settings: Settings, home: DataHome) -> Check:
     return Check("vector store", "ok", f"{settings.embedding_dimensions} dimensions match")
 
 
+def check_graph_location(home: DataHome) -> Check:
+    """The Cognee stores belong to this data home (not to the one it was copied or moved from)."""
+    from memctl.knowledge_graph import graph_store_location_problem
+
+    problem = graph_store_location_problem(home)
+    if problem:
+        return Check("graph store location", "fail", problem, f"rm -rf {home.cognee} && memctl ingest")
+    return Check("graph store location", "ok", f"{home.cognee}")
+
+
+def check_memory_store(home: DataHome) -> Check:
+    """The audit chain of the memory store holds (``audit verify``), and no change is left unapplied."""
+    from memctl.store import MemoryStore
+
+    store = MemoryStore(home.store)
+    if not store.root.exists():
+        return Check("memory store", "ok", "empty (nothing written yet)")
+    report = store.verify()
+    if not report.ok:
+        return Check("memory store", "fail", f"audit log broken at {report.problem}", "memctl audit verify")
+    if report.warnings:
+        return Check("memory store", "warn", "; ".join(report.warnings), "memctl audit repair")
+    return Check("memory store", "ok", f"audit chain intact ({report.records} records)")
+
+
 def check_source(db_path: Path) -> Check:
     """The OpenCode DB exists, opens read-only and has a supported layout; the
     detail names the layout(s) found with their session counts."""
@@ -147,6 +172,8 @@ def run_checks(settings: Settings, db_path: Path) -> list[Check]:
     home = DataHome(settings.home)
     checks = check_ollama(settings)
     checks.append(check_vector_store(settings, home))
+    checks.append(check_graph_location(home))
+    checks.append(check_memory_store(home))
     checks.append(check_source(db_path))
     checks.extend(check_home(home))
     return checks

@@ -42,6 +42,9 @@ async def rebuild_topic(topic: str, add: list[Path], remove: list[Path], setting
     started = time.monotonic()
     result = RebuildResult(topic=topic, files=[str(p) for p in add])
     try:
+        moved = knowledge_graph.graph_store_location_problem(home)
+        if moved:  # never cognify into another data home's stores
+            raise knowledge_graph.GraphConfigError(moved)
         knowledge_graph.configure(settings, home)
         if remove:
             result.removed = await knowledge_graph.remove_notes(topic, remove)

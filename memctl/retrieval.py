@@ -112,6 +112,12 @@ def _graph_hits(question: str, topics: list[str], settings: Settings, home: Data
     return hits[:top_k]
 
 
+def _location_problem(home: DataHome) -> str | None:
+    from memctl.knowledge_graph import graph_store_location_problem
+
+    return graph_store_location_problem(home)
+
+
 def retrieve(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex, *,
              top_k: int, use_graph: bool = True) -> Retrieval:
     """Context for ``question`` from ``topics``; see the module doc. Never raises for a graph failure."""
@@ -124,6 +130,8 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         reason = "graph search disabled (--no-graph)"
     elif not home.cognee.is_dir():
         reason = f"no graph store at {home.cognee} (run `memctl ingest` to build it)"
+    elif (moved := _location_problem(home)) is not None:
+        reason = moved
     else:
         try:
             result.hits = _graph_hits(question, topics, settings, home, index, top_k)

@@ -204,7 +204,7 @@ def test_doctor_all_green_and_dimension_check(tmp_path: Path) -> None:
 
 def test_doctor_without_ollama(tmp_path: Path) -> None:
     result = memctl("doctor", "--db", str(tmp_path / "none.db"), "--home", str(tmp_path / "var"),
-                    env={"OLLAMA_HOST": "127.0.0.1:9"})
+                    env={"OLLAMA_HOST": "127.0.0.1:9", "COLUMNS": "250"})
     assert result.returncode == 8
     assert "ollama serve" in result.stdout and "OPENCODE_DB" in result.stdout
 

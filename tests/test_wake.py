@@ -272,3 +272,30 @@ def test_ask_streams_the_answer_and_drops_think_blocks(ingested_home: Path) -> N
     for piece in ["No ", "thinking here"]:
         plain.feed(piece)
     assert "".join(out) == "No thinking here"
+
+
+def test_a_copied_data_home_never_uses_the_original_graph_store(tmp_path: Path) -> None:
+    """Cognee keeps absolute paths: a copy would read (and sleep would cognify into) the original's stores."""
+    import shutil
+    import sqlite3
+
+    from memctl.doctor import check_graph_location
+    from memctl.knowledge_graph import graph_store_location_problem
+
+    original = DataHome(tmp_path / "original")
+    db = original.cognee / "system" / "databases" / "cognee_db"
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE dataset_database (vector_database_url TEXT)")
+        conn.execute("CREATE TABLE data (raw_data_location TEXT)")
+        conn.execute("INSERT INTO dataset_database VALUES (?)", (str(original.cognee / "system/databases/x.lance.db"),))
+        conn.execute("INSERT INTO data VALUES (?)", ((original.cognee / "data" / "t.txt").as_uri(),))
+    assert graph_store_location_problem(original) is None
+    copy = DataHome(tmp_path / "copy")
+    shutil.copytree(original.root, copy.root)
+    problem = graph_store_location_problem(copy)
+    assert problem and str(original.cognee) in problem and "delete" in problem
+    assert check_graph_location(copy).status == "fail"
+    index = TopicIndex({"t": TopicEntry("t", "", "t", [])})
+    result = retrieve("q", ["t"], Settings(home=copy.root), copy, index, top_k=3)
+    assert result.method == "notes" and "moved or copied" in result.fallback_reason
