@@ -67,16 +67,24 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, tmp_prefix
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = tmp_prefix if tmp_prefix is not None else f".{path.name}."
-    tmp_name = write_temp_file(path.parent, data, prefix=prefix, mode=mode)
+    rename_into_place(write_temp_file(path.parent, data, prefix=prefix, mode=mode), path)
+
+
+def rename_into_place(tmp_name: str, target: Path) -> None:
+    """``os.replace`` a finished temp file onto ``target`` and fsync the directory.
+
+    Raises:
+        OSError: the rename failed; the temp file is removed and ``target`` is untouched.
+    """
     try:
-        os.replace(tmp_name, path)
+        os.replace(tmp_name, target)
     except BaseException:
         try:
             os.unlink(tmp_name)
         except FileNotFoundError:
             pass
         raise
-    fsync_directory(path.parent)
+    fsync_directory(Path(target).parent)
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int = 0o644) -> None:

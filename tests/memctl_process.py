@@ -23,6 +23,24 @@ def run_memctl(server: FakeOllama, *args: str, timeout: float = 900) -> subproce
                           text=True, timeout=timeout)
 
 
+FIXTURE_118 = REPO / "tests" / "fixtures" / "opencode-1.18"
+
+
+def ingest_fixture(base: Path, server: FakeOllama, fixture: Path = FIXTURE_118) -> Path:
+    """Copy a fixture OpenCode DB under ``base`` and run a full `memctl ingest` into ``base/var``; returns the home."""
+    import shutil
+
+    source = base / "opencode"
+    source.mkdir()
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        if (fixture / name).exists():
+            shutil.copy2(fixture / name, source / name)
+    home = base / "var"
+    proc = run_memctl(server, "ingest", "--db", str(source / "opencode.db"), "--home", str(home), "--json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return home
+
+
 def hold_lock(lock_path: Path, seconds: float) -> subprocess.Popen:
     """A child process holding ``lock_path`` (filelock) for ``seconds``; returns once it holds it."""
     holder = subprocess.Popen(

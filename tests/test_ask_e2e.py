@@ -22,7 +22,7 @@ import pytest
 
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
-from tests.memctl_process import env_for, run_memctl
+from tests.memctl_process import env_for, ingest_fixture, run_memctl
 
 pytestmark = pytest.mark.e2e
 
@@ -62,14 +62,8 @@ def _tree_hashes(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("ask")
-    source = base / "opencode"
-    source.mkdir()
-    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
-        shutil.copy2(FIXTURE / name, source / name)
-    home = base / "var"
     with FakeOllama() as server:
-        proc = _memctl(server, "ingest", "--db", str(source / "opencode.db"), "--home", str(home), "--json")
-        assert proc.returncode == 0, proc.stderr[-3000:]
+        home = ingest_fixture(base, server)
         MemoryStore(home / "store").write_text("user/global/style.md", GLOBAL_MEMORY, actor="sleep",
                                                reason="promoted in test setup")
         titles = {n["title"]: n for t in json.loads((home / "topic_index.json").read_text())["topics"].values()

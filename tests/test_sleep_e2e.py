@@ -5,7 +5,6 @@ topic's dataset → consolidation of a contradiction → rebuild removes the mer
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
-from tests.memctl_process import env_for, run_memctl
+from tests.memctl_process import env_for, ingest_fixture, run_memctl
 
 pytestmark = pytest.mark.e2e
 
@@ -46,14 +45,8 @@ def _dataset_count(server: FakeOllama, home: Path, dataset: str) -> tuple[int, l
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory):
     base = tmp_path_factory.mktemp("sleep")
-    source = base / "opencode"
-    source.mkdir()
-    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
-        shutil.copy2(FIXTURE / name, source / name)
-    home = base / "var"
     with FakeOllama() as server:
-        proc = _memctl(server, "ingest", "--db", str(source / "opencode.db"), "--home", str(home), "--json")
-        assert proc.returncode == 0, proc.stderr[-3000:]
+        home = ingest_fixture(base, server)
         yield {"home": home, "server": server}
 
 

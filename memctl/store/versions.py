@@ -8,10 +8,9 @@ harm and checked at any time (:meth:`VersionBlobs.read` re-hashes).
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
-from memctl.atomic import fsync_directory, write_temp_file
+from memctl.atomic import rename_into_place, write_temp_file
 from memctl.store.errors import CorruptVersionError, MissingVersionError
 
 _HEX = set("0123456789abcdef")
@@ -62,17 +61,8 @@ class VersionBlobs:
                 pass
             target.chmod(0o644)  # a blob modified behind the store's back: heal it with the true content
         self.tmp.mkdir(parents=True, exist_ok=True)
-        tmp_name = write_temp_file(self.tmp, data, prefix=f".{sha[:12]}.", mode=0o444)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(tmp_name, target)
-        except BaseException:
-            try:
-                os.unlink(tmp_name)
-            except FileNotFoundError:
-                pass
-            raise
-        fsync_directory(target.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        rename_into_place(write_temp_file(self.tmp, data, prefix=f".{sha[:12]}.", mode=0o444), target)
         return sha
 
     def read(self, sha: str) -> bytes:
