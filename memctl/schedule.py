@@ -250,7 +250,9 @@ class ScheduleConfig:
         return env
 
     def argv(self, job: Job) -> list[str]:
-        return [*self.program, job.name]
+        # --wait: the jobs share one lock on the data home; a sleep that starts while the nightly
+        # ingest runs waits for it instead of exiting 6 and skipping a whole interval.
+        return [*self.program, job.name, "--wait"]
 
 
 def default_program(executable: str = sys.executable, which: Callable[[str], str | None] = shutil.which) -> tuple[str, ...]:

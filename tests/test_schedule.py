@@ -155,7 +155,7 @@ def test_sleep_plist(tmp_path):
     agent = plistlib.loads(render_plist(config, sleep))
     assert agent["Label"] == "com.memctl.sleep"
     assert agent["StartInterval"] == 21600 and "StartCalendarInterval" not in agent
-    assert agent["ProgramArguments"] == ["/opt/memctl/.venv/bin/memctl", "sleep"]
+    assert agent["ProgramArguments"] == ["/opt/memctl/.venv/bin/memctl", "sleep", "--wait"]
     assert all(os.path.isabs(a) for a in agent["ProgramArguments"][:1])
     assert agent["WorkingDirectory"] == str(tmp_path / "data home")
     env = agent["EnvironmentVariables"]
@@ -171,7 +171,7 @@ def test_ingest_plist_runs_daily_at_the_given_time(tmp_path):
     agent = plistlib.loads(render_plist(config, config.jobs[1]))
     assert agent["Label"] == "com.memctl.ingest"
     assert agent["StartCalendarInterval"] == {"Hour": 4, "Minute": 30} and "StartInterval" not in agent
-    assert agent["ProgramArguments"][-1] == "ingest"
+    assert agent["ProgramArguments"][-2:] == ["ingest", "--wait"]
     assert agent["StandardOutPath"].endswith("/logs/ingest.out.log")
 
 
@@ -197,7 +197,7 @@ def test_systemd_units(tmp_path):
     sleep, ingest = config.jobs
     service = render_service(config, sleep)
     assert "Type=oneshot" in service
-    assert "ExecStart=/opt/memctl/.venv/bin/memctl sleep\n" in service
+    assert "ExecStart=/opt/memctl/.venv/bin/memctl sleep --wait\n" in service
     assert f'"MEMCTL_HOME={tmp_path / "data home"}"' in service  # quoted: the path has a space
     assert re.search(r"^Environment=PATH=/opt/ollama/bin:", service, re.MULTILINE)
     assert "OLLAMA_HOST=http://127.0.0.1:11434" in service
@@ -209,13 +209,13 @@ def test_systemd_units(tmp_path):
     ingest_timer = render_timer(config, ingest)
     assert re.findall(r"^OnCalendar=(.*)$", ingest_timer, re.MULTILINE) == ["*-*-* 03:00:00"]
     assert "\nPersistent=true\n" in ingest_timer
-    assert "ExecStart=/opt/memctl/.venv/bin/memctl ingest\n" in render_service(config, ingest)
+    assert "ExecStart=/opt/memctl/.venv/bin/memctl ingest --wait\n" in render_service(config, ingest)
 
 
 def test_systemd_escapes_specifiers_and_dollars(tmp_path):
     config = _config(tmp_path, program=("/opt/my tools/$py%", "-m", "memctl.cli"), home=tmp_path / "100%")
     service = render_service(config, config.jobs[0])
-    assert 'ExecStart="/opt/my tools/$$py%%" -m memctl.cli sleep' in service
+    assert 'ExecStart="/opt/my tools/$$py%%" -m memctl.cli sleep --wait' in service
     assert f"WorkingDirectory={tmp_path}/100%%\n" in service
 
 
@@ -353,7 +353,7 @@ def test_cli_dry_run_prints_a_valid_plist_and_writes_nothing(tmp_path):
     block = result.stdout.split(f"would write: {agents / 'com.memctl.sleep.plist'}\n", 1)[1]
     agent = plistlib.loads(block[:block.index("</plist>") + len("</plist>")].encode())
     assert agent["StartInterval"] == 3 * 3600
-    assert os.path.isabs(agent["ProgramArguments"][0]) and agent["ProgramArguments"][-1] == "sleep"
+    assert os.path.isabs(agent["ProgramArguments"][0]) and agent["ProgramArguments"][-2:] == ["sleep", "--wait"]
     assert agent["EnvironmentVariables"]["MEMCTL_HOME"] == str(tmp_path / "home")
     assert "<key>Hour</key>\n\t\t<integer>4</integer>" in result.stdout
     assert not agents.exists() and not (tmp_path / "home").exists()
