@@ -45,10 +45,7 @@ def write_temp_file(directory: Path, data: bytes, *, prefix: str, mode: int = 0o
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
     except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
+        Path(tmp_name).unlink(missing_ok=True)
         raise
     return tmp_name
 
@@ -79,10 +76,7 @@ def rename_into_place(tmp_name: str, target: Path) -> None:
     try:
         os.replace(tmp_name, target)
     except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
+        Path(tmp_name).unlink(missing_ok=True)
         raise
     fsync_directory(Path(target).parent)
 

@@ -34,8 +34,8 @@ from rich.table import Table
 
 from memctl.config import Settings
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_SOURCE = 0, 1, 2, 3
-EXIT_HOME, EXIT_DOCTOR, EXIT_MODEL, EXIT_INTERRUPTED = 7, 8, 9, 130
+from memctl.exit_codes import DOCTOR as EXIT_DOCTOR, HOME as EXIT_HOME, INTERRUPTED as EXIT_INTERRUPTED  # noqa: E402
+from memctl.exit_codes import OK as EXIT_OK, USAGE as EXIT_USAGE  # noqa: E402
 
 app = typer.Typer(
     name="memctl",

@@ -16,7 +16,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-EXIT_HOME = 7
+from memctl.exit_codes import HOME as EXIT_HOME  # noqa: E402
 HOME_OPTION = typer.Option(None, "--home", envvar="MEMCTL_HOME", help="Data home the jobs use (default ./var, made absolute).")
 PLATFORM_OPTION = typer.Option("auto", "--platform", help="auto (launchd on macOS, systemd on Linux), launchd or systemd.")
 UNIT_DIR_OPTION = typer.Option(None, "--unit-dir", help="Where the job files go (default ~/Library/LaunchAgents or ~/.config/systemd/user).")

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-EXIT_HOME, EXIT_INTERRUPTED = 7, 130
+from memctl.exit_codes import HOME as EXIT_HOME, INTERRUPTED as EXIT_INTERRUPTED  # noqa: E402
 
 
 def _cli():

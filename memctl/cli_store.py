@@ -19,7 +19,8 @@ from rich.table import Table
 
 from memctl.config import DataHome
 
-EXIT_DECLINED, EXIT_USAGE, EXIT_HOME, EXIT_INTEGRITY, EXIT_CONFLICT = 1, 2, 7, 10, 11
+from memctl.exit_codes import CONFLICT as EXIT_CONFLICT, FAILED_ITEMS as EXIT_DECLINED, HOME as EXIT_HOME  # noqa: E402
+from memctl.exit_codes import INTEGRITY as EXIT_INTEGRITY, USAGE as EXIT_USAGE  # noqa: E402
 
 HOME_OPTION = typer.Option(None, "--home", envvar="MEMCTL_HOME", help="Data home (default ./var).")
 

@@ -11,7 +11,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-EXIT_USAGE, EXIT_HOME, EXIT_CONFLICT, EXIT_INTERRUPTED = 2, 7, 11, 130
+from memctl.exit_codes import CONFLICT as EXIT_CONFLICT, HOME as EXIT_HOME  # noqa: E402
+from memctl.exit_codes import INTERRUPTED as EXIT_INTERRUPTED, USAGE as EXIT_USAGE  # noqa: E402
 HOME_OPTION = typer.Option(None, "--home", envvar="MEMCTL_HOME", help="Data home (default ./var).")
 
 

@@ -62,9 +62,9 @@ from memctl.store import (
 )
 from memctl.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.validator import ValidationLimits, validate_proposal
-
 from memctl.exit_codes import FAILED_ITEMS as EXIT_FAILED, HOME as EXIT_HOME, LOCKED as EXIT_LOCKED
 from memctl.exit_codes import MODEL as EXIT_MODEL, OK as EXIT_OK, ExitCodeError
+
 CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
 
 
@@ -347,19 +347,20 @@ class SleepRun:
                 continue
             try:
                 content, _sha = self.store.read_text(path)
-                merged_at = min((v.seq for v in self.store.history(path)), default=0)
             except StoreError:
                 continue
-            leftovers = []
+            candidates = []
             for member in _recorded_members(content):
                 try:
-                    if self.store.sha(member["path"]) != member["sha"]:
-                        continue
-                    if any(v.seq > merged_at for v in self.store.history(member["path"])):
-                        continue
+                    if self.store.sha(member["path"]) == member["sha"]:
+                        candidates.append((member["path"], member["sha"]))
                 except StoreError:
                     continue  # not a file the store can address (any more): nothing to finish
-                leftovers.append((member["path"], member["sha"]))
+            if not candidates:
+                continue  # the usual case: every member is gone; no audit-log scan needed
+            merged_at = min((v.seq for v in self.store.history(path)), default=0)
+            leftovers = [(p, sha) for p, sha in candidates
+                         if not any(v.seq > merged_at for v in self.store.history(p))]
             if not leftovers:
                 continue
             dataset = parse_memory(path, "", content).dataset

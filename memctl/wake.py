@@ -30,13 +30,12 @@ from memctl.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.routing import Route, UnknownTopicError, route_question
 from memctl.store import MemoryStore, StoreError
 from memctl.topic_index import TopicIndex, TopicIndexError, build_topic_index
+from memctl.exit_codes import HOME as EXIT_HOME, MODEL as EXIT_MODEL, NOTHING_INGESTED as EXIT_EMPTY
+from memctl.exit_codes import USAGE as EXIT_USAGE, ExitCodeError
 
 MAX_QUESTION_CHARS = 4000
 MIN_EXCERPT_CHARS = 200
 TRUNCATION_MARK = "\n[… excerpt cut to fit the context budget]"
-
-from memctl.exit_codes import HOME as EXIT_HOME, MODEL as EXIT_MODEL, NOTHING_INGESTED as EXIT_EMPTY
-from memctl.exit_codes import USAGE as EXIT_USAGE, ExitCodeError
 
 
 class AskError(ExitCodeError):

@@ -189,6 +189,16 @@ def _seed_cluster(store: MemoryStore, scope: str, n: int, subject: str, topic: s
     return paths
 
 
+def _killed_mid_merge(store: MemoryStore) -> tuple[list[str], list[dict]]:
+    """Two beta memories and a consolidated memory recording them as members (a merge written, not applied)."""
+    paths = _seed_cluster(store, "user/topics/beta", 2, "billing", topic="beta")
+    members = [{"path": p, "sha": store.sha(p)} for p in paths]
+    store.write_text("user/topics/beta/consolidated-0123456789abcdef.md",
+                     render_memory("- merged", kind="consolidated", created="2026-11-02T00:00:00Z", session=None,
+                                   topic="beta", extra={"members": members}), actor="sleep", reason="killed here")
+    return paths, members
+
+
 def test_sleep_consolidates_clusters_in_parallel_with_bounded_concurrency(tmp_path: Path) -> None:
     home = tmp_path / "var"
     store = MemoryStore(home / "store")
@@ -239,11 +249,7 @@ def test_an_unusable_model_skips_consolidation_but_promotes(tmp_path: Path) -> N
 def test_an_interrupted_apply_is_finished_without_a_model_call(tmp_path: Path) -> None:
     home = tmp_path / "var"
     store = MemoryStore(home / "store")
-    paths = _seed_cluster(store, "user/topics/beta", 2, "billing", topic="beta")
-    members = [{"path": p, "sha": store.sha(p)} for p in paths]
-    store.write_text("user/topics/beta/consolidated-0123456789abcdef.md",
-                     render_memory("- merged", kind="consolidated", created="2026-11-02T00:00:00Z", session=None,
-                                   topic="beta", extra={"members": members}), actor="sleep", reason="killed here")
+    paths, members = _killed_mid_merge(store)
     with FakeOllama() as server:
         summary = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
         assert server.counts["/api/chat"] == 0
@@ -360,11 +366,7 @@ def test_a_delete_committed_but_not_applied_by_a_killed_run_is_finished(tmp_path
     """The state a SIGKILL between the audit commit and the unlink of a merged member leaves."""
     home = tmp_path / "var"
     store = MemoryStore(home / "store")
-    paths = _seed_cluster(store, "user/topics/beta", 2, "billing", topic="beta")
-    members = [{"path": p, "sha": store.sha(p)} for p in paths]
-    store.write_text("user/topics/beta/consolidated-0123456789abcdef.md",
-                     render_memory("- merged", kind="consolidated", created="2026-11-02T00:00:00Z", session=None,
-                                   topic="beta", extra={"members": members}), actor="sleep", reason="merge")
+    paths, members = _killed_mid_merge(store)
     store.delete(paths[0], expected_sha=members[0]["sha"], actor="sleep", reason="merged")
     record = store.audit.append({"op": "delete", "path": paths[1], "actor": "sleep", "reason": "merged",
                                  "old_sha": members[1]["sha"], "new_sha": None, "version": None},

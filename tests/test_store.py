@@ -258,12 +258,18 @@ def test_rollback_errors(store: MemoryStore) -> None:
     assert store.read_text("memory/t/s.md")[0] == "n1"
 
 
+def _tamper_blob(store: MemoryStore, sha: str, text: str) -> Path:
+    """Overwrite a (read-only) version blob behind the store's back."""
+    blob = store.blobs.path(sha)
+    blob.chmod(0o644)
+    blob.write_text(text)
+    return blob
+
+
 def test_rollback_refuses_a_modified_blob(store: MemoryStore) -> None:
     v1 = store.write_text("user/a.md", "original", actor="sleep", reason="r")
     store.write_text("user/a.md", "new", actor="sleep", reason="r")
-    blob = store.blobs.path(v1)
-    blob.chmod(0o644)
-    blob.write_text("tampered")
+    _tamper_blob(store, v1, "tampered")
     with pytest.raises(CorruptVersionError):
         store.rollback("user/a.md", v1, actor="cli", reason="r")
     assert store.read_text("user/a.md")[0] == "new"
@@ -513,9 +519,7 @@ def test_missing_blob_is_an_integrity_error_and_a_corrupt_blob_is_healed(store: 
 
     v1 = store.write_text("user/a.md", "one", actor="sleep", reason="r")
     store.write_text("user/a.md", "two", actor="sleep", reason="r")
-    blob = store.blobs.path(v1)
-    blob.chmod(0o644)
-    blob.write_text("corrupt")
+    blob = _tamper_blob(store, v1, "corrupt")
     store.write_text("user/b.md", "one", actor="sleep", reason="same content again")  # put() heals the blob
     assert store.blobs.read(v1) == b"one"
     blob.unlink()
