@@ -1298,12 +1298,17 @@ class _Handler(BaseHTTPRequestHandler):
         final: dict[str, Any] = {"model": model, "created_at": _now_iso(),
                                  "message": {"role": "assistant", "content": "" if body.get("stream", True) else content},
                                  "done_reason": "stop", "done": True, **self._durations(full, content)}
-        if thinking and not body.get("stream", True):
-            final["message"]["thinking"] = thinking
-        if body.get("stream", True):
-            self._native_stream(model, _split_pieces(content), final, "message", thinking)
-        else:
+        self._native_finish(body, model, content, final, "message", thinking)
+
+    def _native_finish(self, body: dict[str, Any], model: str, content: str, final: dict[str, Any], key: str,
+                       thinking: str | None) -> None:
+        """Stream ``content`` as NDJSON chunks under ``key`` (message | response), or send ``final`` as one body."""
+        if not body.get("stream", True):
+            if thinking:
+                (final["message"] if key == "message" else final)["thinking"] = thinking
             self._reply_json(final)
+        else:
+            self._native_stream(model, _split_pieces(content), final, key, thinking)
 
     def r_generate(self, body: dict[str, Any]) -> None:
         model = body.get("model")
@@ -1320,12 +1325,7 @@ class _Handler(BaseHTTPRequestHandler):
         final = {"model": model, "created_at": _now_iso(), "response": "" if body.get("stream", True) else content,
                  "done": True, "done_reason": "stop" if content else "load",
                  "context": [1, 2, 3], **self._durations(text_for_schema, content)}
-        if thinking and not body.get("stream", True):
-            final["thinking"] = thinking
-        if body.get("stream", True):
-            self._native_stream(model, _split_pieces(content), final, "response", thinking)
-        else:
-            self._reply_json(final)
+        self._native_finish(body, model, content, final, "response", thinking)
 
     # ------------------------------------------------------------ embedding
     def r_embed(self, body: dict[str, Any]) -> None:
