@@ -29,12 +29,12 @@ import time
 from pathlib import Path
 
 from memctl.config import DataHome, Settings
-from memctl.note_search import NoteSearch
-from memctl.retrieval import retrieve
-from memctl.routing import lexical_route
+from memctl.ask.note_search import NoteSearch
+from memctl.ask.retrieval import retrieve
+from memctl.ask.routing import lexical_route
 from memctl.store import MemoryStore
-from memctl.topic_index import NoteRef, TopicEntry, TopicIndex, describe
-from memctl.wake import assemble_context, user_memories
+from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, describe
+from memctl.ask.run import assemble_context, user_memories
 
 FLOOR_P50_MS = 150.0
 TOPICS = 10
@@ -143,7 +143,7 @@ def main() -> None:
 
 
 def _graph_row(args: argparse.Namespace) -> list[str]:
-    from memctl import knowledge_graph
+    from memctl.graph import knowledge_graph
     from tests.fakes.ollama_server import FakeOllama
 
     with tempfile.TemporaryDirectory() as tmp, FakeOllama() as server:

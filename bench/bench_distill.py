@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 
 from memctl.config import Settings
-from memctl.ingest import IngestOptions, IngestRun
+from memctl.ingest.run import IngestOptions, IngestRun
 from tests.fixtures.synthetic_opencode import build_database
 
 FLOOR_AT_8 = 0.85

@@ -18,9 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from connectors.opencode import OpenCodeSource
+from memctl.connectors.opencode.source import OpenCodeSource
 from memctl.config import Settings
-from memctl.transcript import build_transcript
+from memctl.ingest.transcript import build_transcript
 from tests.fixtures.synthetic_opencode import build_database
 
 FLOOR_SESSIONS_PER_S = 300

@@ -19,9 +19,9 @@ import tempfile
 from pathlib import Path
 
 from memctl.config import Settings
-from memctl.sleep import SleepOptions, SleepRun
+from memctl.sleep.run import SleepOptions, SleepRun
 from memctl.store import MemoryStore
-from memctl.user_memory import render_memory
+from memctl.sleep.user_memory import render_memory
 from tests.fakes.ollama_server import FakeOllama
 
 CLUSTERS = 12

@@ -101,7 +101,7 @@ class Settings(BaseSettings):
     consolidate_model: str = Field(default="llama3.1:8b", min_length=1)
     sleep_concurrency: int = Field(default=3, ge=1, le=32)  # parallel consolidations and topic rebuilds
 
-    # Sleep: the validator's bounds on one promoted memory (memctl.validator.ValidationLimits).
+    # Sleep: the validator's bounds on one promoted memory (memctl.sleep.validator.ValidationLimits).
     proposal_max_bytes: int = Field(default=2000, ge=100, le=1_000_000)
     proposal_max_lines: int = Field(default=40, ge=1, le=10_000)
 

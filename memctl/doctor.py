@@ -92,7 +92,7 @@ def check_ollama(settings: Settings) -> list[Check]:
 
 def check_vector_store(settings: Settings, home: DataHome) -> Check:
     """Compare the configured embedding dimension with the vectors already stored."""
-    from memctl.knowledge_graph import stored_vector_dimensions
+    from memctl.graph.knowledge_graph import stored_vector_dimensions
 
     try:
         stored = stored_vector_dimensions(home)
@@ -109,7 +109,7 @@ def check_vector_store(settings: Settings, home: DataHome) -> Check:
 
 def check_graph_location(home: DataHome) -> Check:
     """The Cognee stores belong to this data home (not to the one it was copied or moved from)."""
-    from memctl.knowledge_graph import graph_store_location_problem
+    from memctl.graph.knowledge_graph import graph_store_location_problem
 
     problem = graph_store_location_problem(home)
     if problem:
@@ -135,7 +135,7 @@ def check_memory_store(home: DataHome) -> Check:
 def check_source(db_path: Path) -> Check:
     """The OpenCode DB exists, opens read-only and has a supported layout; the
     detail names the layout(s) found with their session counts."""
-    from connectors.opencode import OpenCodeSource, SourceError
+    from memctl.connectors.opencode.source import OpenCodeSource, SourceError
 
     try:
         source = OpenCodeSource(db_path)

@@ -17,13 +17,13 @@ from dataclasses import asdict
 from pathlib import Path
 
 from memctl.config import DataHome, Settings
-from memctl.wake import AskError, AskOptions, ask
+from memctl.ask.run import AskError, AskOptions, ask
 
 
 def _counts(settings: Settings, datasets: list[str]) -> dict:
     if not datasets:
         return {}
-    from memctl import knowledge_graph
+    from memctl.graph import knowledge_graph
 
     knowledge_graph.configure(settings, DataHome(settings.home))
     return {name: asdict(knowledge_graph.run_sync(knowledge_graph.graph_counts(name))) for name in datasets}

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from connectors.model import SessionInfo
-from memctl.distill import is_junk, load_prompt, read_note_meta, strip_think
-from memctl.progress import Checkpoint, CheckpointError
-from memctl.topics import TopicRegistry, slugify
+from memctl.connectors.model import SessionInfo
+from memctl.ingest.distill import is_junk, load_prompt, read_note_meta, strip_think
+from memctl.ingest.checkpoint import Checkpoint, CheckpointError
+from memctl.ingest.topics import TopicRegistry, slugify
 
 
 def _info(**kw) -> SessionInfo:

@@ -36,7 +36,7 @@ def fixture_copy(tmp_path: Path) -> Path:
 def test_help_does_not_import_cognee() -> None:
     code = (
         "import sys\n"
-        "from memctl.cli import app\n"
+        "from memctl.cli.app import app\n"
         "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
         "try:\n    app(['ingest', '--help'])\nexcept SystemExit:\n    pass\n"
         "print('COGNEE_LOADED' if 'cognee' in sys.modules else 'COGNEE_ABSENT')\n"

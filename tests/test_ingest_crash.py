@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from memctl.config import Settings
-from memctl.ingest import IngestOptions, IngestRun
+from memctl.ingest.run import IngestOptions, IngestRun
 from tests.fakes.ollama_server import FakeOllama
 from tests.fixtures.synthetic_opencode import build_database
 
@@ -159,7 +159,7 @@ def test_timeouts_and_malformed_replies_are_errors_not_crashes(tmp_path: Path, f
 
 
 def test_missing_model_stops_the_run_at_once_with_the_pull_command(tmp_path: Path) -> None:
-    from memctl.ingest import IngestError
+    from memctl.ingest.run import IngestError
 
     db = build_database(tmp_path / "opencode.db", 3, turns=2)
     with FakeOllama(missing_models={"llama3.1:8b"}) as server:
@@ -194,7 +194,7 @@ def test_think_blocks_never_reach_a_note(tmp_path: Path) -> None:
 def test_second_ingest_waits_for_the_lock(tmp_path: Path) -> None:
     from filelock import FileLock
 
-    from memctl.ingest import IngestError
+    from memctl.ingest.run import IngestError
 
     db = build_database(tmp_path / "opencode.db", 1, turns=2)
     home = tmp_path / "var"
@@ -206,7 +206,7 @@ def test_second_ingest_waits_for_the_lock(tmp_path: Path) -> None:
 
 
 def test_reparse_skipped_and_new_prompt_version_re_evaluate_junk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memctl import distill, ingest
+    from memctl.ingest import distill, run as ingest
     from tests.fixtures.synthetic_opencode import add_project, add_session, create_schema
     import random
     import sqlite3

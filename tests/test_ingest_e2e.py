@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from memctl.config import DataHome, Settings
-from memctl.distill import read_note_meta
+from memctl.ingest.distill import read_note_meta
 from tests.fakes.ollama_server import FakeOllama
 
 pytestmark = pytest.mark.e2e
@@ -165,7 +165,7 @@ def test_second_run_redoes_nothing(ingested) -> None:
 
 
 def test_datasets_hold_one_item_per_note(ingested) -> None:
-    from memctl import knowledge_graph
+    from memctl.graph import knowledge_graph
 
     home = DataHome(ingested["home"])
     with FakeOllama() as server:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from memctl import knowledge_graph
+from memctl.graph import knowledge_graph
 from memctl.config import DataHome, Settings
-from memctl.ingest import IngestError, IngestOptions, IngestRun
+from memctl.ingest.run import IngestError, IngestOptions, IngestRun
 from tests.fakes.ollama_server import FakeOllama
 from tests.fixtures.synthetic_opencode import build_database
 

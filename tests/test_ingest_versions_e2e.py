@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from memctl.config import DataHome
-from memctl.distill import read_note_meta
+from memctl.ingest.distill import read_note_meta
 from tests.fakes.ollama_server import FakeOllama
 from tests.test_ingest_e2e import MODEL_ROUTES, REPO, _run, _secret_probes, _sha
 

@@ -1,4 +1,4 @@
-"""memctl.knowledge_graph against real Cognee/Kuzu/LanceDB/SQLite and the fake Ollama.
+"""memctl.graph.knowledge_graph against real Cognee/Kuzu/LanceDB/SQLite and the fake Ollama.
 
 The e2e tests share one data home and one fake server (module scope) because
 ``import cognee`` and its first database setup take seconds; they run in
@@ -18,9 +18,9 @@ from typing import Iterator
 
 import pytest
 
-from memctl import knowledge_graph as kg
+from memctl.graph import knowledge_graph as kg
 from memctl.config import DataHome, Settings
-from memctl.offline import OFFLINE_ENV, cl100k_asset, ensure_offline_assets, tiktoken_cache_path
+from memctl.graph.offline import OFFLINE_ENV, cl100k_asset, ensure_offline_assets, tiktoken_cache_path
 from tests.conftest import guard_network
 from tests.fakes.ollama_server import FakeOllama
 
@@ -260,8 +260,8 @@ OFFLINE_SCRIPT = textwrap.dedent(
         t0 = time.monotonic()
         from pathlib import Path
         from memctl.config import DataHome, Settings
-        from memctl import knowledge_graph as kg
-        from memctl.offline import tiktoken_cache_path
+        from memctl.graph import knowledge_graph as kg
+        from memctl.graph.offline import tiktoken_cache_path
         home = DataHome(Path({home!r}))
         kg.configure(Settings(ollama_host={url!r}), home)
         t_import = time.monotonic() - t0

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from connectors import opencode
-from connectors.opencode import (
+from memctl.connectors.opencode import source as opencode
+from memctl.connectors.opencode.source import (
     OpenCodeSource,
     SessionFilter,
     SourceBusyError,
@@ -23,7 +23,7 @@ from connectors.opencode import (
     resolve_db_path,
 )
 from memctl.config import Settings
-from memctl.transcript import build_transcript
+from memctl.ingest.transcript import build_transcript
 from tests.fixtures.synthetic_opencode import BASE_MS, add_project, add_session, build_database, create_schema
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from connectors.opencode import OpenCodeSource
-from connectors.opencode_schema import LayoutReport
+from memctl.connectors.opencode.source import OpenCodeSource
+from memctl.connectors.opencode.schema import LayoutReport
 from memctl.config import Settings
-from memctl.transcript import Transcript, build_transcript
+from memctl.ingest.transcript import Transcript, build_transcript
 from tests.fixtures.make_opencode_fixture import SMALL_SET
 
 FIXTURES_DIR = Path(__file__).parent / "fixtures"

@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
-import memctl.schedule as schedule
-from memctl.schedule import (EXAMPLE_CONFIG, ScheduleConfig, ScheduleInputError, ServiceManagerError, apply_plan,
+import memctl.schedule.plan as schedule
+from memctl.schedule.plan import (EXAMPLE_CONFIG, ScheduleConfig, ScheduleInputError, ServiceManagerError, apply_plan,
                              calendar_times, default_program, default_search_path, default_unit_dir, detect_platform,
                              job_status, parse_clock, parse_interval, plan_install, plan_uninstall, render_plist,
                              render_service, render_timer, run_command)
@@ -186,7 +186,7 @@ def test_checked_in_plists_are_the_renderer_output():
     for job in EXAMPLE_CONFIG.jobs:
         path = REPO / "launchd" / f"{job.label}.plist"
         assert path.read_bytes() == render_plist(EXAMPLE_CONFIG, job), (
-            f"{path} is stale: run python -c 'from pathlib import Path; from memctl.schedule import "
+            f"{path} is stale: run python -c 'from pathlib import Path; from memctl.schedule.plan import "
             "write_example_plists; write_example_plists(Path(\"launchd\"))'")
 
 
@@ -382,7 +382,7 @@ def test_cli_bad_values_exit_2(tmp_path, args, message):
 
 
 def test_cli_install_status_uninstall_with_fake_service_manager(tmp_path, monkeypatch):
-    from memctl.cli import app
+    from memctl.cli.app import app
 
     runner = FakeRunner({("systemctl", "--user", "show", "memctl-sleep.timer"): (0, "LoadState=loaded\nActiveState=active\n", "")})
     monkeypatch.setattr(schedule, "run_command", runner)

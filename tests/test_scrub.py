@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memctl.scrub import DETECTORS, MARKER_PATTERN, find_secrets, redaction_marker, scrub, scrub_texts
+from memctl.ingest.scrub import DETECTORS, MARKER_PATTERN, find_secrets, redaction_marker, scrub, scrub_texts
 
 # --- realistic fake values ------------------------------------------------
 

@@ -30,7 +30,7 @@ def _memctl(server: FakeOllama, *args: str) -> subprocess.CompletedProcess:
 
 
 def _dataset_count(server: FakeOllama, home: Path, dataset: str) -> tuple[int, list[str]]:
-    code = ("import json, sys\nfrom memctl import knowledge_graph as kg\nfrom memctl.config import Settings, DataHome\n"
+    code = ("import json, sys\nfrom memctl.graph import knowledge_graph as kg\nfrom memctl.config import Settings, DataHome\n"
             f"s = Settings(home={str(home)!r}); kg.configure(s, DataHome(s.home))\nimport cognee\n"
             "async def f():\n    ds = await kg._find_dataset(" + repr(dataset) + ")\n"
             "    rows = await cognee.datasets.list_data(ds.id)\n"

@@ -1,4 +1,4 @@
-"""Tests for memctl.transcript: normalize, scrub, bound, fold children, sample, threshold.
+"""Tests for memctl.ingest.transcript: normalize, scrub, bound, fold children, sample, threshold.
 
 Sessions are built by hand with OpenCode 1.18 message-v2 part shapes (see
 tests/fixtures/README.md "Data shapes"); the last tests also run the real
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from connectors.model import Part, Session, SessionInfo
+from memctl.connectors.model import Part, Session, SessionInfo
 from memctl.config import Settings
-from memctl.scrub import find_secrets
-from memctl.transcript import CHARS_PER_TOKEN, build_transcript
+from memctl.ingest.scrub import find_secrets
+from memctl.ingest.transcript import CHARS_PER_TOKEN, build_transcript
 
 T0 = 1_796_008_727_000
 GH_TOKEN = "ghp_R8mK2vQ9xT4bN7cL1pZ6wY3sD5fH0jG2aE8u"
@@ -580,7 +580,7 @@ def test_malformed_part_data_is_tolerated() -> None:
 
 @pytest.fixture
 def fixture_sessions(tmp_path: Path):
-    from connectors.opencode import OpenCodeSource
+    from memctl.connectors.opencode.source import OpenCodeSource
 
     for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
         shutil.copy2(FIXTURE_DIR / name, tmp_path / name)

@@ -11,14 +11,14 @@ from hypothesis import given, settings as hsettings
 from hypothesis import strategies as st
 
 from memctl.config import DataHome, Settings
-from memctl.ingest import IngestOptions, IngestRun
-from memctl.note_search import NoteSearch
-from memctl.proposals import ProposalError, stage_proposal
-from memctl.retrieval import ContextHit, Source, retrieve
-from memctl.routing import UnknownTopicError, lexical_route, route_question
+from memctl.ingest.run import IngestOptions, IngestRun
+from memctl.ask.note_search import NoteSearch
+from memctl.ask.proposals import ProposalError, stage_proposal
+from memctl.ask.retrieval import ContextHit, Source, retrieve
+from memctl.ask.routing import UnknownTopicError, lexical_route, route_question
 from memctl.store import MemoryStore
-from memctl.topic_index import NoteRef, TopicEntry, TopicIndex, TopicIndexError, build_topic_index
-from memctl.wake import AskError, AskOptions, UserMemory, ask, assemble_context
+from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, TopicIndexError, build_topic_index
+from memctl.ask.run import AskError, AskOptions, UserMemory, ask, assemble_context
 from tests.fakes.ollama_server import FakeOllama
 
 
@@ -74,10 +74,10 @@ def test_router_failures_fall_back_to_lexical(tmp_path: Path, fault: str) -> Non
 
 
 def test_router_answer_without_known_slugs_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("memctl.routing.chat_once", lambda *a, **k: '{"topics": ["nope", "../etc"]}')
+    monkeypatch.setattr("memctl.ask.routing.chat_once", lambda *a, **k: '{"topics": ["nope", "../etc"]}')
     route = route_question("terraform state lock", _index(), Settings(home=tmp_path))
     assert route.method == "fallback" and "no known topic" in route.reason and route.topics == ["infra"]
-    monkeypatch.setattr("memctl.routing.chat_once", lambda *a, **k: "not json")
+    monkeypatch.setattr("memctl.ask.routing.chat_once", lambda *a, **k: "not json")
     assert route_question("terraform", _index(), Settings(home=tmp_path)).method == "fallback"
 
 
@@ -217,7 +217,7 @@ def test_retrieval_falls_back_when_the_graph_returns_nothing(ingested_home: Path
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     home = DataHome(ingested_home)
     home.cognee.mkdir(exist_ok=True)
-    monkeypatch.setattr("memctl.retrieval._graph_hits", lambda *a, **k: [])
+    monkeypatch.setattr("memctl.ask.retrieval._graph_hits", lambda *a, **k: [])
     index = TopicIndex.load(home.topic_index)
     result = retrieve("session", index.slugs[:1], Settings(home=ingested_home), home, index, top_k=3)
     assert result.method == "notes" and result.fallback_reason == "graph search returned nothing"
@@ -225,7 +225,7 @@ def test_retrieval_falls_back_when_the_graph_returns_nothing(ingested_home: Path
     def boom(*a, **k):  # noqa: ANN002, ANN003
         raise RuntimeError("IO exception: Could not set lock on file")
 
-    monkeypatch.setattr("memctl.retrieval._graph_hits", boom)
+    monkeypatch.setattr("memctl.ask.retrieval._graph_hits", boom)
     result = retrieve("session", index.slugs[:1], Settings(home=ingested_home), home, index, top_k=3)
     assert result.method == "notes" and "Could not set lock" in result.fallback_reason and result.hits
     home.cognee.rmdir()
@@ -253,7 +253,7 @@ def test_ask_errors_are_clear_with_their_exit_code(ingested_home: Path, tmp_path
 
 
 def test_ask_streams_the_answer_and_drops_think_blocks(ingested_home: Path) -> None:
-    from memctl.wake import _ThinkFilter
+    from memctl.ask.run import _ThinkFilter
 
     pieces: list[str] = []
     with FakeOllama() as server:
@@ -280,7 +280,7 @@ def test_a_copied_data_home_never_uses_the_original_graph_store(tmp_path: Path) 
     import sqlite3
 
     from memctl.doctor import check_graph_location
-    from memctl.knowledge_graph import graph_store_location_problem
+    from memctl.graph.knowledge_graph import graph_store_location_problem
 
     original = DataHome(tmp_path / "original")
     db = original.cognee / "system" / "databases" / "cognee_db"

@@ -1,0 +1,151 @@
+"""Retrieval for the wake cycle: Cognee search in the routed datasets, or the raw notes.
+
+1. Graph path: Cognee ``CHUNKS`` search (vector search over note chunks:
+   one embedding call, no LLM call inside Cognee) scoped to the routed
+   datasets, ``top_k`` per dataset, bounded by ``graph_search_timeout_s``.
+   Each hit's ``source_uri`` (the published note ``memory/<topic>/<id>.md``)
+   maps back to its session id, title and date through the topic index.
+2. Fallback: when the graph layer is missing, raises (its store locked by a
+   running ingest or sleep, an incomplete graph) or times out, or returns
+   nothing, BM25 over the topic's raw notes (:mod:`memctl.note_search`).
+   Retrieval never returns nothing just because the graph layer failed;
+   :class:`Retrieval` says which path served and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from memctl.config import DataHome, Settings
+from memctl.ingest.distill import read_note_meta
+from memctl.ask.note_search import NoteSearch, strip_front_matter
+from memctl.store import MemoryStore
+from memctl.ask.topic_index import TopicIndex
+
+
+@dataclass(frozen=True)
+class Source:
+    """Provenance of a context excerpt: session id, note path in the store, title, date, topic."""
+
+    source_id: str
+    path: str
+    title: str
+    date: str
+    topic: str
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ContextHit:
+    """One excerpt for the ``[REFERENCE]`` section: note text (front matter removed) and its source."""
+
+    text: str
+    source: Source
+    score: float | None = None
+
+
+@dataclass
+class Retrieval:
+    """Result: ``hits`` best first; ``method`` graph | notes; ``fallback_reason`` when notes served."""
+
+    hits: list[ContextHit] = field(default_factory=list)
+    method: str = "graph"
+    fallback_reason: str | None = None
+    retrieve_s: float = 0.0
+
+    @property
+    def fallback_used(self) -> bool:
+        return self.method != "graph"
+
+
+def _store_path(uri: str | None, store_root: Path) -> str | None:
+    if not uri:
+        return None
+    local = Path(unquote(urlparse(uri).path)) if uri.startswith("file:") else Path(uri)
+    try:
+        return local.resolve().relative_to(store_root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return None
+
+
+def source_for(store_path: str, text: str, index: TopicIndex) -> Source:
+    """Provenance of a note: from the topic index, else from the note's own front matter."""
+    ref = index.note_by_path(store_path)
+    if ref is not None:
+        return Source(ref.source_id, ref.path, ref.title, ref.date, ref.topic)
+    meta = read_note_meta(text)
+    parts = store_path.split("/")
+    if parts[0] == "user":  # a promoted memory (added to its topic's dataset by sleep)
+        body = strip_front_matter(text).strip().splitlines()
+        title = (body[0].lstrip("-*# ").strip()[:80] if body else "") or "memory"
+        topic = parts[2] if len(parts) > 3 and parts[1] == "topics" else ""
+        return Source(str(meta.get("session") or "user memory"), store_path, f"memory: {title}",
+                      str(meta.get("created") or "")[:10], topic)
+    return Source(str(meta.get("source_id") or Path(store_path).stem), store_path, str(meta.get("title") or ""),
+                  str(meta.get("session_updated") or "")[:10], parts[1] if len(parts) > 2 else "")
+
+
+def _graph_hits(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex,
+                top_k: int) -> list[ContextHit]:
+    from memctl.graph import knowledge_graph
+
+    knowledge_graph.configure(settings, home)
+
+    async def bounded():
+        return await asyncio.wait_for(knowledge_graph.search(question, topics, kind="chunks", top_k=top_k),
+                                      timeout=settings.graph_search_timeout_s)
+
+    hits = []
+    for raw in knowledge_graph.run_sync(bounded()):
+        store_path = _store_path(raw.source_uri, home.store)
+        if store_path is None:
+            continue  # not one of our published files: no provenance, so never cited
+        hits.append(ContextHit(text=strip_front_matter(raw.text), source=source_for(store_path, raw.text, index),
+                               score=raw.score))
+    # Cognee scores are distances (lower is closer) per dataset; merge datasets by distance.
+    hits.sort(key=lambda h: (h.score is None, h.score if h.score is not None else 0.0))
+    return hits[:top_k]
+
+
+def _location_problem(home: DataHome) -> str | None:
+    from memctl.graph.knowledge_graph import graph_store_location_problem
+
+    return graph_store_location_problem(home)
+
+
+def retrieve(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex, *,
+             top_k: int, use_graph: bool = True) -> Retrieval:
+    """Context for ``question`` from ``topics``; see the module doc. Never raises for a graph failure."""
+    import time
+
+    started = time.monotonic()
+    result = Retrieval()
+    reason = None
+    if not use_graph:
+        reason = "graph search disabled (--no-graph)"
+    elif not home.cognee.is_dir():
+        reason = f"no graph store at {home.cognee} (run `memctl ingest` to build it)"
+    elif (moved := _location_problem(home)) is not None:
+        reason = moved
+    else:
+        try:
+            result.hits = _graph_hits(question, topics, settings, home, index, top_k)
+            if not result.hits:
+                reason = "graph search returned nothing"
+        except asyncio.TimeoutError:
+            reason = f"graph search took longer than {settings.graph_search_timeout_s:g} s"
+        except Exception as exc:  # noqa: BLE001 - any graph-layer failure degrades to the raw notes
+            reason = f"graph search failed: {type(exc).__name__}: {str(exc)[:200]}"
+    if reason is not None:
+        store = MemoryStore(home.store)
+        notes = NoteSearch(store, home.note_index).search(question, topics, top_k)
+        result.hits = [ContextHit(text=strip_front_matter(n.text), source=source_for(n.path, n.text, index),
+                                  score=n.score) for n in notes]
+        result.method, result.fallback_reason = "notes", reason
+    result.retrieve_s = time.monotonic() - started
+    return result

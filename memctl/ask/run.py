@@ -1,0 +1,329 @@
+"""The wake cycle (`memctl ask`): route → retrieve → assemble context → answer → maybe propose.
+
+Read-only with respect to trusted memory: nothing here writes ``memory/`` or
+``user/``. The only writes are a proposal into ``staging/`` (when the
+extraction step is on, through the store as actor ``ask``) and caches outside
+the store (the BM25 note index). Cognee's own bookkeeping (its query log, the
+graph DB's WAL) changes on every search; its knowledge does not.
+
+Context: ``[USER_MEMORY]`` holds the promoted memories that apply — every
+file under ``user/global/``, ``user/sessions/<session>/`` and
+``user/topics/<routed topic>/`` — and ``[REFERENCE]`` the retrieved note
+excerpts, numbered for citation. Staged proposals are never read. The whole
+context is at most ``max_context_chars`` (user memory takes up to a third,
+references the rest; excerpts are cut to fit). Prompt: ``prompts/answer.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from memctl.config import DataHome, Settings
+from memctl.ingest.distill import load_prompt, strip_think
+from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for
+from memctl.ask.note_search import strip_front_matter
+from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
+from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
+from memctl.ask.routing import Route, UnknownTopicError, route_question
+from memctl.store import MemoryStore, StoreError
+from memctl.ask.topic_index import TopicIndex, TopicIndexError, build_topic_index
+from memctl.exit_codes import HOME as EXIT_HOME, MODEL as EXIT_MODEL, NOTHING_INGESTED as EXIT_EMPTY
+from memctl.exit_codes import USAGE as EXIT_USAGE, ExitCodeError
+
+MAX_QUESTION_CHARS = 4000
+MIN_EXCERPT_CHARS = 200
+TRUNCATION_MARK = "\n[… excerpt cut to fit the context budget]"
+
+
+class AskError(ExitCodeError):
+    """``ask`` cannot run; ``exit_code`` as documented (2 usage, 7 data home, 9 model, 12 nothing ingested)."""
+
+
+@dataclass
+class AskOptions:
+    """One question. ``None`` fields take their value from :class:`Settings`."""
+
+    question: str
+    session: str | None = None
+    topics: list[str] = field(default_factory=list)
+    top_k: int | None = None
+    max_context_chars: int | None = None
+    propose: bool | None = None
+    use_graph: bool = True
+
+
+@dataclass
+class UserMemory:
+    """One promoted memory file included in ``[USER_MEMORY]``."""
+
+    path: str
+    text: str
+
+
+@dataclass
+class AskResult:
+    """Everything ``--json`` prints; times in seconds, sizes in characters."""
+
+    question: str
+    answer: str
+    topics: list[str]
+    route_method: str
+    route_reason: str | None
+    retrieval_method: str
+    fallback_used: bool
+    fallback_reason: str | None
+    sources: list[Source]
+    user_memories: list[str]
+    route_s: float
+    retrieve_s: float
+    answer_s: float
+    ctx_chars: int
+    prompt_version: str
+    proposal: Proposal | None = None
+    proposal_error: str | None = None
+
+    def as_dict(self) -> dict:
+        data = dict(self.__dict__)
+        data["sources"] = [s.as_dict() for s in self.sources]
+        data["proposal"] = self.proposal.as_dict() if self.proposal else None
+        for key in ("route_s", "retrieve_s", "answer_s"):
+            data[key] = round(data[key], 4)
+        return data
+
+
+@dataclass
+class Context:
+    """The assembled context text and what went into it."""
+
+    text: str
+    sources: list[Source]
+    user_memories: list[str]
+
+
+def load_index(home: DataHome) -> TopicIndex:
+    """The topic index; rebuilt in memory (not saved) when notes exist but the file does not.
+
+    Raises:
+        AskError: unreadable index (7), or nothing ingested yet (12).
+    """
+    try:
+        index = TopicIndex.load(home.topic_index)
+    except TopicIndexError as exc:
+        raise AskError(str(exc), EXIT_HOME) from exc
+    if not index.topics and (home.store / "memory").is_dir():
+        index = build_topic_index(home)
+    if not index.topics:
+        raise AskError(f"nothing has been ingested into {home.root} yet: run `memctl ingest` first "
+                       "(or pass --home to point at your data home)", EXIT_EMPTY)
+    return index
+
+
+def user_memories(store: MemoryStore, session: str, topics: list[str]) -> list[UserMemory]:
+    """Promoted memories that apply to this session and these topics (global first), sorted by path."""
+    prefixes = ["user/global", f"user/sessions/{session}", *(f"user/topics/{t}" for t in topics)]
+    found = []
+    for prefix in prefixes:
+        for path in store.list(prefix):
+            try:
+                found.append(UserMemory(path, strip_front_matter(store.read_text(path)[0]).strip()))
+            except StoreError:
+                continue
+    return found
+
+
+def assemble_context(memories: list[UserMemory], hits: list[ContextHit], budget: int) -> Context:
+    """Build ``[USER_MEMORY]`` + ``[REFERENCE]`` within ``budget`` characters (see the module doc)."""
+    parts: list[str] = []
+    used_memories: list[str] = []
+    user_budget = budget // 3
+    if memories:
+        block = "[USER_MEMORY]\n"
+        for memory in memories:
+            entry = f"- ({memory.path}) {memory.text}\n"
+            if len(block) + len(entry) > user_budget:
+                room = user_budget - len(block) - len(TRUNCATION_MARK) - 1
+                if room >= MIN_EXCERPT_CHARS // 2:
+                    block += entry[:room] + TRUNCATION_MARK + "\n"
+                    used_memories.append(memory.path)
+                break
+            block += entry
+            used_memories.append(memory.path)
+        if used_memories:
+            parts.append(block)
+    used = sum(len(p) for p in parts)
+    sources: list[Source] = []
+    if hits:
+        block = "[REFERENCE]\n"
+        remaining = budget - used - len(block)
+        entries = []
+        for hit in hits:
+            number = len(entries) + 1
+            header = f"[{number}] {hit.source.title or hit.source.source_id} (session {hit.source.source_id}, " \
+                     f"{hit.source.date or 'undated'})\n"
+            body = hit.text.strip() + "\n\n"
+            if len(header) + len(body) > remaining:
+                room = remaining - len(header) - len(TRUNCATION_MARK) - 2
+                if room < MIN_EXCERPT_CHARS:
+                    break
+                body = body[:room] + TRUNCATION_MARK + "\n\n"
+            entries.append(header + body)
+            remaining -= len(header) + len(body)
+            if hit.source not in sources:
+                sources.append(hit.source)
+        if entries:
+            parts.append(block + "".join(entries))
+    text = "\n".join(parts).rstrip() + "\n" if parts else ""
+    assert len(text) <= budget, (len(text), budget)  # the bound is the contract; cheap to keep honest
+    return Context(text=text, sources=sources, user_memories=used_memories)
+
+
+class _ThinkFilter:
+    """Drop ``<think>…</think>`` from a token stream (reasoning models), passing the rest through."""
+
+    def __init__(self, sink: Callable[[str], None]) -> None:
+        self.sink, self.buffer, self.thinking, self.decided = sink, "", False, False
+        self.after_think = False  # drop the whitespace between </think> and the answer
+
+    def feed(self, piece: str) -> None:
+        self.buffer += piece
+        if not self.decided:
+            stripped = self.buffer.lstrip()
+            if len(stripped) < 7 and "<think>".startswith(stripped):
+                return
+            self.decided = True
+            self.thinking = stripped.startswith("<think")
+        if self.thinking:
+            end = self.buffer.find("</think>")
+            if end < 0:
+                return
+            self.buffer = self.buffer[end + len("</think>"):]
+            self.thinking, self.after_think = False, True
+        if self.after_think:
+            self.buffer = self.buffer.lstrip()
+            self.after_think = not self.buffer
+        if self.buffer:
+            self.sink(self.buffer)
+            self.buffer = ""
+
+
+def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None] | None = None) -> AskResult:
+    """Answer one question from memory; stream answer pieces to ``on_token`` when given.
+
+    Raises:
+        AskError: empty/oversize question, unknown topic or bad session (2),
+            unreadable data home (7), Ollama down or answer model missing or
+            failing (9), nothing ingested yet (12).
+    """
+    question = (options.question or "").strip()
+    if not question:
+        raise AskError("the question is empty", EXIT_USAGE)
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise AskError(f"the question is not valid text ({exc.reason}); check the shell quoting", EXIT_USAGE) from exc
+    if len(question) > MAX_QUESTION_CHARS:
+        raise AskError(f"the question is {len(question)} characters; keep it under {MAX_QUESTION_CHARS}", EXIT_USAGE)
+    session = DEFAULT_SESSION if options.session is None else options.session
+    if not SESSION_ID.match(session):
+        raise AskError(f"invalid session id {session!r}: use letters, digits, '_', '.', '-' (max 128)", EXIT_USAGE)
+    home = DataHome(settings.home)
+    index = load_index(home)
+    if options.use_graph and home.cognee.is_dir():
+        _prewarm_graph(settings, home)
+    client = client_for(settings, settings.request_timeout_s)
+    try:
+        check_model(client, settings, settings.answer_model, settings.request_timeout_s)
+    except ModelError as exc:
+        raise AskError(str(exc), EXIT_MODEL) from exc
+    try:
+        route: Route = route_question(question, index, settings, override=options.topics or None)
+    except UnknownTopicError as exc:
+        raise AskError(str(exc), EXIT_USAGE) from exc
+    top_k = options.top_k or settings.ask_top_k
+    retrieval: Retrieval = retrieve(question, route.topics, settings, home, index, top_k=top_k,
+                                    use_graph=options.use_graph)
+    store = MemoryStore(home.store)
+    try:
+        memories = user_memories(store, session, route.topics)
+    except StoreError as exc:
+        raise AskError(f"cannot read promoted memories: {exc}", EXIT_HOME) from exc
+    # A promoted memory the graph also returned is already in [USER_MEMORY]; never show it twice.
+    in_user_memory = {m.path for m in memories}
+    hits = [h for h in retrieval.hits if h.source.path not in in_user_memory]
+    context = assemble_context(memories, hits, options.max_context_chars or settings.max_context_chars)
+    prompt = load_prompt("answer")
+    messages = [{"role": "system", "content": prompt.body},
+                {"role": "user", "content": (context.text or "[REFERENCE]\n(nothing relevant was found in memory)\n")
+                 + f"\nQuestion: {question}"}]
+    started = time.monotonic()
+    try:
+        if on_token is None:
+            answer = chat_once(client, settings, model=settings.answer_model, messages=messages,
+                               timeout_s=settings.request_timeout_s, options={"num_ctx": settings.answer_num_ctx})
+        else:
+            pieces: list[str] = []
+            sink = _ThinkFilter(on_token)
+            for piece in chat_stream(client, settings, model=settings.answer_model, messages=messages,
+                                     timeout_s=settings.request_timeout_s,
+                                     options={"num_ctx": settings.answer_num_ctx}):
+                pieces.append(piece)
+                sink.feed(piece)
+            answer = strip_think("".join(pieces))
+    except ModelError as exc:
+        raise AskError(f"answering failed: {exc}", EXIT_MODEL) from exc
+    answer_s = time.monotonic() - started
+    result = AskResult(
+        question=question, answer=answer, topics=route.topics, route_method=route.method,
+        route_reason=route.reason, retrieval_method=retrieval.method, fallback_used=retrieval.fallback_used,
+        fallback_reason=retrieval.fallback_reason, sources=context.sources, user_memories=context.user_memories,
+        route_s=route.route_s, retrieve_s=retrieval.retrieve_s, answer_s=answer_s, ctx_chars=len(context.text),
+        prompt_version=prompt.version,
+    )
+    propose = settings.ask_propose if options.propose is None else options.propose
+    if propose:
+        try:
+            result.proposal = propose_from_exchange(client, settings, store, session, question, answer,
+                                                    route.topics[0] if len(route.topics) == 1 else None)
+        except (ModelError, ProposalError, StoreError, ValueError) as exc:
+            result.proposal_error = str(exc)
+    return result
+
+
+def _prewarm_graph(settings: Settings, home: DataHome) -> None:
+    """Import and configure Cognee (3-4 s) in the background while the router model answers.
+
+    Failures are ignored here: retrieval configures again and falls back to
+    the raw notes with the reason.
+    """
+    import threading
+
+    def warm() -> None:
+        try:
+            from memctl.graph import knowledge_graph
+
+            knowledge_graph.configure(settings, home)
+        except Exception:  # noqa: BLE001 - reported by retrieval, which retries
+            pass
+
+    threading.Thread(target=warm, name="memctl-graph-prewarm", daemon=True).start()
+
+
+def propose_from_exchange(client, settings: Settings, store: MemoryStore, session: str, question: str,  # noqa: ANN001
+                          answer: str, topic: str | None) -> Proposal | None:
+    """The extraction step: one structured call; a durable memory becomes a staged proposal (actor ``ask``)."""
+    prompt = load_prompt("propose")
+    schema = {"type": "object", "properties": {
+        "propose": {"type": "boolean"}, "kind": {"type": "string", "enum": ["preference", "decision"]},
+        "memory": {"type": "string", "maxLength": 500}}, "required": ["propose", "kind", "memory"]}
+    content = chat_once(client, settings, model=settings.router_model, timeout_s=settings.router_timeout_s,
+                        schema=schema, messages=[{"role": "system", "content": prompt.body},
+                                                 {"role": "user", "content": f"Question: {question}\n\nAnswer: {answer}"}])
+    data = json.loads(content)
+    if not isinstance(data, dict) or not data.get("propose") or not str(data.get("memory") or "").strip():
+        return None
+    kind = data.get("kind") if data.get("kind") in ("preference", "decision") else "note"
+    return stage_proposal(store, session=session, content=str(data["memory"]), source="ask", topic=topic, kind=kind,
+                          max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)

@@ -1,0 +1,1 @@
+"""One module per ``memctl`` command (or command group)."""

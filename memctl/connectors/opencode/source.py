@@ -1,0 +1,407 @@
+"""OpenCode history connector: strictly read-only reader of `opencode.db` / `opencode-dev.db`.
+
+Source format: OpenCode >= 1.2 stores history in SQLite (drizzle schema):
+``project(id, worktree, …)`` and ``session(id, project_id, parent_id,
+directory, title, version, time_created, time_updated, …)`` in every
+release; the conversation itself in one of two layouts, detected per
+database and per session from tables, columns and rows
+(:mod:`memctl.connectors.opencode.schema`):
+
+* ``message`` + ``part`` with message-v2 JSON (1.2 – 1.18, and the dev build
+  0.0.0-dev-202609212252 through ``opencode run``):
+  :mod:`memctl.connectors.opencode.message_part`;
+* ``session_message`` rows ordered by ``seq`` (the dev build through its HTTP
+  API): :mod:`memctl.connectors.opencode.session_message`.
+
+Both adapters yield the one session model of :mod:`memctl.connectors.model`. A
+database may hold sessions of both layouts; sessions are listed once, from
+the ``session`` table, and a session with rows in both layouts gets them
+merged in time order (a message id present in both is taken once). Times are
+epoch milliseconds.
+
+Read-only guarantees (the user's database is never changed):
+
+* Connections use the SQLite URI ``mode=ro``: SQLite itself refuses writes.
+  We never change the journal mode and never checkpoint.
+* While OpenCode runs, the database is in WAL mode with ``-wal``/``-shm``
+  beside it; a ``mode=ro`` reader sees rows committed only to the WAL. SQLite
+  may update the ``-shm`` wal-index (shared memory, not data).
+* When OpenCode is idle its ``-wal``/``-shm`` are gone. A plain ``mode=ro``
+  open would then *create* them (and, in a read-only directory, fail), so we
+  open with ``immutable=1`` instead, which creates nothing and takes no lock.
+  Because immutable readers do not notice concurrent writers, the connector
+  re-checks for a ``-wal`` before every session and switches back to the WAL
+  reader as soon as OpenCode starts again.
+* Every session is read in its own short transaction (keyset pagination for
+  the session list), so we never hold a read snapshot that would stop
+  OpenCode's WAL checkpoints for the duration of a long ingest.
+
+Only ``session``/``message``/``part``/``session_message`` (and ``project`` for
+the worktree) are read. OpenCode's ``event`` table repeats every part, and the
+dev build's ``session_input`` every prompt, secrets included; they must never
+become a second, unscrubbed source, so this module never queries them.
+
+Subagent sessions (``session.parent_id`` set) are folded into their root
+session (see :class:`memctl.connectors.model.Session`): only roots are yielded, and
+``--session <child id>`` selects the child's root.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+from urllib.parse import quote
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import StaticPool
+
+from memctl.connectors.model import Part, ReadStats, Session, SessionInfo
+from memctl.connectors.opencode.cells import CellDecoder
+from memctl.connectors.opencode.errors import (
+    SourceBusyError,
+    SourceError,
+    SourceNotFoundError,
+    UnknownSessionError,
+    UnsupportedSchemaError,
+)
+from memctl.connectors.opencode.message_part import read_message_parts
+from memctl.connectors.opencode.schema import (
+    MESSAGE_PART,
+    SESSION_MESSAGE,
+    SUPPORTED_LAYOUT,
+    LayoutReport,
+    detect_layouts,
+)
+from memctl.connectors.opencode.session_message import read_session_messages
+
+__all__ = [
+    "DB_FILE_NAMES", "OpenCodeSource", "SessionFilter", "SourceBusyError", "SourceError", "SourceNotFoundError",
+    "SUPPORTED_LAYOUT", "UnknownSessionError", "UnsupportedSchemaError", "locate_database", "resolve_db_path",
+]
+
+PAGE_SIZE = 200
+BUSY_TIMEOUT_S = 2.0
+BUSY_ATTEMPTS = 4
+
+DB_FILE_NAMES = ("opencode.db", "opencode-dev.db")
+"""The file names OpenCode gives its database: releases ``opencode.db``, dev builds ``opencode-dev.db``."""
+
+
+def resolve_db_path(explicit: str | Path | None = None, env: dict[str, str] | None = None) -> Path:
+    """Return the OpenCode DB path: ``--db`` > ``OPENCODE_DB`` > ``$XDG_DATA_HOME/opencode/opencode.db``
+    > ``~/.local/share/opencode/opencode.db``. Nothing is checked here: a
+    directory (or a missing default file) is resolved by :func:`locate_database`."""
+    env = os.environ if env is None else env
+    if explicit:
+        return Path(explicit).expanduser()
+    if env.get("OPENCODE_DB"):
+        return Path(env["OPENCODE_DB"]).expanduser()
+    if env.get("XDG_DATA_HOME"):
+        return Path(env["XDG_DATA_HOME"]).expanduser() / "opencode" / "opencode.db"
+    return Path("~/.local/share/opencode/opencode.db").expanduser()
+
+
+def locate_database(path: Path) -> Path:
+    """The database file for ``path``: the file itself, or in a directory its
+    ``opencode.db`` or ``opencode-dev.db``.
+
+    Raises:
+        SourceNotFoundError: nothing there; a directory with neither file (or
+            with both: which one is meant is the user's choice); a missing
+            ``opencode.db`` whose directory has an ``opencode-dev.db`` says so.
+    """
+    if path.is_dir():
+        present = [path / name for name in DB_FILE_NAMES if (path / name).is_file()]
+        if len(present) == 1:
+            return present[0]
+        if present:
+            raise SourceNotFoundError(
+                f"{path} holds both {DB_FILE_NAMES[0]} (OpenCode releases) and {DB_FILE_NAMES[1]} (dev builds); "
+                f"pass the one to read, e.g. --db {present[0]}"
+            )
+        raise SourceNotFoundError(
+            f"{path} is a directory without an OpenCode database ({' or '.join(DB_FILE_NAMES)}). "
+            "Pass --db PATH or set OPENCODE_DB (default: ~/.local/share/opencode/opencode.db)."
+        )
+    if path.is_file():
+        return path
+    sibling = path.parent / DB_FILE_NAMES[1]
+    hint = f" There is a dev-build database beside it: --db {sibling}" if sibling.is_file() and path.name == DB_FILE_NAMES[0] else ""
+    raise SourceNotFoundError(
+        f"OpenCode database not found at {path}. Pass --db PATH or set OPENCODE_DB "
+        f"(default: ~/.local/share/opencode/opencode.db).{hint}"
+    )
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Which root sessions to read.
+
+    Attributes:
+        since_ms: only sessions updated at or after this epoch-ms time.
+        session_ids: only these sessions (a child id selects its root).
+        accept: an extra predicate on a root's metadata (e.g. memctl's
+            ``--project`` match), applied before any part is read.
+        limit: at most this many accepted root sessions.
+    """
+
+    since_ms: int | None = None
+    session_ids: tuple[str, ...] = ()
+    accept: Callable[[SessionInfo], bool] | None = None
+    limit: int | None = None
+
+
+class OpenCodeSource:
+    """Read-only reader of one OpenCode database.
+
+    Raises (from the constructor or :meth:`check_schema`):
+        SourceNotFoundError, UnsupportedSchemaError, SourceBusyError, SourceError.
+    """
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = locate_database(Path(db_path).expanduser().absolute())
+        self.stats = ReadStats()
+        self._cells = CellDecoder(self.stats)
+        self._engine: Engine | None = None
+        self._engine_mode: str | None = None
+        self._layouts: LayoutReport | None = None
+
+    # -- connections ---------------------------------------------------------------
+
+    def _wal_present(self) -> bool:
+        return Path(str(self.db_path) + "-wal").exists()
+
+    def _connect_raw(self, immutable: bool) -> sqlite3.Connection:
+        uri = f"file:{quote(str(self.db_path))}?mode=ro" + ("&immutable=1" if immutable else "")
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        # Our decoding: one cell of invalid UTF-8 must not abort a whole query
+        # (sqlite3's default raises OperationalError for the entire fetch).
+        conn.text_factory = self._cells.decode_text
+        return conn
+
+    def _engine_for_now(self) -> Engine:
+        mode = "wal" if self._wal_present() else "immutable"
+        if self._engine is None or self._engine_mode != mode:
+            if self._engine is not None:
+                self._engine.dispose()
+            immutable = mode == "immutable"
+            # One reused connection (the connector runs on one thread): reopening per
+            # session would re-parse the schema every time. Each `with connect()`
+            # still ends its read transaction on exit, so no snapshot is held.
+            self._engine = create_engine(
+                "sqlite://", creator=lambda: self._connect_raw(immutable), poolclass=StaticPool
+            )
+            self._engine_mode = mode
+        return self._engine
+
+    def _run(self, fn, what: str):
+        """Run ``fn(connection)`` in one short read transaction with a bounded busy retry."""
+        delay = 0.2
+        for attempt in range(1, BUSY_ATTEMPTS + 1):
+            try:
+                with self._engine_for_now().connect() as conn:
+                    return fn(conn)
+            except DBAPIError as exc:
+                message = str(exc.orig) if exc.orig is not None else str(exc)
+                if "locked" in message or "busy" in message:
+                    if attempt == BUSY_ATTEMPTS:
+                        raise SourceBusyError(
+                            f"OpenCode database {self.db_path} stayed locked while {what} "
+                            f"({BUSY_ATTEMPTS} attempts): {message}. Retry when OpenCode is idle."
+                        ) from exc
+                    time.sleep(delay)
+                    delay *= 2
+                    continue
+                if "unable to open" in message or "readonly" in message:
+                    raise SourceError(
+                        f"cannot open {self.db_path} read-only: {message}. If OpenCode is running, "
+                        "memctl needs read access to its -wal and -shm files beside the database."
+                    ) from exc
+                if "not a database" in message or "malformed" in message:
+                    raise SourceError(f"{self.db_path} is not a readable SQLite database: {message}") from exc
+                raise SourceError(f"reading {self.db_path} failed while {what}: {message}") from exc
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Release connections (no effect on the database)."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    # -- schema --------------------------------------------------------------------
+
+    def check_schema(self) -> LayoutReport:
+        """Detect the layouts (tables, columns, rows) and count sessions per layout.
+
+        Returns:
+            the :class:`memctl.connectors.opencode.schema.LayoutReport`; the reader
+            uses it for every later session.
+
+        Raises:
+            UnsupportedSchemaError: naming the tables or columns found and the supported layouts.
+        """
+        self._layouts = self._run(lambda conn: detect_layouts(conn, str(self.db_path)), "detecting the schema")
+        return self._layouts
+
+    def _layout_report(self) -> LayoutReport:
+        return self._layouts if self._layouts is not None else self.check_schema()
+
+    # -- sessions ------------------------------------------------------------------
+
+    _SESSION_COLUMNS = (
+        "s.id, s.title, s.directory, s.project_id, coalesce(p.worktree, ''), s.parent_id, "
+        "s.time_created, s.time_updated, s.version"
+    )
+
+    def _info(self, row) -> SessionInfo:
+        d = list(row)
+        return SessionInfo(
+            id=d[0], title=d[1] or "", directory=d[2] or "", project_id=d[3] or "",
+            project_worktree=d[4] or "", parent_id=d[5] or None,
+            time_created=self._cells.millis(row[6], d[0]), time_updated=self._cells.millis(row[7], d[0]),
+            version=d[8] or "",
+        )
+
+    def _root_of(self, conn: Connection, session_id: str) -> str | None:
+        current, previous, seen = session_id, session_id, set()
+        while current and current not in seen:
+            seen.add(current)
+            row = conn.execute(text("SELECT parent_id FROM session WHERE id = :id"), {"id": current}).first()
+            if row is None:
+                return None if current == session_id else previous  # orphan: its last existing ancestor
+            parent = row[0]
+            if not parent:
+                return current
+            previous, current = current, parent
+        return current
+
+    def iter_root_infos(self, flt: SessionFilter = SessionFilter()) -> Iterator[SessionInfo]:
+        """Yield root-session metadata in chronological order, paging in short transactions."""
+        if flt.session_ids:
+            def roots(conn: Connection) -> list[str]:
+                found = []
+                for sid in flt.session_ids:
+                    root = self._root_of(conn, sid)
+                    if root is None:
+                        raise UnknownSessionError(f"session {sid!r} not found in {self.db_path}")
+                    if root not in found:
+                        found.append(root)
+                return found
+            wanted = self._run(roots, "resolving --session ids")
+        else:
+            wanted = None
+
+        yielded = 0
+        cursor: tuple[int, str] = (-1, "")
+        while True:
+            def page(conn: Connection, cursor=cursor) -> list:
+                # A root has no parent, or a parent that no longer exists (deleted sessions
+                # leave orphaned subagent sessions behind; they must not vanish).
+                clauses = ["(s.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM session q WHERE q.id = s.parent_id))",
+                           "(s.time_created > :tc OR (s.time_created = :tc AND s.id > :id))"]
+                params: dict[str, Any] = {"tc": cursor[0], "id": cursor[1], "n": PAGE_SIZE}
+                if flt.since_ms is not None:
+                    clauses.append("s.time_updated >= :since")
+                    params["since"] = flt.since_ms
+                if wanted is not None:
+                    names = [f":w{i}" for i in range(len(wanted))]
+                    clauses.append(f"s.id IN ({', '.join(names)})")
+                    params.update({f"w{i}": w for i, w in enumerate(wanted)})
+                sql = (
+                    f"SELECT {self._SESSION_COLUMNS} FROM session s LEFT JOIN project p ON p.id = s.project_id "
+                    f"WHERE {' AND '.join(clauses)} ORDER BY s.time_created, s.id LIMIT :n"
+                )
+                return conn.execute(text(sql), params).fetchall()
+
+            rows = self._run(page, "listing sessions")
+            if not rows:
+                return
+            for row in rows:
+                info = self._info(row)
+                cursor = (info.time_created, info.id)
+                if flt.accept is not None and not flt.accept(info):
+                    continue
+                yield info
+                yielded += 1
+                if flt.limit is not None and yielded >= flt.limit:
+                    return
+
+    def count_roots(self, flt: SessionFilter = SessionFilter()) -> int:
+        """Number of root sessions matching ``since_ms``/``session_ids`` (``accept`` and
+        ``limit`` not applied): a progress-bar total, not a promise."""
+
+        def count(conn: Connection) -> int:
+            clauses, params = ["(parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM session q WHERE q.id = session.parent_id))"], {}
+            if flt.since_ms is not None:
+                clauses.append("time_updated >= :since")
+                params["since"] = flt.since_ms
+            return conn.execute(text(f"SELECT count(*) FROM session WHERE {' AND '.join(clauses)}"), params).scalar_one()
+
+        total = self._run(count, "counting sessions")
+        if flt.session_ids:
+            total = min(total, len(flt.session_ids))
+        if flt.limit is not None:
+            total = min(total, flt.limit)
+        return total
+
+    def read_session(self, info: SessionInfo) -> Session:
+        """Read one root session with its parts and (recursively) its child sessions,
+        in one short read transaction, whatever layout each of them is stored in."""
+        layouts = self._layout_report()
+
+        def read(conn: Connection) -> Session:
+            return self._read_tree(conn, info, layouts, depth=0)
+
+        return self._run(read, f"reading session {info.id}")
+
+    def _read_tree(self, conn: Connection, info: SessionInfo, layouts: LayoutReport, depth: int) -> Session:
+        session = Session(info=info, parts=self._read_parts(conn, info.id, layouts))
+        self.stats.sessions += 1
+        if depth >= 8:  # a parent_id cycle or absurd nesting must not recurse forever
+            return session
+        rows = conn.execute(
+            text(
+                f"SELECT {self._SESSION_COLUMNS} FROM session s LEFT JOIN project p ON p.id = s.project_id "
+                "WHERE s.parent_id = :id ORDER BY s.time_created, s.id"
+            ),
+            {"id": info.id},
+        ).fetchall()
+        for row in rows:
+            child = self._info(row)
+            if child.id != info.id:
+                session.children.append(self._read_tree(conn, child, layouts, depth + 1))
+        return session
+
+    def _read_parts(self, conn: Connection, session_id: str, layouts: LayoutReport) -> list[Part]:
+        """One session's parts from every layout the database has, merged in time order.
+
+        Each adapter returns its parts in its own order (message/part: message
+        time, id, part id; session_message: ``seq``) keyed by ``(time, message
+        id, position)``; the merge keeps each layout's own order and
+        interleaves the two by message time and id.
+        """
+        old, seen_ids = [], set()
+        if MESSAGE_PART in layouts.readable_layouts:
+            old, seen_ids = read_message_parts(conn, session_id, self._cells)
+        new = []
+        if SESSION_MESSAGE in layouts.readable_layouts:
+            new = read_session_messages(conn, session_id, self._cells,
+                                        ordered_by_seq=layouts.session_message_seq, skip_ids=seen_ids)
+        if not new:
+            return [part for _, part in old]
+        if not old:
+            return [part for _, part in new]
+        return [part for _, part in heapq.merge(old, new, key=lambda item: item[0][:2])]
+
+    def iter_sessions(self, flt: SessionFilter = SessionFilter()) -> Iterator[Session]:
+        """Stream reconstructed root sessions (children folded in), oldest first."""
+        for info in self.iter_root_infos(flt):
+            yield self.read_session(info)
+

@@ -1,0 +1,1 @@
+"""The ingest cycle: OpenCode sessions → transcripts → distilled notes → the memory store → Cognee."""

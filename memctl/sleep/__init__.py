@@ -1,0 +1,1 @@
+"""The sleep cycle: validate and promote proposals → cluster → consolidate → rebuild changed topics."""

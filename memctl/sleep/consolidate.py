@@ -1,0 +1,144 @@
+"""Consolidate one cluster of related memories into one, through Ollama, with a content-hash cache.
+
+:func:`consolidate_cluster` is a function of explicit inputs and outputs —
+a task JSON file in, a result JSON file out — so a distributed engine can run
+it as a separate task; :func:`consolidate` is the same on in-memory values.
+
+Task (``ConsolidationTask``, JSON)::
+
+    {"cluster": "<key>", "scope": "user/topics/alpha",
+     "members": [{"path": "user/topics/alpha/a.md", "sha": "…", "created": "2026-11-30T05:00:00Z",
+                  "text": "…"}, …]}
+
+Result (``ConsolidationResult``, JSON)::
+
+    {"cluster": "<key>", "text": "<merged memory>", "created": "<newest member time>",
+     "cache_key": "<sha256>", "model_called": true, "model": "llama3.1:8b", "prompt_version": "1"}
+
+Cache: ``<cache_dir>/<cache_key>.json`` where the key hashes the prompt
+version, the model and the members' texts with their times (sorted), so an
+unchanged cluster — or a retry after a crash — makes no model call. Entries
+are written atomically and never modified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from memctl.atomic import atomic_write_json
+from memctl.config import Settings
+from memctl.ingest.distill import Prompt, load_prompt
+from memctl.ollama_client import ModelError, chat_once, client_for
+
+MAX_MERGED_LINES = 40
+
+
+class ConsolidationError(Exception):
+    """The model call failed or its answer was unusable; the cluster stays unmerged this run."""
+
+
+@dataclass(frozen=True)
+class Member:
+    """One memory of a cluster: store path, sha, statement time (ISO-8601 UTC), text."""
+
+    path: str
+    sha: str
+    created: str
+    text: str
+
+
+@dataclass
+class ConsolidationTask:
+    """Input of :func:`consolidate` (see the module doc)."""
+
+    cluster: str
+    scope: str
+    members: list[Member] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "ConsolidationTask":
+        return cls(cluster=data["cluster"], scope=data["scope"], members=[Member(**m) for m in data["members"]])
+
+
+@dataclass
+class ConsolidationResult:
+    """Output of :func:`consolidate` (see the module doc)."""
+
+    cluster: str
+    text: str
+    created: str
+    cache_key: str
+    model_called: bool
+    model: str
+    prompt_version: str
+
+
+def cache_key(task: ConsolidationTask, model: str, prompt: Prompt) -> str:
+    """sha256 over prompt version, model and the members' (time, text), order-independent."""
+    digest = hashlib.sha256(f"consolidate\0{prompt.version}\0{model}\n".encode())
+    for created, text in sorted((m.created, m.text) for m in task.members):
+        digest.update(f"{created}\0{text}\0".encode())
+    return digest.hexdigest()
+
+
+def is_cached(task: ConsolidationTask, settings: Settings, cache_dir: Path) -> bool:
+    """True when :func:`consolidate` would answer ``task`` from the cache (no model call)."""
+    return (cache_dir / f"{cache_key(task, settings.consolidate_model, load_prompt('consolidate'))}.json").is_file()
+
+
+def render_members(task: ConsolidationTask) -> str:
+    """The user message: members oldest first, each with its time."""
+    ordered = sorted(task.members, key=lambda m: (m.created, m.path))
+    return "\n\n".join(f"[memory {i}] (stated {m.created or 'unknown time'})\n{m.text.strip()}"
+                       for i, m in enumerate(ordered, start=1))
+
+
+def consolidate(task: ConsolidationTask, settings: Settings, cache_dir: Path) -> ConsolidationResult:
+    """Merge ``task``'s members (2+) into one memory text; cached by content.
+
+    Raises:
+        ConsolidationError: fewer than two members, the model failed, or its
+            answer is empty.
+    """
+    if len(task.members) < 2:
+        raise ConsolidationError(f"cluster {task.cluster[:12]} has {len(task.members)} member(s); nothing to merge")
+    prompt = load_prompt("consolidate")
+    model = settings.consolidate_model
+    key = cache_key(task, model, prompt)
+    cached = cache_dir / f"{key}.json"
+    newest = max(m.created for m in task.members)
+    if cached.is_file():
+        try:
+            data = json.loads(cached.read_text(encoding="utf-8"))
+            return ConsolidationResult(cluster=task.cluster, text=data["text"], created=newest, cache_key=key,
+                                       model_called=False, model=model, prompt_version=prompt.version)
+        except (ValueError, KeyError, OSError):
+            pass  # a damaged entry is simply recomputed
+    client = client_for(settings, settings.request_timeout_s)
+    try:
+        text = chat_once(client, settings, model=model, timeout_s=settings.request_timeout_s,
+                         messages=[{"role": "system", "content": prompt.body},
+                                   {"role": "user", "content": render_members(task)}],
+                         options={"num_ctx": settings.answer_num_ctx})
+    except ModelError as exc:
+        raise ConsolidationError(f"cluster {task.cluster[:12]} ({task.scope}): {exc}") from exc
+    text = "\n".join(text.strip().splitlines()[:MAX_MERGED_LINES]).strip()
+    if not text:
+        raise ConsolidationError(f"cluster {task.cluster[:12]}: the model returned nothing usable")
+    atomic_write_json(cached, {"text": text, "model": model, "prompt_version": prompt.version,
+                               "members": [m.path for m in task.members]})
+    return ConsolidationResult(cluster=task.cluster, text=text, created=newest, cache_key=key, model_called=True,
+                               model=model, prompt_version=prompt.version)
+
+
+def consolidate_cluster(task_file: Path, result_file: Path, *, settings: Settings, cache_dir: Path) -> None:
+    """Files in, files out: read a task JSON, write a result JSON (atomically).
+
+    Raises:
+        ConsolidationError: see :func:`consolidate` (no result file is written).
+    """
+    task = ConsolidationTask.from_json(json.loads(Path(task_file).read_text(encoding="utf-8")))
+    atomic_write_json(result_file, asdict(consolidate(task, settings, cache_dir)))

@@ -1,0 +1,609 @@
+"""The sleep cycle (`memctl sleep`): load → promote → cluster → consolidate → rebuild → done.
+
+Slow, careful work off the interactive path (the memory-store design's
+"sleep cycle"; issue 5):
+
+* **load** — the proposals waiting in ``staging/sessions/<session>/inbox/``.
+* **promote** — each through ONE gate, :func:`memctl.validator.validate_proposal`:
+  accepted → ``user/…`` (actor ``sleep``, reason naming the proposal),
+  rejected → ``staging/rejected/<session>/<id>.json`` with the reason; the
+  inbox file is then deleted (a versioned tombstone). Promotion renders the
+  memory deterministically, so a run killed between the two steps repeats
+  as a no-op.
+* **cluster** — related memories of one scope (:mod:`memctl.clustering`).
+  First, consolidated memories whose recorded members still exist unchanged
+  (a run killed while applying) have those members deleted.
+* **consolidate** — each cluster of 2+ through the model, ``concurrency`` at
+  a time (:func:`memctl.consolidate.consolidate`, cached by content); each
+  result is applied as it arrives: the merged memory is validated like a
+  proposal, written to ``<scope>/consolidated-<key>.md`` and the members
+  deleted (versioned).
+* **rebuild** — every topic whose user memories changed: merged-away files
+  removed from its Cognee dataset, current ones added, cognify — in
+  parallel with bounded concurrency; a failing topic is reported and stays
+  pending for the next run (``<home>/sleep_state.json``), the others go on.
+
+Ingest and sleep share one exclusive lock on the data home. Everything is
+reported live (Rich on a TTY) and to ``<home>/reports/sleep-<ts>.html|json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memctl.atomic import atomic_write_json
+from memctl.sleep.clustering import Cluster, cluster_memories
+from memctl.config import DataHome, Settings
+from memctl.sleep.consolidate import (
+    ConsolidationError,
+    ConsolidationResult,
+    ConsolidationTask,
+    Member,
+    consolidate,
+    is_cached,
+)
+from memctl.ingest.run import Reporter, SilentReporter
+from memctl.sleep.report import SleepReport
+from memctl.ingest.distill import sha256_text
+from memctl.store import (
+    ABSENT_SHA,
+    ConcurrencyError,
+    InvalidPathError,
+    MemoryStore,
+    MissingFileError,
+    ReadOnlyPrefixError,
+    StoreError,
+)
+from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
+from memctl.sleep.validator import ValidationLimits, validate_proposal
+from memctl.exit_codes import FAILED_ITEMS as EXIT_FAILED, HOME as EXIT_HOME, LOCKED as EXIT_LOCKED
+from memctl.exit_codes import MODEL as EXIT_MODEL, OK as EXIT_OK, ExitCodeError
+
+CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
+
+
+class SleepError(ExitCodeError):
+    """Sleep cannot run (lock busy, data home unusable); ``exit_code`` as documented."""
+
+
+@dataclass
+class SleepOptions:
+    """``concurrency`` None → ``settings.sleep_concurrency``; ``wait`` → block on the data-home lock."""
+
+    concurrency: int | None = None
+    wait: bool = False
+    rebuild: bool = True
+
+
+@dataclass
+class SleepSummary:
+    """Counts of one run (``--json`` prints :meth:`as_dict`)."""
+
+    proposals: int = 0
+    promoted: int = 0
+    rejected: int = 0
+    rejected_reasons: dict[str, int] = field(default_factory=dict)
+    clusters_found: int = 0
+    clusters_consolidated: int = 0
+    memories_merged: int = 0
+    interrupted_applies_finished: int = 0
+    topics_rebuilt: list[str] = field(default_factory=list)
+    topics_failed: dict[str, str] = field(default_factory=dict)
+    model_calls: int = 0
+    cache_hits: int = 0
+    cognify_runs: int = 0
+    errors: list[str] = field(default_factory=list)
+    model_unavailable: str | None = None
+    report_html: str = ""
+    report_json: str = ""
+    wall_s: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        """0 ok; 9 the consolidation model was unusable; 1 a cluster or topic failed (retried next run)."""
+        if self.model_unavailable:
+            return EXIT_MODEL
+        return EXIT_FAILED if (self.errors or self.topics_failed) else EXIT_OK
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["wall_s"] = round(self.wall_s, 3)
+        data["exit_code"] = self.exit_code
+        return data
+
+
+class SleepState:
+    """``<home>/sleep_state.json``: topics whose dataset must be rebuilt, with files to remove from it.
+
+    Marked before the store changes, cleared after a successful rebuild, so a
+    killed or failed run leaves the work for the next one.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.declined: list[list[str]] = []
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.dirty: dict[str, list[str]] = {str(k): list(v) for k, v in data.get("dirty", {}).items()}
+            self.declined = [sorted(map(str, group)) for group in data.get("declined", [])]
+        except FileNotFoundError:
+            self.dirty = {}
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise SleepError(f"{path} is unreadable ({exc}); delete it (the next sleep then rebuilds nothing "
+                             "until memories change)", EXIT_HOME) from exc
+
+    def mark(self, topic: str, remove: list[str] | None = None) -> None:
+        entry = self.dirty.setdefault(topic, [])
+        entry.extend(p for p in (remove or []) if p not in entry)
+        self.save()
+
+    def clear(self, topic: str) -> None:
+        self.dirty.pop(topic, None)
+        self.save()
+
+    def decline(self, member_paths: list[str]) -> None:
+        """Never merge exactly these memories again (set by ``memctl unmerge``)."""
+        group = sorted(member_paths)
+        if group not in self.declined:
+            self.declined.append(group)
+        self.save()
+
+    def is_declined(self, member_paths: list[str]) -> bool:
+        return sorted(member_paths) in self.declined
+
+    def save(self) -> None:
+        atomic_write_json(self.path, {"dirty": self.dirty, "declined": self.declined})
+
+
+class SleepRun:
+    """One sleep cycle over a data home. :meth:`run` returns the summary; see the module doc."""
+
+    def __init__(self, settings: Settings, options: SleepOptions | None = None, reporter: Reporter | None = None):
+        self.settings = settings
+        self.options = options or SleepOptions()
+        self.reporter = reporter or SilentReporter()
+        self.home = DataHome(settings.home)
+        self.store = MemoryStore(self.home.store)
+        self.summary = SleepSummary()
+        self.limits = ValidationLimits.from_settings(settings)
+
+    # -- run ---------------------------------------------------------------------------------------
+
+    def run(self) -> SleepSummary:
+        """Take the data-home lock, run every phase, write the report.
+
+        Raises:
+            SleepError: the lock is held by another run (6, unless ``wait``), or
+                the data home is unusable (7).
+        """
+        from filelock import FileLock, Timeout
+
+        started = time.monotonic()
+        if self.home.root.exists() and not self.home.root.is_dir():
+            raise SleepError(f"the data home {self.home.root} is a file; pass --home DIR", EXIT_HOME)
+        self.home.root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.home.lock))
+        try:
+            lock.acquire(timeout=-1 if self.options.wait else 0)
+        except Timeout as exc:
+            raise SleepError(f"another memctl run (ingest or sleep) is using {self.home.root} (lock "
+                             f"{self.home.lock}); wait for it, or pass --wait", EXIT_LOCKED) from exc
+        try:
+            state = SleepState(self.home.root / "sleep_state.json")
+            report = SleepReport(self.home.reports, self.home.root)
+            self.summary.report_html, self.summary.report_json = str(report.html_path), str(report.json_path)
+            try:
+                self._phases(report, state)
+                status = "done"
+            except BaseException:
+                status = "failed"
+                raise
+            finally:
+                self.summary.wall_s = time.monotonic() - started
+                report.complete(self.summary.as_dict(), self.summary.wall_s, status)
+        finally:
+            lock.release()
+        self.reporter.done()
+        return self.summary
+
+    def _phases(self, report: SleepReport, state: SleepState) -> None:
+        inbox = self._load(report)
+        self._promote(report, state, inbox)
+        clusters = self._cluster(report, state)
+        self._consolidate(report, state, clusters)
+        self._rebuild(report, state)
+        report.start("done")
+        report.finish("done")
+
+    # -- load and promote --------------------------------------------------------------------------
+
+    def _load(self, report: SleepReport) -> list[str]:
+        report.start("load")
+        self.reporter.phase("load", None)
+        # A change a killed run committed but did not apply is applied first (the store's own repair).
+        repaired = self.store.recover() if self.store.root.exists() else None
+        if repaired is not None and repaired.rolled_forward:
+            self.reporter.log(f"store: applied {repaired.rolled_forward} left by an interrupted run")
+        inbox = [p for p in self.store.list("staging/sessions") if "/inbox/" in p and p.endswith(".json")]
+        self.summary.proposals = len(inbox)
+        report.finish("load", proposals=len(inbox))
+        return inbox
+
+    def _promote(self, report: SleepReport, state: SleepState, inbox: list[str]) -> None:
+        report.start("promote")
+        self.reporter.phase("promote", len(inbox))
+        for staged in inbox:
+            try:
+                self._promote_one(report, state, staged)
+            except StoreError as exc:
+                self.summary.errors.append(f"{staged}: {exc}")
+                report.error("promote", f"{staged}: {exc}")
+            self.reporter.advance()
+        report.finish("promote", promoted=self.summary.promoted, rejected=self.summary.rejected,
+                      **{f"rejected {k}": v for k, v in sorted(self.summary.rejected_reasons.items())})
+
+    def _promote_one(self, report: SleepReport, state: SleepState, staged: str) -> None:
+        parts = staged.split("/")  # staging/sessions/<session>/inbox/<id>.json
+        session, stem = parts[2], Path(parts[-1]).stem
+        raw = (self.store.root / staged).read_bytes()  # bytes: the validator judges encoding too
+        staged_sha = self.store.sha(staged)
+        verdict = validate_proposal(raw, limits=self.limits)
+        proposal_id = verdict.proposal_id or stem
+        reason, detail = verdict.reason, verdict.detail
+        if verdict.ok:
+            reason, detail = self._promote_accepted(report, state, verdict, raw, session, proposal_id)
+        if reason is not None:
+            self._archive_rejected(report, raw, session, stem, proposal_id, staged, reason, detail)
+        self.store.delete(staged, expected_sha=staged_sha, actor="sleep",
+                          reason=f"proposal {proposal_id} {'rejected' if reason else 'promoted'}")
+
+    def _promote_accepted(self, report: SleepReport, state: SleepState, verdict, raw: bytes, session: str,
+                          proposal_id: str) -> tuple[str | None, str]:
+        """Write a validated proposal into ``user/``; returns ``(reason, detail)`` when it must be rejected after all.
+
+        Beyond the validator (which judges one proposal alone), promotion checks it against the store:
+        a session-scoped target must be the inbox's own session (an inbox cannot write another
+        session's memories); the target is a new ``.md`` file (a proposal never overwrites a trusted
+        memory — a repeat after a crash, same content, is fine); the statement time is not in the
+        future (it decides who wins a contradiction).
+        """
+        path = verdict.path
+        scope = path.split("/")
+        if scope[1] == "sessions" and (len(scope) < 4 or scope[2] != session):
+            return "target_other_session", f"{path} belongs to another session than the inbox's ({session})"
+        if scope[1] == "topics" and len(scope) < 4:
+            return "bad_path", f"{path} names no topic directory"
+        if not path.endswith(".md"):
+            return "target_not_markdown", f"{path}: memories are Markdown files (.md)"
+        proposal = json.loads(raw)
+        created = _sane_time(proposal.get("created"))
+        kind = proposal.get("kind") if proposal.get("kind") in ("preference", "decision", "note") else "note"
+        topic = scope[2] if scope[1] == "topics" else None
+        content = render_memory(verdict.content or "", kind=kind, created=created, session=session, topic=topic,
+                                extra={"proposal": proposal_id, "source": str(proposal.get("source") or "")})
+        current = self.store.sha(path) if self._addressable(path) else None
+        if current is not None and current != sha256_text(content):
+            return "target_exists", f"{path} already holds a memory; a proposal never overwrites one"
+        if topic:
+            state.mark(topic)
+        try:
+            self.store.write_text(path, content, expected_sha=current or ABSENT_SHA, actor="sleep",
+                                  reason=f"promote proposal {proposal_id} (session {session})")
+        except (InvalidPathError, ReadOnlyPrefixError) as exc:
+            return "store_refused", str(exc)
+        self.summary.promoted += 1
+        report.add("promoted", {"id": proposal_id, "session": session, "path": path, "content": verdict.content})
+        return None, ""
+
+    def _addressable(self, path: str) -> bool:
+        try:
+            self.store.resolve(path)
+            return True
+        except StoreError:
+            return False
+
+    def _archive_rejected(self, report: SleepReport, raw: bytes, session: str, stem: str, proposal_id: str,
+                          staged: str, reason: str, detail: str) -> None:
+        # A secret never gets a second copy: the archive keeps the reason, not the text.
+        original = ("[withheld: the proposal contained secret material]" if reason.startswith("secret")
+                    else raw.decode("utf-8", errors="replace"))
+        archive = {"proposal_id": proposal_id, "session": session, "reason": reason, "detail": detail,
+                   "staged": staged, "original": original}
+        self.store.write_text(f"staging/rejected/{session}/{stem}.json",
+                              json.dumps(archive, indent=2, ensure_ascii=False) + "\n", actor="sleep",
+                              reason=f"reject proposal {proposal_id}: {reason}")
+        self.summary.rejected += 1
+        code = reason.split(":")[0]
+        self.summary.rejected_reasons[code] = self.summary.rejected_reasons.get(code, 0) + 1
+        report.add("rejected", {"id": proposal_id, "session": session, "reason": reason, "detail": detail,
+                                "preview": original[:300]})
+
+    # -- cluster and consolidate -------------------------------------------------------------------
+
+    def _memories(self) -> list[UserMemoryFile]:
+        memories = []
+        for path in self.store.list("user"):
+            if not path.endswith(".md"):
+                continue
+            try:
+                content, sha = self.store.read_text(path)
+            except StoreError:
+                continue
+            memories.append(parse_memory(path, sha, content))
+        return memories
+
+    def _finish_interrupted_applies(self, report: SleepReport, state: SleepState) -> None:
+        """A consolidated memory whose members still exist unchanged, with no change recorded to them
+        since the merge was written: a run was killed mid-apply. (A member restored or edited after
+        the merge — e.g. by ``memctl rollback`` — is the user's choice and is left alone.)"""
+        for path in self.store.list("user"):
+            if "/consolidated-" not in path:
+                continue
+            try:
+                content, _sha = self.store.read_text(path)
+            except StoreError:
+                continue
+            candidates = []
+            for member in _recorded_members(content):
+                try:
+                    if self.store.sha(member["path"]) == member["sha"]:
+                        candidates.append((member["path"], member["sha"]))
+                except StoreError:
+                    continue  # not a file the store can address (any more): nothing to finish
+            if not candidates:
+                continue  # the usual case: every member is gone; no audit-log scan needed
+            merged_at = min((v.seq for v in self.store.history(path)), default=0)
+            leftovers = [(p, sha) for p, sha in candidates
+                         if not any(v.seq > merged_at for v in self.store.history(p))]
+            if not leftovers:
+                continue
+            dataset = parse_memory(path, "", content).dataset
+            if dataset:
+                state.mark(dataset, [str(self.store.root / p) for p, _ in leftovers])
+            for member_path, member_sha in leftovers:
+                try:
+                    self.store.delete(member_path, expected_sha=member_sha, actor="sleep",
+                                      reason=f"merged into {path} (finishing an interrupted sleep)")
+                except MissingFileError:
+                    pass  # gone meanwhile: nothing left to finish
+                except ConcurrencyError as exc:
+                    if exc.current_sha is not None:  # changed by someone else: keep it, say so
+                        self.summary.errors.append(f"{member_path} changed since it was merged; kept: {exc}")
+                        continue
+                self.summary.memories_merged += 1
+            self.summary.interrupted_applies_finished += 1
+            self.reporter.log(f"finished an interrupted merge into {path} ({len(leftovers)} member(s))")
+
+    def _cluster(self, report: SleepReport, state: SleepState) -> list[Cluster]:
+        report.start("cluster")
+        self.reporter.phase("cluster", None)
+        self._finish_interrupted_applies(report, state)
+        clusters = [c for c in cluster_memories(self._memories())
+                    if len(c.members) >= 2 and not state.is_declined([m.path for m in c.members])]
+        self.summary.clusters_found = len(clusters)
+        report.finish("cluster", clusters=len(clusters), memories_in_clusters=sum(len(c.members) for c in clusters),
+                      interrupted_merges_finished=self.summary.interrupted_applies_finished)
+        return clusters
+
+    def _consolidate(self, report: SleepReport, state: SleepState, clusters: list[Cluster]) -> None:
+        report.start("consolidate")
+        self.reporter.phase("consolidate", len(clusters))
+        cache_dir = self.home.root / "cache" / "consolidate"
+        if any(not is_cached(_task(c), self.settings, cache_dir) for c in clusters) and not self._model_ready(report):
+            report.finish("consolidate", skipped=len(clusters))
+            return
+        concurrency = self.options.concurrency or self.settings.sleep_concurrency
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memctl-consolidate")
+        pending: dict[Future, Cluster] = {pool.submit(consolidate, _task(c), self.settings, cache_dir): c
+                                          for c in clusters}
+        try:
+            while pending:
+                done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for future in done:
+                    cluster = pending.pop(future)
+                    self._apply(report, state, cluster, future)
+                    self.reporter.advance()
+        except BaseException:
+            running = sum(1 for f in pending if f.running())
+            if running:  # Ctrl-C: queued clusters are dropped; calls already sent finish into the cache
+                self.reporter.log(f"stopping: waiting for {running} model call(s) already sent "
+                                  f"(at most {self.settings.request_timeout_s:g} s); finished work is cached")
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        report.finish("consolidate", consolidated=self.summary.clusters_consolidated,
+                      merged=self.summary.memories_merged, model_calls=self.summary.model_calls,
+                      cache_hits=self.summary.cache_hits)
+
+    def _model_ready(self, report: SleepReport) -> bool:
+        from memctl.ollama_client import ModelError, check_model, client_for
+
+        try:
+            check_model(client_for(self.settings, 30), self.settings, self.settings.consolidate_model, 30)
+            return True
+        except ModelError as exc:
+            self.summary.model_unavailable = str(exc)
+            report.error("consolidate", f"consolidation skipped: {exc}")
+            self.reporter.log(f"consolidation skipped: {exc}")
+            return False
+
+    def _apply(self, report: SleepReport, state: SleepState, cluster: Cluster, future: Future) -> None:
+        members = [m.path for m in cluster.members]
+        try:
+            result: ConsolidationResult = future.result()
+        except ConsolidationError as exc:
+            self.summary.errors.append(str(exc))
+            report.error("consolidate", str(exc))
+            report.add("clusters", {"scope": cluster.scope, "members": members, "outcome": f"failed: {exc}",
+                                    "text": None})
+            return
+        if result.model_called:
+            self.summary.model_calls += 1
+        else:
+            self.summary.cache_hits += 1
+        target = f"{cluster.scope}/consolidated-{cluster.key[:16]}.md"
+        verdict = validate_proposal({"id": f"consolidated-{cluster.key[:16]}", "session": "sleep", "target": "user",
+                                     "path": target, "content": result.text},
+                                    limits=ValidationLimits(self.limits.max_bytes * CONSOLIDATED_LIMIT_FACTOR,
+                                                            self.limits.max_lines * CONSOLIDATED_LIMIT_FACTOR))
+        if not verdict.ok:
+            message = f"merged memory for {target} refused by the validator ({verdict.reason}: {verdict.detail})"
+            self.summary.errors.append(message)
+            report.error("consolidate", message)
+            report.add("clusters", {"scope": cluster.scope, "members": members, "outcome": "refused",
+                                    "text": result.text})
+            return
+        datasets = {m.dataset for m in cluster.members if m.dataset}
+        session = cluster.members[0].session if len({m.session for m in cluster.members}) == 1 else None
+        content = render_memory(result.text, kind="consolidated", created=result.created, session=session,
+                                topic=datasets.pop() if len(datasets) == 1 else None,
+                                extra={"members": [{"path": m.path, "sha": m.sha} for m in cluster.members],
+                                       "model": result.model, "prompt_version": result.prompt_version})
+        for dataset in {m.dataset for m in cluster.members if m.dataset}:
+            state.mark(dataset, [str(self.store.root / m.path) for m in cluster.members if m.dataset == dataset])
+        self.store.write_text(target, content, actor="sleep",
+                              reason=f"consolidate {len(members)} memories (cluster {cluster.key[:12]})")
+        merged = 0
+        for member in cluster.members:
+            try:
+                self.store.delete(member.path, expected_sha=member.sha, actor="sleep",
+                                  reason=f"merged into {target}")
+                merged += 1
+            except MissingFileError:
+                merged += 1  # already gone: a repeat of an interrupted apply
+            except ConcurrencyError as exc:
+                if exc.current_sha is None:
+                    merged += 1  # its recorded delete was just applied by the store's repair
+                else:
+                    self.summary.errors.append(f"{member.path} changed during sleep; kept: {exc}")
+        self.summary.clusters_consolidated += 1
+        self.summary.memories_merged += merged
+        report.add("clusters", {"scope": cluster.scope, "members": members,
+                                "outcome": "merged" + (" (cache hit)" if not result.model_called else ""),
+                                "text": result.text})
+
+    # -- rebuild -------------------------------------------------------------------------------------
+
+    def _rebuild(self, report: SleepReport, state: SleepState) -> None:
+        from memctl.graph import knowledge_graph
+        from memctl.graph.rebuild import rebuild_topic
+
+        report.start("rebuild")
+        topics = sorted(state.dirty)
+        self.reporter.phase("rebuild", len(topics))
+        if not topics or not self.options.rebuild:
+            report.finish("rebuild", topics=0, pending=len(topics))
+            return
+        memories = self._memories()
+        concurrency = self.options.concurrency or self.settings.sleep_concurrency
+
+        async def run_all() -> list:
+            gate = asyncio.Semaphore(concurrency)
+
+            async def one(topic: str):
+                files = [self.store.root / m.path for m in memories if m.dataset == topic]
+                async with gate:
+                    result = await rebuild_topic(topic, files, [Path(p) for p in state.dirty[topic]],
+                                                 self.settings, self.home)
+                self.reporter.advance()
+                return result
+
+            return await asyncio.gather(*(one(t) for t in topics))
+
+        knowledge_graph.configure(self.settings, self.home)
+        for result in knowledge_graph.run_sync(run_all()):
+            self.summary.cognify_runs += 1
+            report.add("topics", result.as_dict())
+            if result.error:
+                self.summary.topics_failed[result.topic] = result.error
+                report.error("rebuild", f"{result.topic}: {result.error}")
+            else:
+                self.summary.topics_rebuilt.append(result.topic)
+                state.clear(result.topic)
+        report.finish("rebuild", topics=len(topics), rebuilt=len(self.summary.topics_rebuilt),
+                      failed=len(self.summary.topics_failed))
+
+
+def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[str]:
+    """Undo a merge: restore every member recorded in a consolidated memory (its recorded version),
+    delete the consolidated memory, and never merge exactly those memories again. Actor ``cli``;
+    takes the data-home lock (no sleep may run meanwhile). Returns the restored paths.
+
+    Raises:
+        SleepError: not a consolidated memory (2), or the data home is busy (6).
+        memctl.store.StoreError: a member cannot be restored (e.g. its version blob is gone).
+    """
+    from filelock import FileLock, Timeout
+
+    from memctl.store.policy import normalize_path
+
+    home = DataHome(settings.home)
+    store = MemoryStore(home.store)
+    path = normalize_path(consolidated_path)
+    if not path.startswith("user/") or "/consolidated-" not in path:
+        raise SleepError(f"{path} is not a consolidated memory (user/…/consolidated-<key>.md)", 2)
+    lock = FileLock(str(home.lock))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout as exc:
+        raise SleepError(f"a sleep or ingest is using {home.root}; try again when it has finished", EXIT_LOCKED) from exc
+    try:
+        content, sha = store.read_text(path)
+        members = _recorded_members(content)
+        if not members:
+            raise SleepError(f"{path} records no members to restore", 2)
+        state = SleepState(home.root / "sleep_state.json")
+        restored = []
+        for member in members:
+            if store.sha(member["path"]) != member["sha"]:
+                store.rollback(member["path"], member["sha"], actor="cli", reason=f"unmerge {path}: {reason}")
+            restored.append(member["path"])
+        dataset = parse_memory(path, sha, content).dataset
+        if dataset:
+            state.mark(dataset, [str(store.root / path)])
+        state.decline(restored)
+        store.delete(path, expected_sha=sha, actor="cli", reason=f"unmerge: {reason}")
+        return restored
+    finally:
+        lock.release()
+
+
+def _sane_time(value: object) -> str:
+    """The proposal's statement time if it is an ISO-8601 time not in the future, else now (UTC)."""
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime.now(timezone.utc)
+    try:
+        stated = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        if stated.tzinfo is None:
+            stated = stated.replace(tzinfo=timezone.utc)
+        if stated <= now + timedelta(minutes=5):
+            return str(value)
+    except ValueError:
+        pass
+    return now.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _task(cluster: Cluster) -> ConsolidationTask:
+    return ConsolidationTask(cluster=cluster.key, scope=cluster.scope,
+                             members=[Member(m.path, m.sha, m.created, m.text) for m in cluster.members])
+
+
+def _recorded_members(content: str) -> list[dict]:
+    import yaml
+
+    if not content.startswith("---\n"):
+        return []
+    try:
+        meta = yaml.safe_load(content[4:].split("\n---\n", 1)[0]) or {}
+    except yaml.YAMLError:
+        return []
+    members = meta.get("members") if isinstance(meta, dict) else None
+    return [m for m in members or [] if isinstance(m, dict) and isinstance(m.get("path"), str)
+            and isinstance(m.get("sha"), str)]

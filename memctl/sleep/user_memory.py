@@ -1,0 +1,85 @@
+"""Promoted user memories: the Markdown files under ``user/`` and what they are about.
+
+A memory file is YAML front matter + the memory text::
+
+    ---
+    kind: preference            # preference | decision | note | consolidated
+    created: '2026-11-30T05:45:12Z'   # when the fact was stated (newest wins on conflict)
+    session: ses_123
+    topic: alpha                # or null
+    proposal: 20261130T054512Z-a1b2c3   # or members: [...] for a consolidated memory
+    ---
+    Use pnpm, not npm, in this repo.
+
+The bytes depend only on the proposal (no promotion time), so promoting the
+same proposal twice writes identical content: a store no-op.
+
+Scope comes from the path: ``user/global/…``, ``user/topics/<topic>/…`` or
+``user/sessions/<session>/…``; a memory only ever merges with others of the
+same scope, and its topic (path or front matter) decides which Cognee dataset
+the rebuild adds it to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from memctl.ask.note_search import strip_front_matter
+
+
+@dataclass(frozen=True)
+class UserMemoryFile:
+    """One memory file as sleep sees it: store path, sha, text, front matter fields."""
+
+    path: str
+    sha: str
+    text: str
+    kind: str
+    created: str
+    topic: str | None
+    session: str | None
+
+    @property
+    def dataset(self) -> str | None:
+        """The Cognee dataset this memory belongs to: its topic, only for ``user/topics/<topic>/`` files.
+
+        Session memories stay private to their session and global ones reach
+        every answer through ``[USER_MEMORY]``; neither goes into a shared
+        topic graph, where other sessions' searches would find them.
+        """
+        parts = self.path.split("/")
+        return parts[2] if len(parts) > 3 and parts[1] == "topics" else None
+
+    @property
+    def scope(self) -> str:
+        """``user/global``, ``user/topics/<t>`` or ``user/sessions/<s>`` (the directory it lives in)."""
+        return self.path.rsplit("/", 1)[0]
+
+
+def render_memory(text: str, *, kind: str, created: str, session: str | None, topic: str | None,
+                  extra: dict[str, Any] | None = None) -> str:
+    """The file content of a memory (deterministic; see the module doc)."""
+    meta: dict[str, Any] = {"kind": kind, "created": created, "session": session, "topic": topic, **(extra or {})}
+    header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
+    return f"---\n{header}---\n{text.strip()}\n"
+
+
+def parse_memory(path: str, sha: str, content: str) -> UserMemoryFile:
+    """Read a memory file; files without front matter (written by hand, or older) are plain notes."""
+    meta: dict[str, Any] = {}
+    if content.startswith("---\n"):
+        try:
+            header = content[4:].split("\n---\n", 1)[0]
+            loaded = yaml.safe_load(header)
+            meta = loaded if isinstance(loaded, dict) else {}
+        except yaml.YAMLError:
+            meta = {}
+    parts = path.split("/")
+    topic = meta.get("topic") or (parts[2] if len(parts) > 3 and parts[1] == "topics" else None)
+    session = meta.get("session") or (parts[2] if len(parts) > 3 and parts[1] == "sessions" else None)
+    return UserMemoryFile(path=path, sha=sha, text=strip_front_matter(content).strip(),
+                          kind=str(meta.get("kind") or "note"), created=str(meta.get("created") or ""),
+                          topic=str(topic) if topic else None, session=str(session) if session else None)
