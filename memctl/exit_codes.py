@@ -1,6 +1,9 @@
-"""Exit codes of every memctl command (README "Exit codes"), and the error type that carries one.
+"""Exit codes of every memctl command (README "Exit codes"), and the error types that carry one.
 
-Scripts rely on these numbers; never reuse one for another meaning.
+Scripts rely on these numbers; never reuse one for another meaning. This is the
+only module that spells them as numbers: everything else names them, and every
+domain error class carries its code in ``exit_code``, so the CLI's one error
+boundary (:mod:`memctl.cli.boundary`) maps any of them without a table of its own.
 """
 
 from __future__ import annotations
@@ -22,8 +25,33 @@ INTERRUPTED = 130
 
 
 class ExitCodeError(Exception):
-    """A run-level failure with a user-facing message and the exit code the CLI must use."""
+    """A failure the CLI reports as one line (``str(exc)``, no traceback) and exits with ``exit_code``.
 
-    def __init__(self, message: str, exit_code: int) -> None:
+    Subclasses set ``exit_code`` as a class attribute (the code of their
+    meaning); a run-level error may pass one per instance instead.
+    """
+
+    exit_code: int = FAILED_ITEMS
+
+    def __init__(self, message: str = "", exit_code: int | None = None) -> None:
         super().__init__(message)
-        self.exit_code = exit_code
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class UsageError(ExitCodeError):
+    """A flag, argument or configuration value the user must change (exit 2)."""
+
+    exit_code = USAGE
+
+
+class HomeError(ExitCodeError):
+    """The data home cannot be used: a file where a directory belongs, not writable, corrupt state (exit 7)."""
+
+    exit_code = HOME
+
+
+class HomeBusyError(ExitCodeError):
+    """Another ingest or sleep holds the data home's lock (exit 6)."""
+
+    exit_code = LOCKED

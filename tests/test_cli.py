@@ -36,7 +36,7 @@ def fixture_copy(tmp_path: Path) -> Path:
 def test_help_does_not_import_cognee() -> None:
     code = (
         "import sys\n"
-        "from memctl.cli.app import app\n"
+        "from memctl.cli.main import app\n"
         "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
         "try:\n    app(['ingest', '--help'])\nexcept SystemExit:\n    pass\n"
         "print('COGNEE_LOADED' if 'cognee' in sys.modules else 'COGNEE_ABSENT')\n"
@@ -72,7 +72,7 @@ def test_dry_run_human_output(fixture_copy: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["ingest", "--phase", "bogus"], 2, "--phase must be one of"),
+        (["ingest", "--phase", "bogus"], 2, "Invalid value for '--phase'"),
         (["ingest", "--since", "last tuesday"], 2, "cannot read --since"),
         (["ingest", "--limit", "0"], 2, "limit"),
         (["ingest", "--db", "/nonexistent/opencode.db"], 3, "OpenCode database not found"),

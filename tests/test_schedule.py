@@ -372,7 +372,7 @@ def test_cli_dry_run_systemd(tmp_path):
     (("--sleep-every", "6x"), "--sleep-every: '6x' is not a duration"),
     (("--sleep-every", "7h"), "does not divide a day"),
     (("--ingest-at", "25:00"), "--ingest-at: '25:00' is not a time of day"),
-    (("--platform", "cron"), "--platform must be auto, launchd or systemd"),
+    (("--platform", "cron"), "Invalid value for '--platform'"),
 ])
 def test_cli_bad_values_exit_2(tmp_path, args, message):
     result = _memctl(tmp_path, "schedule", "install", "--dry-run", *args)
@@ -382,7 +382,7 @@ def test_cli_bad_values_exit_2(tmp_path, args, message):
 
 
 def test_cli_install_status_uninstall_with_fake_service_manager(tmp_path, monkeypatch):
-    from memctl.cli.app import app
+    from memctl.cli.main import app
 
     runner = FakeRunner({("systemctl", "--user", "show", "memctl-sleep.timer"): (0, "LoadState=loaded\nActiveState=active\n", "")})
     monkeypatch.setattr(schedule, "run_command", runner)

@@ -25,6 +25,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
+from memctl.exit_codes import UsageError
 from memctl.ingest.scrub import scrub
 from memctl.store import MemoryStore
 
@@ -34,7 +35,7 @@ MAX_PROPOSAL_CHARS = 4000
 DEFAULT_SESSION = "cli"
 
 
-class ProposalError(ValueError):
+class ProposalError(UsageError, ValueError):
     """A proposal that cannot be staged (bad session id, empty or oversize content)."""
 
 

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from memctl.config import Settings
+from memctl.exit_codes import UsageError
 from memctl.ingest.distill import load_prompt
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.ask.topic_index import TopicIndex
@@ -26,7 +27,7 @@ MAX_TOPICS = 2
 SECOND_TOPIC_MIN_RATIO = 0.5
 
 
-class UnknownTopicError(ValueError):
+class UnknownTopicError(UsageError, ValueError):
     """``--topic`` named a topic that does not exist; the message lists the known ones."""
 
 

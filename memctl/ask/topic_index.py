@@ -24,6 +24,7 @@ from pathlib import Path
 
 from memctl.atomic import atomic_write_json
 from memctl.config import DataHome
+from memctl.exit_codes import HomeError
 from memctl.ingest.checkpoint import Checkpoint
 
 INDEX_VERSION = 1
@@ -31,7 +32,7 @@ DESCRIPTION_TITLES = 12
 DESCRIPTION_MAX_CHARS = 700
 
 
-class TopicIndexError(Exception):
+class TopicIndexError(HomeError):
     """The topic index file is unreadable; the message names it and the fix."""
 
 

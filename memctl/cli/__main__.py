@@ -1,5 +1,5 @@
 """``python -m memctl.cli``: the same entry point as the ``memctl`` console script."""
 
-from memctl.cli.app import main
+from memctl.cli.main import main
 
 main()

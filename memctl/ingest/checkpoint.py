@@ -39,12 +39,13 @@ from pathlib import Path
 from typing import Any
 
 from memctl.atomic import atomic_write_json
+from memctl.exit_codes import HomeError
 
 STATUSES = ("distilled", "skipped", "error")
 FORMAT = 1
 
 
-class CheckpointError(Exception):
+class CheckpointError(HomeError):
     """A data-home state file (progress.json, skipped.json, topics.json) is unreadable;
     the message names the file and the fix."""
 

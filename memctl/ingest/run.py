@@ -20,43 +20,28 @@ import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from memctl.connectors.model import Session, SessionInfo
+from memctl.exit_codes import ADD_FAILED, COGNIFY_FAILED, FAILED_ITEMS, HOME, INTEGRITY, LOCKED, MODEL, OK, USAGE
 from memctl.exit_codes import ExitCodeError
 from memctl.connectors.opencode.source import OpenCodeSource, SessionFilter
 from memctl.atomic import atomic_write_text
 from memctl.config import DataHome, Settings
 from memctl.ingest.distill import DistillError, Distiller, DistillOutcome, load_prompt, read_note_meta, render_note, sha256_text
 from memctl.ingest.checkpoint import Checkpoint
+from memctl.ingest.options import PHASES, IngestOptions
 from memctl.ingest.scrub import scrub
 from memctl.ingest.topics import TopicRegistry
 from memctl.ingest.transcript import Transcript, build_transcript
+from memctl.reporting import Reporter, SilentReporter
 
-PHASES = ("all", "distill", "add", "cognify")
 PLAN_ROWS_MAX = 200  # a dry run over 20,000 sessions keeps counts for all, rows for the first few
 
 
 class IngestError(ExitCodeError):
     """An ingest run cannot go on; message and exit code for the user (see :mod:`memctl.exit_codes`)."""
-
-
-@dataclass
-class IngestOptions:
-    """What one `memctl ingest` run does. ``since`` is an aware datetime."""
-
-    db: Path
-    phase: str = "all"
-    dry_run: bool = False
-    since: datetime | None = None
-    session_ids: tuple[str, ...] = ()
-    project: str | None = None
-    limit: int | None = None
-    reparse_skipped: bool = False
-    reparse_all: bool = False
-    wait: bool = False  # block on the data-home lock instead of exiting 6
 
 
 @dataclass
@@ -120,10 +105,10 @@ class IngestSummary:
         """0 ok; 1 some sessions failed to distill; 4 add failed; 5 cognify failed
         (run-level failures raise :class:`IngestError` with their own code instead)."""
         if self.add_status.startswith("failed"):
-            return 4
+            return ADD_FAILED
         if self.cognify_status.startswith("failed"):
-            return 5
-        return 1 if self.errors else 0
+            return COGNIFY_FAILED
+        return FAILED_ITEMS if self.errors else OK
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -134,31 +119,6 @@ class IngestSummary:
             for key in ("plan", "plan_omitted", "would_distill", "estimated_input_tokens"):
                 data.pop(key)
         return data
-
-
-class Reporter(Protocol):
-    """Progress sink (Rich bar on a TTY, log lines otherwise; see :mod:`memctl.cli`)."""
-
-    def phase(self, name: str, total: int | None) -> None: ...
-    def advance(self, n: int = 1) -> None: ...
-    def log(self, message: str) -> None: ...
-    def done(self) -> None: ...
-
-
-class SilentReporter:
-    """A reporter that shows nothing (library use and tests)."""
-
-    def phase(self, name: str, total: int | None) -> None:
-        pass
-
-    def advance(self, n: int = 1) -> None:
-        pass
-
-    def log(self, message: str) -> None:
-        pass
-
-    def done(self) -> None:
-        pass
 
 
 @dataclass
@@ -235,7 +195,7 @@ class IngestRun:
         try:
             source = OpenCodeSource(opts.db)
         except SourceError as exc:
-            raise IngestError(str(exc), 3) from exc
+            raise IngestError(str(exc), exc.exit_code) from exc
         try:
             source.check_schema()
             registry = TopicRegistry(None) if opts.dry_run else TopicRegistry.load(self.home.root / "topics.json")
@@ -337,7 +297,7 @@ class IngestRun:
                         try:
                             distiller.preflight()
                         except DistillError as exc:
-                            raise IngestError(str(exc), 9) from exc
+                            raise IngestError(str(exc), MODEL) from exc
                         preflight_done = True
                     atomic_write_text(self.home.transcript_path(work_info.id), transcript.text)
                     future = pool.submit(_distill_with_retry, distiller, transcript.text, settings.max_attempts_per_run)
@@ -350,7 +310,7 @@ class IngestRun:
             if not opts.dry_run:
                 registry.save()
         except SourceError as exc:
-            raise IngestError(str(exc), _source_exit_code(exc)) from exc
+            raise IngestError(str(exc), exc.exit_code) from exc
         finally:
             self.summary.read_warnings = source.stats.skip_counts()
             self.summary.redactions = dict(sorted(self.redactions.items()))
@@ -482,9 +442,9 @@ class IngestRun:
             self.publish_notes()
             self.refresh_indexes()
         except AuditIntegrityError as exc:
-            raise IngestError(str(exc), 10) from exc
+            raise IngestError(str(exc), INTEGRITY) from exc
         except (StoreError, OSError) as exc:
-            raise IngestError(f"publishing notes into {self.home.store} failed: {exc}", 7) from exc
+            raise IngestError(f"publishing notes into {self.home.store} failed: {exc}", HOME) from exc
 
     def refresh_indexes(self) -> None:
         """Rewrite the topic index and bring each topic's BM25 note index up to date, so that
@@ -534,13 +494,13 @@ class IngestRun:
         try:
             source = OpenCodeSource(self.options.db)
         except SourceError as exc:
-            raise IngestError(str(exc), 3) from exc
+            raise IngestError(str(exc), exc.exit_code) from exc
         try:
             source.check_schema()
             registry = TopicRegistry.load(self.home.root / "topics.json")
             return [info.id for info in source.iter_root_infos(self._filter(registry))]
         except SourceError as exc:
-            raise IngestError(str(exc), _source_exit_code(exc)) from exc
+            raise IngestError(str(exc), exc.exit_code) from exc
         finally:
             source.close()
 
@@ -567,19 +527,19 @@ class IngestRun:
             try:
                 checker.preflight()
             except DistillError as exc:
-                raise IngestError(str(exc), 9) from exc
+                raise IngestError(str(exc), MODEL) from exc
         # A wrong dimension would be written into Cognee's vector collections and
         # poison the data home for every later run; refuse before anything is stored.
         try:
             vectors = checker.client.embed(model=self.settings.embedding_model, input=["memctl dimension probe"])
             dims = len(vectors.embeddings[0])
         except Exception as exc:  # noqa: BLE001 - reported with the fix, never a traceback
-            raise IngestError(f"embedding probe with {self.settings.embedding_model!r} failed: {exc}", 9) from exc
+            raise IngestError(f"embedding probe with {self.settings.embedding_model!r} failed: {exc}", MODEL) from exc
         if dims != self.settings.embedding_dimensions:
             raise IngestError(
                 f"{self.settings.embedding_model!r} returns {dims}-dimensional vectors but embedding_dimensions is "
                 f"{self.settings.embedding_dimensions}; set MEMCTL_EMBEDDING_DIMENSIONS={dims} (see `memctl doctor`)",
-                9,
+                MODEL,
             )
 
     async def _graph_phases_async(self, groups: dict[str, list[Path]]) -> None:
@@ -627,7 +587,7 @@ class IngestRun:
                 "--reparse-all only runs into new or empty datasets: re-distilled notes would sit next to the "
                 f"old ones (old and new note hashes must never coexist). Non-empty: {listing}. "
                 "Use a fresh --home, or remove the data home's cognee/ directory to rebuild the graph.",
-                2,
+                USAGE,
             )
 
     def _check_source_exists(self) -> None:
@@ -636,7 +596,7 @@ class IngestRun:
         try:
             OpenCodeSource(self.options.db).close()
         except SourceError as exc:
-            raise IngestError(str(exc), _source_exit_code(exc)) from exc
+            raise IngestError(str(exc), exc.exit_code) from exc
 
     def _remove_stale_temp_files(self) -> None:
         """Delete temp files a killed run left mid-write (safe: we hold the data-home lock)."""
@@ -654,7 +614,7 @@ class IngestRun:
         started = time.monotonic()
         opts = self.options
         if opts.phase not in PHASES:
-            raise IngestError(f"unknown phase {opts.phase!r}; choose one of {', '.join(PHASES)}", 2)
+            raise IngestError(f"unknown phase {opts.phase!r}; choose one of {', '.join(PHASES)}", USAGE)
         if opts.dry_run:
             self.distill_phase()
         else:
@@ -662,7 +622,7 @@ class IngestRun:
                 self._check_source_exists()  # before anything is created in the data home
             if self.home.root.exists() and not self.home.root.is_dir():
                 raise IngestError(f"the data home {self.home.root} is a file; pass --home DIR (or MEMCTL_HOME) "
-                                  "naming a directory", 7)
+                                  "naming a directory", HOME)
             self.home.root.mkdir(parents=True, exist_ok=True)
             lock = FileLock(str(self.home.lock))
             try:
@@ -671,7 +631,7 @@ class IngestRun:
                 raise IngestError(
                     f"another memctl run (ingest or sleep) is using {self.home.root} (lock {self.home.lock}); "
                     "wait for it to finish, or pass --wait",
-                    6,
+                    LOCKED,
                 ) from exc
             try:
                 self._remove_stale_temp_files()
@@ -700,31 +660,3 @@ def _as_int(value: Any, field_name: str) -> int:
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"progress.json holds {field_name}={value!r}, not a number; restore the file or "
                               "move it aside (sessions will then be re-evaluated)") from exc
-
-
-def _source_exit_code(exc: Exception) -> int:
-    """3 for a source problem; 2 for an unknown ``--session`` id (the user's input)."""
-    from memctl.connectors.opencode.source import UnknownSessionError
-
-    return 2 if isinstance(exc, UnknownSessionError) else 3
-
-
-def parse_since(value: str) -> datetime:
-    """Parse ``--since``: ISO date/datetime (``2026-11-01``, ``2026-11-01T08:00``) or a
-    relative age (``7d``, ``12h``, ``30m``). Returns an aware UTC datetime.
-
-    Raises:
-        ValueError: with an example of the accepted forms.
-    """
-    value = value.strip()
-    units = {"d": 86400, "h": 3600, "m": 60}
-    if value[-1:] in units and value[:-1].isdigit():
-        try:
-            return datetime.fromtimestamp(time.time() - int(value[:-1]) * units[value[-1]], tz=timezone.utc)
-        except (OverflowError, OSError, ValueError) as exc:
-            raise ValueError(f"--since {value!r} reaches before the year 1; use a smaller age or a date") from exc
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise ValueError(f"cannot read --since {value!r}: use a date like 2026-11-01, a time like 2026-11-01T08:00, or an age like 7d / 12h") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)

@@ -49,38 +49,54 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
 from memctl.atomic import atomic_write_bytes
+from memctl.durations import DurationError, parse_duration
+from memctl.exit_codes import FAILED_ITEMS, HOME, USAGE, ExitCodeError
 
 JOB_NAMES = ("sleep", "ingest")
 PLATFORMS = ("launchd", "systemd")
+
+
+class Platform(str, Enum):
+    """``--platform``: ``auto`` (launchd on macOS, systemd on Linux) or one of :data:`PLATFORMS`."""
+
+    auto = "auto"
+    launchd = "launchd"
+    systemd = "systemd"
+
 MIN_INTERVAL_S = 5 * 60
 DAY_S = 24 * 3600
 MAX_CALENDAR_LINES = 48
 FALLBACK_BIN_DIRS = ("/opt/homebrew/bin", "/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin")
-_DURATION = re.compile(r"^\s*(\d{1,6})\s*(m|min|h|d)\s*$", re.IGNORECASE)
 _CLOCK = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
-_UNIT_SECONDS = {"m": 60, "min": 60, "h": 3600, "d": DAY_S}
 
 
-class ScheduleError(Exception):
+class ScheduleError(ExitCodeError):
     """A schedule operation failed; ``str(exc)`` is the user-facing message, ``exit_code`` the CLI's code."""
 
-    exit_code = 1
+    exit_code = FAILED_ITEMS
 
 
 class ScheduleInputError(ScheduleError):
     """A bad ``--sleep-every``/``--ingest-at``/``--platform`` value or an unusable path (exit code 2)."""
 
-    exit_code = 2
+    exit_code = USAGE
 
 
 class ServiceManagerError(ScheduleError):
     """launchctl or systemctl is missing or refused a command (exit code 1)."""
 
-    exit_code = 1
+    exit_code = FAILED_ITEMS
+
+
+class JobFileError(ScheduleError):
+    """A job file or the log directory could not be written or removed (exit code 7)."""
+
+    exit_code = HOME
 
 
 # ---------------------------------------------------------------------------
@@ -96,10 +112,10 @@ def parse_interval(text: str) -> int:
             day, or not dividing a day evenly (systemd calendar timers, see the
             module doc; e.g. 7h would drift against midnight).
     """
-    match = _DURATION.match(text or "")
-    if not match:
-        raise ScheduleInputError(f"{text!r} is not a duration; use minutes, hours or days such as 90m, 6h or 1d")
-    seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+    try:
+        seconds = parse_duration(text)
+    except DurationError as exc:
+        raise ScheduleInputError(str(exc)) from exc
     if seconds < MIN_INTERVAL_S:
         raise ScheduleInputError(f"{text!r} is too short: the interval is at least 5m")
     if seconds > DAY_S:
@@ -546,17 +562,20 @@ def apply_plan(plan: SchedulePlan, runner: Runner | None = None) -> None:
     Raises:
         ServiceManagerError: a command that must succeed failed (files already
             written stay, so a re-run or ``uninstall`` can clean up).
-        OSError: a file could not be written or removed.
+        JobFileError: a file could not be written or removed.
     """
     runner = runner or run_command
     for command in plan.before:
         _run(command, runner)
-    if plan.log_dir is not None:
-        plan.log_dir.mkdir(parents=True, exist_ok=True)
-    for path, content in plan.writes:
-        atomic_write_bytes(path, content)
-    for path in plan.removes:
-        path.unlink(missing_ok=True)
+    try:
+        if plan.log_dir is not None:
+            plan.log_dir.mkdir(parents=True, exist_ok=True)
+        for path, content in plan.writes:
+            atomic_write_bytes(path, content)
+        for path in plan.removes:
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise JobFileError(f"cannot write the job files or the log directory: {exc}") from exc
     for command in plan.after:
         _run(command, runner)
 

@@ -48,7 +48,7 @@ from memctl.sleep.consolidate import (
     consolidate,
     is_cached,
 )
-from memctl.ingest.run import Reporter, SilentReporter
+from memctl.reporting import Reporter, SilentReporter
 from memctl.sleep.report import SleepReport
 from memctl.ingest.distill import sha256_text
 from memctl.store import (
@@ -63,7 +63,7 @@ from memctl.store import (
 from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.sleep.validator import ValidationLimits, validate_proposal
 from memctl.exit_codes import FAILED_ITEMS as EXIT_FAILED, HOME as EXIT_HOME, LOCKED as EXIT_LOCKED
-from memctl.exit_codes import MODEL as EXIT_MODEL, OK as EXIT_OK, ExitCodeError
+from memctl.exit_codes import MODEL as EXIT_MODEL, OK as EXIT_OK, USAGE as EXIT_USAGE, ExitCodeError
 
 CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
 
@@ -547,7 +547,7 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
     store = MemoryStore(home.store)
     path = normalize_path(consolidated_path)
     if not path.startswith("user/") or "/consolidated-" not in path:
-        raise SleepError(f"{path} is not a consolidated memory (user/…/consolidated-<key>.md)", 2)
+        raise SleepError(f"{path} is not a consolidated memory (user/…/consolidated-<key>.md)", EXIT_USAGE)
     lock = FileLock(str(home.lock))
     try:
         lock.acquire(timeout=0)
@@ -557,7 +557,7 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
         content, sha = store.read_text(path)
         members = _recorded_members(content)
         if not members:
-            raise SleepError(f"{path} records no members to restore", 2)
+            raise SleepError(f"{path} records no members to restore", EXIT_USAGE)
         state = SleepState(home.root / "sleep_state.json")
         restored = []
         for member in members:

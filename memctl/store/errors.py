@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from memctl.exit_codes import CONFLICT, HOME, INTEGRITY, USAGE, ExitCodeError
 
-class StoreError(Exception):
-    """Base class: a store operation was refused or failed. Nothing was changed."""
+
+class StoreError(ExitCodeError):
+    """Base class: a store operation was refused or failed. Nothing was changed (exit 2 unless a subclass says)."""
+
+    exit_code = USAGE
 
 
 class InvalidPathError(StoreError, ValueError):
@@ -32,6 +36,8 @@ class ConcurrencyError(StoreError):
         current_sha: the file's sha now, or ``None`` when it does not exist.
     """
 
+    exit_code = CONFLICT
+
     def __init__(self, path: str, expected_sha: str, current_sha: str | None) -> None:
         now = current_sha[:12] if current_sha else "absent"
         super().__init__(
@@ -50,6 +56,8 @@ class UnknownVersionError(StoreError, LookupError):
 class StoreBusyError(StoreError):
     """The store's write lock was not free within the timeout."""
 
+    exit_code = CONFLICT
+
 
 class AuditIntegrityError(StoreError):
     """The end of the audit log and its head do not hold together (records cut off, head or last line edited).
@@ -58,9 +66,13 @@ class AuditIntegrityError(StoreError):
     whole chain (damage in the middle of the log is found there, not on every write).
     """
 
+    exit_code = INTEGRITY
+
 
 class CorruptVersionError(StoreError):
     """A version blob's content does not match its content address (sha256)."""
+
+    exit_code = INTEGRITY
 
 
 class MissingVersionError(CorruptVersionError):
@@ -73,6 +85,8 @@ class ChangeNotAppliedError(StoreError):
     Not lost: the next change, or ``memctl audit repair``, applies it from its
     version blob. ``seq`` is the audit record's sequence number.
     """
+
+    exit_code = HOME
 
     def __init__(self, path: str, seq: int, cause: BaseException) -> None:
         super().__init__(f"the change to {path} is recorded (audit seq {seq}) but could not be applied yet ({cause}); "

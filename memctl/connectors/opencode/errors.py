@@ -3,9 +3,13 @@ database, what was found and what to do."""
 
 from __future__ import annotations
 
+from memctl.exit_codes import SOURCE, USAGE, ExitCodeError
 
-class SourceError(Exception):
-    """Base class: the OpenCode database cannot be read. Message is user-facing."""
+
+class SourceError(ExitCodeError):
+    """Base class: the OpenCode database cannot be read (exit 3). Message is user-facing."""
+
+    exit_code = SOURCE
 
 
 class SourceNotFoundError(SourceError):
@@ -18,6 +22,8 @@ class UnsupportedSchemaError(SourceError):
 
 class UnknownSessionError(SourceError):
     """A ``--session`` id that is not in the database (a usage error, not a broken source)."""
+
+    exit_code = USAGE
 
 
 class SourceBusyError(SourceError):

@@ -1,0 +1,38 @@
+"""``memctl doctor``: environment checks, each with its fix. Thin: run :mod:`memctl.doctor`, render."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from memctl.cli.app import HomeOption, JsonOption, app, settings_from_flags, stdout
+from memctl.exit_codes import DOCTOR, OK
+
+
+@app.command()
+def doctor(
+    db: Annotated[Optional[Path], typer.Option("--db", help="OpenCode database to check.")] = None,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check Ollama, models, embedding dimensions, the OpenCode DB, the data home and disk — with fixes."""
+    from memctl.connectors.opencode.source import resolve_db_path
+    from memctl.doctor import run_checks
+
+    settings = settings_from_flags(home)
+    checks = run_checks(settings, resolve_db_path(db))
+    if as_json:
+        stdout.print_json(json.dumps([c.as_dict() for c in checks]))
+    else:
+        table = Table(title="memctl doctor")
+        for column in ("check", "status", "detail", "fix"):
+            table.add_column(column, overflow="fold")
+        style = {"ok": "green", "warn": "yellow", "fail": "red"}
+        for c in checks:
+            table.add_row(c.name, f"[{style[c.status]}]{c.status}[/]", c.detail, c.fix or "")
+        stdout.print(table)
+    raise typer.Exit(DOCTOR if any(c.status == "fail" for c in checks) else OK)

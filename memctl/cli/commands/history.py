@@ -1,0 +1,40 @@
+"""``memctl history``: every recorded change of one store file, with its version ids."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memctl.cli.app import HomeOption, JsonOption, app, stdout
+from memctl.cli.store_flags import short_sha, store_from_flags
+from memctl.exit_codes import USAGE, UsageError
+
+
+@app.command()
+def history(
+    path: Annotated[str, typer.Argument(help="Store path, e.g. user/global/editor.md.")],
+    as_json: JsonOption = False,
+    home: HomeOption = None,
+) -> None:
+    """Every recorded change of one file, oldest first, with its version ids."""
+    store = store_from_flags(home)
+    versions = store.history(path)
+    if as_json:
+        stdout.print_json(json.dumps([v.as_dict() for v in versions]))
+        if not versions:
+            raise typer.Exit(USAGE)
+        return
+    if not versions:
+        raise UsageError(f"{path} has no recorded history (see `memctl audit` for what exists)")
+    table = Table(title=f"history of {path}")
+    for column in ("version", "seq", "time", "op", "actor", "reason"):
+        table.add_column(column, overflow="fold")
+    for v in versions:
+        label = short_sha(v.version) if v.version else "(deleted)"
+        if v.rollback_of:
+            label += " ↩"
+        table.add_row(label, str(v.seq), v.time[:19].replace("T", " "), v.op, v.actor, v.reason)
+    stdout.print(table)

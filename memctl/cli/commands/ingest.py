@@ -1,0 +1,115 @@
+"""``memctl ingest``: OpenCode history → distilled notes → the memory store → Cognee. Thin: parse, run, render."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, settings_from_flags, stdout
+from memctl.cli.progress import reporter_for
+from memctl.ingest.options import Phase
+
+DbOption = Annotated[Optional[Path], typer.Option(
+    "--db", help="OpenCode database file, or the directory holding opencode.db / opencode-dev.db (default: "
+                 "$OPENCODE_DB, then $XDG_DATA_HOME/opencode/opencode.db, then ~/.local/share/opencode/opencode.db).")]
+
+
+def _summary_table(data: dict) -> Table:
+    table = Table(title="memctl ingest" + (" (dry run)" if data["dry_run"] else ""), show_header=False)
+    table.add_column("", style="bold")
+    table.add_column("", justify="right")
+    rows = [
+        ("sessions found", data["found"]),
+        ("already done", data["already_done"]),
+        ("deferred (still active)", data["deferred_active"]),
+        ("skipped by threshold", data["skipped_threshold"]),
+    ]
+    if data["dry_run"]:
+        rows += [("would distill", data["would_distill"]), ("estimated input tokens", f"{data['estimated_input_tokens']:,}")]
+    else:
+        rows += [
+            ("skipped as JUNK", data["skipped_junk"]),
+            ("distilled", f"{data['distilled']} ({data['recovered']} recovered)" if data["recovered"] else data["distilled"]),
+            ("errors", data["errors"]),
+            ("published to memory/ (new or changed / removed)",
+             f"{data['notes_published']} / {data['notes_unpublished']}"),
+            ("notes added (new / offered)", f"{data['notes_added']} / {data['notes_submitted']}"),
+            ("datasets", ", ".join(data["datasets"]) or "-"),
+            ("add", data["add_status"]),
+            ("cognify", data["cognify_status"]),
+        ]
+    if data["redactions"]:
+        rows.append(("secrets redacted", ", ".join(f"{k} {v}" for k, v in data["redactions"].items())))
+    if data["read_warnings"]:
+        rows.append(("source rows skipped", ", ".join(f"{k} {v}" for k, v in data["read_warnings"].items())))
+    rows.append(("wall time", f"{data['wall_s']:.1f} s"))
+    if not data["dry_run"]:
+        rows.append(("sessions/hour", f"{data['sessions_per_hour']:,.0f}"))
+    for key, value in rows:
+        table.add_row(key, str(value))
+    return table
+
+
+def _plan_table(plan: list[dict]) -> Table:
+    table = Table(title="plan")
+    for column in ("session", "topic", "title", "action", "why", "~tokens"):
+        table.add_column(column, overflow="fold")
+    for item in plan:
+        table.add_row(item["source_id"], item["topic"], item["title"][:60], item["action"], item["why"],
+                      str(item["estimated_tokens"] or ""))
+    return table
+
+
+@app.command()
+def ingest(
+    db: DbOption = None,
+    home: HomeOption = None,
+    phase: Annotated[Phase, typer.Option("--phase", help="Which phases to run.")] = Phase.all,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Read, normalize, scrub, sample and plan; no model, nothing written.")] = False,
+    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions updated since a date (2026-11-01) or age (7d, 12h).")] = None,
+    session: Annotated[Optional[list[str]], typer.Option("--session", help="Only this session id (repeatable); a subagent id selects its parent.")] = None,
+    project: Annotated[Optional[str], typer.Option("--project", help="Only this project: topic slug, project id, worktree path or its name.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="At most N top-level sessions.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", min=1, max=64, help="Concurrent model calls (default from config: 2).")] = None,
+    batch_size: Annotated[Optional[int], typer.Option("--batch-size", min=1, help="Notes per Cognee add batch.")] = None,
+    chunks_per_batch: Annotated[Optional[int], typer.Option("--chunks-per-batch", min=1, help="Cognify chunk concurrency.")] = None,
+    data_per_batch: Annotated[Optional[int], typer.Option("--data-per-batch", min=1, help="Cognify document concurrency.")] = None,
+    reparse_skipped: Annotated[bool, typer.Option("--reparse-skipped", help="Re-evaluate sessions skipped earlier.")] = False,
+    reparse_all: Annotated[bool, typer.Option("--reparse-all", help="Re-distill everything (only into new or empty datasets).")] = False,
+    as_json: JsonOption = False,
+    wait: WaitOption = False,
+) -> None:
+    """Read OpenCode history → distill notes → add to Cognee → cognify. Resumable."""
+    from memctl.connectors.opencode.source import resolve_db_path
+    from memctl.durations import parse_since
+    from memctl.ingest.options import IngestOptions
+    from memctl.ingest.run import IngestRun
+
+    since_dt = parse_since(since) if since else None
+    settings = settings_from_flags(home, workers=workers, batch_size=batch_size, chunks_per_batch=chunks_per_batch,
+                                   data_per_batch=data_per_batch)
+    options = IngestOptions(
+        db=resolve_db_path(db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
+        project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, wait=wait,
+    )
+    with reporter_for(console, as_json) as reporter:
+        summary = IngestRun(settings, options, reporter).run()
+    data = summary.as_dict()
+    if as_json:
+        stdout.print_json(json.dumps(data))
+    else:
+        if dry_run and data["plan"]:
+            stdout.print(_plan_table(data["plan"]))
+            if data["plan_omitted"]:
+                stdout.print(f"… {data['plan_omitted']} more sessions not listed (counts below include them)")
+        stdout.print(_summary_table(data))
+        if data["found"] == 0 and phase in (Phase.all, Phase.distill) and (since or session or project or limit):
+            console.print("[yellow]no session matched the filters[/] (--since/--session/--project); "
+                          "`memctl ingest --dry-run` without them lists what is there")
+        for err in data["error_details"][:10]:
+            console.print(f"[yellow]session {err['source_id']}[/]: {err['error']}")
+    raise typer.Exit(summary.exit_code)

@@ -1,0 +1,24 @@
+"""``memctl show``: a store file now, or at one of its versions, verbatim on stdout."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from memctl.cli.app import HomeOption, app
+from memctl.cli.store_flags import store_from_flags
+
+
+@app.command()
+def show(
+    path: Annotated[str, typer.Argument(help="Store path.")],
+    version: Annotated[Optional[str], typer.Option("--version", "-v", help="A version id (≥ 6 chars) from `memctl history`.")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Print a file's current content, or one of its versions, verbatim on stdout."""
+    store = store_from_flags(home)
+    content = store.read_version(path, version) if version else store.read_text(path)[0]
+    sys.stdout.write(content)
+    sys.stdout.flush()

@@ -1,0 +1,28 @@
+"""The ``memctl`` console script: the root app with every command registered.
+
+Importing a command module registers it on :data:`memctl.cli.app.app`; the
+order here is the order ``memctl --help`` lists them (command groups last).
+"""
+
+from __future__ import annotations
+
+from memctl.cli.app import app
+from memctl.cli.commands import ingest, doctor, history, show, rollback  # noqa: F401 - registration
+from memctl.cli.commands import ask, remember, sleep, unmerge  # noqa: F401 - registration
+from memctl.cli.commands import audit, schedule  # noqa: F401 - registration (command groups)
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Console-script entry point (``memctl``, ``python -m memctl.cli``).
+
+    Exit codes come from :mod:`memctl.exit_codes`: usage errors exit 2 (Click),
+    commands exit with their result's code, and every domain error is mapped
+    to its code by the root group's error boundary (:mod:`memctl.cli.boundary`).
+    """
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""The CLI's progress reporters (:class:`memctl.reporting.Reporter`): a Rich bar on a terminal, log lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
+from rich.console import Console
+
+from memctl.reporting import Reporter
+
+
+class LineReporter:
+    """Plain log lines on stderr (non-TTY: cron, launchd, CI)."""
+
+    def __init__(self) -> None:
+        self.name, self.total, self.count, self.step = "", None, 0, 1
+
+    def phase(self, name: str, total: int | None) -> None:
+        self.name, self.total, self.count = name, total, 0
+        self.step = max(1, (total or 0) // 20)
+        print(f"memctl: phase {name} started" + (f" ({total} items)" if total is not None else ""), file=sys.stderr, flush=True)
+
+    def advance(self, n: int = 1) -> None:
+        self.count += n
+        if self.count % self.step == 0 or (self.total and self.count >= self.total):
+            print(f"memctl: {self.name} {self.count}/{self.total if self.total is not None else '?'}", file=sys.stderr, flush=True)
+
+    def log(self, message: str) -> None:
+        print(f"memctl: {message}", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        pass
+
+
+class RichReporter:
+    """A Rich progress bar per phase: done/total, items per hour, ETA."""
+
+    def __init__(self, console: Console) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        class RateColumn(TextColumn):
+            def render(self, task):  # items per hour reads better than per second for LLM work
+                speed = task.finished_speed or task.speed
+                return TextColumn.render(self, task) if speed is None else f"{speed * 3600:,.0f}/h"
+
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            RateColumn(""), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            console=console, transient=False,
+        )
+        self.task = None
+        self.progress.start()
+
+    def phase(self, name: str, total: int | None) -> None:
+        if self.task is not None:
+            self.progress.stop_task(self.task)
+        self.task = self.progress.add_task(name, total=total)
+
+    def advance(self, n: int = 1) -> None:
+        if self.task is not None:
+            self.progress.advance(self.task, n)
+
+    def log(self, message: str) -> None:
+        self.progress.console.print(message)
+
+    def done(self) -> None:
+        self.progress.stop()
+
+
+@contextmanager
+def reporter_for(console: Console, as_json: bool) -> Iterator[Reporter]:
+    """A Rich bar when ``console`` is a terminal and the output is not JSON, else log lines;
+    stopped on the way out (also when the run raises), so an error prints below a finished bar."""
+    reporter: Reporter = RichReporter(console) if console.is_terminal and not as_json else LineReporter()
+    try:
+        yield reporter
+    finally:
+        reporter.done()
