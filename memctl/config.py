@@ -1,7 +1,7 @@
 """memctl configuration: one typed settings object, layered sources.
 
-Precedence (highest first): CLI flags (applied by the caller with
-``settings.model_copy(update=…)``), environment variables (``MEMCTL_*``, plus
+Precedence (highest first): CLI flags (passed as keyword arguments by
+:func:`memctl.cli.app.settings_from_flags`), environment variables (``MEMCTL_*``, plus
 the standard ``OLLAMA_HOST``), the TOML config file, built-in defaults.
 
 The config file is ``$MEMCTL_CONFIG`` if set, else ``<user config dir>/memctl/
@@ -17,11 +17,12 @@ structured graph extraction; its docs pair it with ``nomic-embed-text``
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Iterator, Literal
 
-from platformdirs import user_config_dir
 import httpx
+from platformdirs import user_config_dir
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -29,6 +30,8 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from memctl.exit_codes import HOME, LOCKED, ExitCodeError, HomeBusyError, HomeError
 
 
 def config_file_path() -> Path:
@@ -149,10 +152,11 @@ class Settings(BaseSettings):
 
 
 class DataHome:
-    """The layout of the data home (``var/`` by default); see DESIGN.md.
+    """The layout of the data home (``var/`` by default; README "Where data goes"), and its lock.
 
-    Only computes paths; creating directories is the writer's job so that a
-    dry run touches nothing.
+    Every state path of the data home is a property here. Only computes
+    paths; creating directories is the writer's job so that a dry run touches
+    nothing.
     """
 
     def __init__(self, root: Path) -> None:
@@ -160,11 +164,18 @@ class DataHome:
 
     @property
     def progress(self) -> Path:
+        """The ingest checkpoint (:mod:`memctl.ingest.checkpoint`)."""
         return self.root / "progress.json"
 
     @property
     def skipped(self) -> Path:
+        """Skipped session ids with their reasons, for review."""
         return self.root / "skipped.json"
+
+    @property
+    def topics(self) -> Path:
+        """Project path → topic slug (:class:`memctl.ingest.topics.TopicRegistry`)."""
+        return self.root / "topics.json"
 
     @property
     def transcripts(self) -> Path:
@@ -194,6 +205,16 @@ class DataHome:
         return self.root / "index" / "notes"
 
     @property
+    def sleep_state(self) -> Path:
+        """Topics sleep must still rebuild, and merges ``unmerge`` declined (:class:`memctl.sleep.run.SleepState`)."""
+        return self.root / "sleep_state.json"
+
+    @property
+    def consolidate_cache(self) -> Path:
+        """Consolidation results by content key (a cache: unchanged clusters cost no model call)."""
+        return self.root / "cache" / "consolidate"
+
+    @property
     def reports(self) -> Path:
         return self.root / "reports"
 
@@ -202,8 +223,41 @@ class DataHome:
         return self.root / "logs"
 
     @property
-    def lock(self) -> Path:
+    def lock_file(self) -> Path:
+        """The file behind :meth:`lock`."""
         return self.root / ".memctl.lock"
+
+    @contextmanager
+    def lock(self, *, wait: bool, offer_wait: bool = True,
+             error: Callable[[str, int], ExitCodeError] | None = None) -> Iterator[None]:
+        """Hold the data home's exclusive lock for the block: one ingest or sleep at a time (``ask`` never
+        takes it). Creates the data home directory. ``wait`` blocks until the lock is free.
+
+        ``error`` builds the exception from a message and an exit code (a run's own error type,
+        e.g. ``IngestError``); by default :class:`HomeError` / :class:`HomeBusyError`.
+
+        Raises:
+            HomeError: the data home is a file (exit 7).
+            HomeBusyError: another run holds the lock and ``wait`` is false (exit 6; the message
+                suggests ``--wait`` when ``offer_wait``).
+        """
+        from filelock import FileLock, Timeout
+
+        if self.root.exists() and not self.root.is_dir():
+            message = f"the data home {self.root} is a file; pass --home DIR (or MEMCTL_HOME) naming a directory"
+            raise error(message, HOME) if error else HomeError(message)
+        self.root.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.lock_file))
+        try:
+            lock.acquire(timeout=-1 if wait else 0)
+        except Timeout as exc:
+            message = (f"another memctl run (ingest or sleep) is using {self.root} (lock {self.lock_file}); "
+                       "wait for it to finish" + (", or pass --wait" if offer_wait else ""))
+            raise (error(message, LOCKED) if error else HomeBusyError(message)) from exc
+        try:
+            yield
+        finally:
+            lock.release()
 
     def transcript_path(self, source_id: str) -> Path:
         return self.transcripts / f"{source_id}.md"

@@ -17,11 +17,10 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import httpx
-
 from memctl.config import DataHome, Settings
 
 MIN_FREE_BYTES = 2 * 1024**3
+PROBE_TIMEOUT_S = 5.0
 _PROBLEMATIC = (re.compile(r"^mistral"), re.compile(r"^phi3"), re.compile(r"^qwen2\.5(?::(\d+(?:\.\d+)?)b)?"))
 
 
@@ -51,42 +50,36 @@ def problematic_model(name: str) -> bool:
     return False
 
 
-def _model_present(name: str, available: set[str]) -> bool:
-    return name in available or (":" not in name and f"{name}:latest" in available)
-
-
 def check_ollama(settings: Settings) -> list[Check]:
     """Reachability, models, and the embedding dimension as the server reports it."""
+    from memctl.ollama_client import ModelError, client_for, embed, is_pulled, pulled_models, server_version
+
     base = settings.ollama_base_url
     checks: list[Check] = []
+    client = client_for(settings, PROBE_TIMEOUT_S)
     try:
-        with httpx.Client(base_url=base, timeout=5.0) as client:
-            version = client.get("/api/version").json().get("version", "?")
-            checks.append(Check("ollama", "ok", f"{base} (version {version})"))
-            tags = client.get("/api/tags").json().get("models", [])
-            available = {m.get("name") or m.get("model") for m in tags}
-            for role, model in (("distill model", settings.distill_model), ("graph model", settings.graph_model),
-                                ("embedding model", settings.embedding_model)):
-                if not _model_present(model, available):
-                    checks.append(Check(role, "fail", f"{model} not pulled on {base}", f"ollama pull {model}"))
-                elif role != "embedding model" and problematic_model(model):
-                    checks.append(Check(role, "warn", f"{model}: Cognee marks this family problematic for structured extraction",
-                                        "use llama3.1:8b (or larger llama3.x) via MEMCTL_GRAPH_MODEL / MEMCTL_DISTILL_MODEL"))
-                else:
-                    checks.append(Check(role, "ok", model))
-            if _model_present(settings.embedding_model, available):
-                response = client.post("/api/embed", json={"model": settings.embedding_model, "input": ["memctl doctor"]})
-                response.raise_for_status()
-                dims = len(response.json()["embeddings"][0])
-                if dims != settings.embedding_dimensions:
-                    checks.append(Check("embedding dimension", "fail",
-                                        f"{settings.embedding_model} returns {dims} dimensions, config says {settings.embedding_dimensions}",
-                                        f"set MEMCTL_EMBEDDING_DIMENSIONS={dims}"))
-                else:
-                    checks.append(Check("embedding dimension", "ok", f"{dims}"))
-    except (httpx.HTTPError, ValueError, KeyError, IndexError) as exc:
-        checks.append(Check("ollama", "fail", f"cannot reach Ollama at {base}: {exc}",
-                            "start it (`ollama serve`) or set OLLAMA_HOST=host:port"))
+        version = server_version(settings, PROBE_TIMEOUT_S)
+        checks.append(Check("ollama", "ok", f"{base} (version {version})"))
+        available = pulled_models(client, settings, PROBE_TIMEOUT_S)
+        for role, model in (("distill model", settings.distill_model), ("graph model", settings.graph_model),
+                            ("embedding model", settings.embedding_model)):
+            if not is_pulled(model, available):
+                checks.append(Check(role, "fail", f"{model} not pulled on {base}", f"ollama pull {model}"))
+            elif role != "embedding model" and problematic_model(model):
+                checks.append(Check(role, "warn", f"{model}: Cognee marks this family problematic for structured extraction",
+                                    "use llama3.1:8b (or larger llama3.x) via MEMCTL_GRAPH_MODEL / MEMCTL_DISTILL_MODEL"))
+            else:
+                checks.append(Check(role, "ok", model))
+        if is_pulled(settings.embedding_model, available):
+            dims = len(embed(client, settings, settings.embedding_model, ["memctl doctor"], PROBE_TIMEOUT_S)[0])
+            if dims != settings.embedding_dimensions:
+                checks.append(Check("embedding dimension", "fail",
+                                    f"{settings.embedding_model} returns {dims} dimensions, config says {settings.embedding_dimensions}",
+                                    f"set MEMCTL_EMBEDDING_DIMENSIONS={dims}"))
+            else:
+                checks.append(Check("embedding dimension", "ok", f"{dims}"))
+    except ModelError as exc:
+        checks.append(Check("ollama", "fail", str(exc), "start it (`ollama serve`) or set OLLAMA_HOST=host:port"))
     return checks
 
 

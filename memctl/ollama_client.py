@@ -1,37 +1,66 @@
-"""Chat calls to Ollama for the wake cycle (route, answer, propose), with one error mapping.
+"""The one Ollama client of memctl (distill, ask, sleep, doctor, ingest's model checks), with one error map.
 
-Uses the official ``ollama`` Python client (``/api/chat``; ``format`` may be
-a JSON schema — Ollama's structured outputs — and ``stream=True`` yields
-NDJSON chunks). Every failure becomes a :class:`ModelError` whose message
-names the fix, and whose ``kind`` lets callers decide (routing falls back on
-any error; answering reports it).
+Uses the official ``ollama`` Python client: ``/api/chat`` (``format`` may be a
+JSON schema — Ollama's structured outputs — and ``stream=True`` yields NDJSON
+chunks), ``/api/show`` (is a model pulled), ``/api/embed``, ``/api/tags``.
+``/api/version`` has no client method and is read with ``httpx``. Every
+failure becomes a :class:`ModelError` whose message names the fix and whose
+``kind`` lets callers decide (routing falls back on any error; distilling
+retries what may pass; answering reports it).
+
+Tests replace :func:`_make_client` (the only place a client is built) with an
+in-process fake (``tests/fakes/chat_client.py``); end-to-end tests talk to the
+wire-level fake server instead.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 import httpx
 import ollama
 
 from memctl.config import Settings
-from memctl.ingest.distill import strip_think
+from memctl.exit_codes import MODEL, ExitCodeError
+
+_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
-class ModelError(Exception):
-    """A model call failed. ``kind``: unreachable | missing_model | timeout | http | malformed | empty."""
+class ModelError(ExitCodeError):
+    """A model call failed (exit 9 when it stops a run).
+
+    ``kind``: unreachable | missing_model | timeout | http | malformed | empty.
+    """
+
+    exit_code = MODEL
 
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
         self.kind = kind
 
+    @property
+    def retryable(self) -> bool:
+        """False when retrying cannot help: a model that is not pulled will not appear by retrying."""
+        return self.kind != "missing_model"
+
+
+def strip_think(text: str) -> str:
+    """Remove ``<think>…</think>`` blocks (reasoning models emit them; an unclosed one runs to the end)."""
+    return _THINK_BLOCK.sub("", text).strip()
+
+
+def _make_client(host: str, timeout_s: float) -> ollama.Client:
+    return ollama.Client(host=host, timeout=timeout_s)
+
 
 def client_for(settings: Settings, timeout_s: float) -> ollama.Client:
-    """An Ollama client for ``settings.ollama_host`` with a per-request timeout (seconds)."""
-    return ollama.Client(host=settings.ollama_base_url, timeout=timeout_s)
+    """An Ollama client for ``settings.ollama_host`` with a per-request timeout (seconds). Thread-safe (httpx)."""
+    return _make_client(settings.ollama_base_url, timeout_s)
 
 
-def _mapped(exc: BaseException, model: str, base_url: str, timeout_s: float) -> ModelError:
+def model_error(exc: BaseException, model: str, base_url: str, timeout_s: float) -> ModelError:
+    """The one error map: a failure of the ollama client (or httpx under it) as a :class:`ModelError`."""
     if isinstance(exc, ollama.ResponseError):
         if exc.status_code == 404:
             return ModelError(f"model {model!r} is not available on {base_url}: run `ollama pull {model}`",
@@ -50,7 +79,7 @@ _CALL_ERRORS = (ollama.ResponseError, httpx.HTTPError, ConnectionError, ValueErr
 
 def chat_once(client: ollama.Client, settings: Settings, *, model: str, messages: list[dict[str, str]],
               timeout_s: float, schema: dict[str, Any] | None = None, options: dict[str, Any] | None = None) -> str:
-    """One non-streamed chat call; returns the think-stripped content.
+    """One non-streamed chat call at temperature 0; returns the think-stripped content.
 
     Raises:
         ModelError: on any failure, or an empty answer (kind ``empty``).
@@ -59,7 +88,7 @@ def chat_once(client: ollama.Client, settings: Settings, *, model: str, messages
         response = client.chat(model=model, messages=messages, format=schema, stream=False,
                                options={"temperature": 0, **(options or {})})
     except _CALL_ERRORS as exc:
-        raise _mapped(exc, model, settings.ollama_base_url, timeout_s) from exc
+        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
     content = strip_think((response.message.content or "") if response.message else "")
     if not content:
         raise ModelError(f"{model!r} returned an empty answer", "empty")
@@ -80,7 +109,7 @@ def chat_stream(client: ollama.Client, settings: Settings, *, model: str, messag
             if piece:
                 yield piece
     except _CALL_ERRORS as exc:
-        raise _mapped(exc, model, settings.ollama_base_url, timeout_s) from exc
+        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
 
 
 def check_model(client: ollama.Client, settings: Settings, model: str, timeout_s: float) -> None:
@@ -88,4 +117,51 @@ def check_model(client: ollama.Client, settings: Settings, model: str, timeout_s
     try:
         client.show(model)
     except _CALL_ERRORS as exc:
-        raise _mapped(exc, model, settings.ollama_base_url, timeout_s) from exc
+        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
+
+
+def embed(client: ollama.Client, settings: Settings, model: str, texts: list[str], timeout_s: float) -> list[list[float]]:
+    """One vector per text from ``model`` (``/api/embed``).
+
+    Raises:
+        ModelError: on any failure, or a reply without one vector per text (kind ``malformed``).
+    """
+    try:
+        vectors = [list(v) for v in client.embed(model=model, input=texts).embeddings]
+    except _CALL_ERRORS as exc:
+        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
+    if len(vectors) != len(texts):
+        raise ModelError(f"{model!r} returned {len(vectors)} vectors for {len(texts)} texts", "malformed")
+    return vectors
+
+
+def pulled_models(client: ollama.Client, settings: Settings, timeout_s: float) -> set[str]:
+    """Names of the models pulled on the server (``/api/tags``), e.g. ``{"llama3.1:8b"}``.
+
+    Raises:
+        ModelError: the server cannot be reached or answers garbage.
+    """
+    try:
+        return {m.model for m in client.list().models if m.model}
+    except _CALL_ERRORS as exc:
+        raise model_error(exc, "", settings.ollama_base_url, timeout_s) from exc
+
+
+def is_pulled(model: str, pulled: set[str]) -> bool:
+    """True when ``model`` is among ``pulled`` (a name without a tag means ``:latest``, as Ollama resolves it)."""
+    return model in pulled or (":" not in model and f"{model}:latest" in pulled)
+
+
+def server_version(settings: Settings, timeout_s: float) -> str:
+    """The server's version string (``/api/version``), ``"?"`` when it does not say.
+
+    Raises:
+        ModelError: the server cannot be reached or answers garbage.
+    """
+    try:
+        with httpx.Client(base_url=settings.ollama_base_url, timeout=timeout_s) as http:
+            response = http.get("/api/version")
+            response.raise_for_status()
+            return str(response.json().get("version", "?"))
+    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        raise model_error(exc, "", settings.ollama_base_url, timeout_s) from exc

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from memctl.connectors.model import SessionInfo
-from memctl.ingest.distill import is_junk, load_prompt, read_note_meta, strip_think
+from memctl.ingest.distill import is_junk, read_note_meta
+from memctl.ollama_client import strip_think
+from memctl.prompts import load_prompt
 from memctl.ingest.checkpoint import Checkpoint, CheckpointError
 from memctl.ingest.topics import TopicRegistry, slugify
 

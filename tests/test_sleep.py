@@ -297,7 +297,7 @@ def test_a_failing_topic_is_reported_and_does_not_stop_the_others(tmp_path: Path
 def test_sleep_and_ingest_share_one_lock(tmp_path: Path) -> None:
     home = tmp_path / "var"
     home.mkdir()
-    holder = hold_lock(DataHome(home).lock, 2)
+    holder = hold_lock(DataHome(home).lock_file, 2)
     try:
         with pytest.raises(SleepError, match="ingest or sleep") as info:
             SleepRun(_settings(home), SleepOptions(rebuild=False)).run()
@@ -313,7 +313,7 @@ def test_sleep_and_ingest_share_one_lock(tmp_path: Path) -> None:
     from tests.fixtures.synthetic_opencode import build_database
 
     db = build_database(tmp_path / "opencode.db", 1)
-    holder = hold_lock(DataHome(home).lock, 30)
+    holder = hold_lock(DataHome(home).lock_file, 30)
     try:
         with pytest.raises(IngestError, match="ingest or sleep") as info:
             IngestRun(_settings(home), IngestOptions(db=db, phase="distill")).run()

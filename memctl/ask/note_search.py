@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from memctl.front_matter import strip_front_matter
 from memctl.store import MemoryStore
 
 MANIFEST = "manifest.json"
@@ -33,15 +34,6 @@ class NoteHit:
     path: str
     score: float
     text: str
-
-
-def strip_front_matter(text: str) -> str:
-    """The Markdown body of a note (YAML front matter between ``---`` lines removed)."""
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 4)
-        if end >= 0:
-            return text[end + 5:].lstrip("\n")
-    return text
 
 
 def _title_of(text: str) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from memctl.config import Settings
 from memctl.exit_codes import UsageError
-from memctl.ingest.distill import load_prompt
+from memctl.prompts import load_prompt
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.ask.topic_index import TopicIndex
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from memctl.config import DataHome, Settings
-from memctl.ingest.distill import load_prompt, strip_think
-from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for
-from memctl.ask.note_search import strip_front_matter
+from memctl.prompts import load_prompt
+from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for, strip_think
+from memctl.front_matter import strip_front_matter
 from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.ask.routing import Route, UnknownTopicError, route_question

@@ -24,18 +24,21 @@ from pathlib import Path
 from typing import Any
 
 from memctl.connectors.model import Session, SessionInfo
-from memctl.exit_codes import ADD_FAILED, COGNIFY_FAILED, FAILED_ITEMS, HOME, INTEGRITY, LOCKED, MODEL, OK, USAGE
+from memctl.exit_codes import ADD_FAILED, COGNIFY_FAILED, FAILED_ITEMS, HOME, INTEGRITY, MODEL, OK, USAGE
 from memctl.exit_codes import ExitCodeError
 from memctl.connectors.opencode.source import OpenCodeSource, SessionFilter
 from memctl.atomic import atomic_write_text
 from memctl.config import DataHome, Settings
-from memctl.ingest.distill import DistillError, Distiller, DistillOutcome, load_prompt, read_note_meta, render_note, sha256_text
+from memctl.ingest.distill import Distiller, DistillOutcome, read_note_meta, render_note
 from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.options import PHASES, IngestOptions
 from memctl.ingest.scrub import scrub
 from memctl.ingest.topics import TopicRegistry
 from memctl.ingest.transcript import Transcript, build_transcript
+from memctl.ollama_client import ModelError
+from memctl.prompts import load_prompt
 from memctl.reporting import Reporter, SilentReporter
+from memctl.store.versions import sha256_text
 
 PLAN_ROWS_MAX = 200  # a dry run over 20,000 sessions keeps counts for all, rows for the first few
 
@@ -147,11 +150,11 @@ def _parts_after(session: Session, since_ms: int) -> Session | None:
 
 
 def _distill_with_retry(distiller: Distiller, text: str, attempts: int) -> DistillOutcome:
-    last: DistillError | None = None
+    last: ModelError | None = None
     for attempt in range(max(1, attempts)):
         try:
             return distiller.distill(text)
-        except DistillError as exc:
+        except ModelError as exc:
             last = exc
             if not exc.retryable:  # e.g. a model that is not pulled will not appear by retrying
                 break
@@ -198,7 +201,7 @@ class IngestRun:
             raise IngestError(str(exc), exc.exit_code) from exc
         try:
             source.check_schema()
-            registry = TopicRegistry(None) if opts.dry_run else TopicRegistry.load(self.home.root / "topics.json")
+            registry = TopicRegistry(None) if opts.dry_run else TopicRegistry.load(self.home.topics)
             checkpoint = Checkpoint(self.home.progress, self.home.skipped)
             prompt = load_prompt("distill")
             flt = self._filter(registry)
@@ -296,7 +299,7 @@ class IngestRun:
                         # fails the run at once instead of marking every session as an error.
                         try:
                             distiller.preflight()
-                        except DistillError as exc:
+                        except ModelError as exc:
                             raise IngestError(str(exc), MODEL) from exc
                         preflight_done = True
                     atomic_write_text(self.home.transcript_path(work_info.id), transcript.text)
@@ -376,7 +379,7 @@ class IngestRun:
         base = {"topic": topic, "title": job.title, "transcript_sha256": transcript.sha256, **job.provenance}
         try:
             outcome: DistillOutcome = future.result()
-        except DistillError as exc:
+        except ModelError as exc:
             self.summary.errors += 1
             self.summary.error_details.append({"source_id": info.id, "error": str(exc)})
             checkpoint.mark_error(info.id, error=str(exc), **base)
@@ -497,7 +500,7 @@ class IngestRun:
             raise IngestError(str(exc), exc.exit_code) from exc
         try:
             source.check_schema()
-            registry = TopicRegistry.load(self.home.root / "topics.json")
+            registry = TopicRegistry.load(self.home.topics)
             return [info.id for info in source.iter_root_infos(self._filter(registry))]
         except SourceError as exc:
             raise IngestError(str(exc), exc.exit_code) from exc
@@ -520,25 +523,26 @@ class IngestRun:
     def _check_graph_models(self) -> None:
         """Fail at once, with the `ollama pull` line, when Cognee's models are missing:
         Cognee itself would report it only after minutes of retries, buried in its logs."""
-        from memctl.ingest.distill import DistillError, Distiller
+        from memctl.ollama_client import check_model, client_for, embed
 
-        for model in dict.fromkeys((self.settings.graph_model, self.settings.embedding_model)):
-            checker = Distiller(self.settings.model_copy(update={"distill_model": model}))
-            try:
-                checker.preflight()
-            except DistillError as exc:
-                raise IngestError(str(exc), MODEL) from exc
+        settings = self.settings
+        client = client_for(settings, settings.request_timeout_s)
+        try:
+            for model in dict.fromkeys((settings.graph_model, settings.embedding_model)):
+                check_model(client, settings, model, settings.request_timeout_s)
+        except ModelError as exc:
+            raise IngestError(str(exc), exc.exit_code) from exc
         # A wrong dimension would be written into Cognee's vector collections and
         # poison the data home for every later run; refuse before anything is stored.
         try:
-            vectors = checker.client.embed(model=self.settings.embedding_model, input=["memctl dimension probe"])
-            dims = len(vectors.embeddings[0])
-        except Exception as exc:  # noqa: BLE001 - reported with the fix, never a traceback
-            raise IngestError(f"embedding probe with {self.settings.embedding_model!r} failed: {exc}", MODEL) from exc
-        if dims != self.settings.embedding_dimensions:
+            dims = len(embed(client, settings, settings.embedding_model, ["memctl dimension probe"],
+                             settings.request_timeout_s)[0])
+        except ModelError as exc:
+            raise IngestError(f"embedding probe with {settings.embedding_model!r} failed: {exc}", MODEL) from exc
+        if dims != settings.embedding_dimensions:
             raise IngestError(
-                f"{self.settings.embedding_model!r} returns {dims}-dimensional vectors but embedding_dimensions is "
-                f"{self.settings.embedding_dimensions}; set MEMCTL_EMBEDDING_DIMENSIONS={dims} (see `memctl doctor`)",
+                f"{settings.embedding_model!r} returns {dims}-dimensional vectors but embedding_dimensions is "
+                f"{settings.embedding_dimensions}; set MEMCTL_EMBEDDING_DIMENSIONS={dims} (see `memctl doctor`)",
                 MODEL,
             )
 
@@ -609,8 +613,6 @@ class IngestRun:
 
     def run(self) -> IngestSummary:
         """Execute the selected phases and return the summary (see its ``exit_code``)."""
-        from filelock import FileLock, Timeout
-
         started = time.monotonic()
         opts = self.options
         if opts.phase not in PHASES:
@@ -620,20 +622,7 @@ class IngestRun:
         else:
             if opts.phase in ("all", "distill"):
                 self._check_source_exists()  # before anything is created in the data home
-            if self.home.root.exists() and not self.home.root.is_dir():
-                raise IngestError(f"the data home {self.home.root} is a file; pass --home DIR (or MEMCTL_HOME) "
-                                  "naming a directory", HOME)
-            self.home.root.mkdir(parents=True, exist_ok=True)
-            lock = FileLock(str(self.home.lock))
-            try:
-                lock.acquire(timeout=-1 if opts.wait else 0)
-            except Timeout as exc:
-                raise IngestError(
-                    f"another memctl run (ingest or sleep) is using {self.home.root} (lock {self.home.lock}); "
-                    "wait for it to finish, or pass --wait",
-                    LOCKED,
-                ) from exc
-            try:
+            with self.home.lock(wait=opts.wait, error=IngestError):
                 self._remove_stale_temp_files()
                 if opts.reparse_all and opts.phase in ("all", "distill"):
                     self._refuse_reparse_all_into_used_datasets()
@@ -644,8 +633,6 @@ class IngestRun:
                 self._publish_or_fail()
                 if opts.phase in ("all", "add", "cognify"):
                     self.graph_phases()
-            finally:
-                lock.release()
         self.summary.wall_s = time.monotonic() - started
         self.reporter.done()
         return self.summary

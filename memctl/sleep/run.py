@@ -50,7 +50,7 @@ from memctl.sleep.consolidate import (
 )
 from memctl.reporting import Reporter, SilentReporter
 from memctl.sleep.report import SleepReport
-from memctl.ingest.distill import sha256_text
+from memctl.store.versions import sha256_text
 from memctl.store import (
     ABSENT_SHA,
     ConcurrencyError,
@@ -188,12 +188,12 @@ class SleepRun:
         if self.home.root.exists() and not self.home.root.is_dir():
             raise SleepError(f"the data home {self.home.root} is a file; pass --home DIR", EXIT_HOME)
         self.home.root.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(self.home.lock))
+        lock = FileLock(str(self.home.lock_file))
         try:
             lock.acquire(timeout=-1 if self.options.wait else 0)
         except Timeout as exc:
             raise SleepError(f"another memctl run (ingest or sleep) is using {self.home.root} (lock "
-                             f"{self.home.lock}); wait for it, or pass --wait", EXIT_LOCKED) from exc
+                             f"{self.home.lock_file}); wait for it, or pass --wait", EXIT_LOCKED) from exc
         try:
             state = SleepState(self.home.root / "sleep_state.json")
             report = SleepReport(self.home.reports, self.home.root)
@@ -548,7 +548,7 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
     path = normalize_path(consolidated_path)
     if not path.startswith("user/") or "/consolidated-" not in path:
         raise SleepError(f"{path} is not a consolidated memory (user/…/consolidated-<key>.md)", EXIT_USAGE)
-    lock = FileLock(str(home.lock))
+    lock = FileLock(str(home.lock_file))
     try:
         lock.acquire(timeout=0)
     except Timeout as exc:

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from memctl.ask.note_search import strip_front_matter
+from memctl.front_matter import strip_front_matter
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,11 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def sha256_text(text: str) -> str:
+    """Lowercase hex SHA-256 of UTF-8 ``text`` (what the store records for a text file of that content)."""
+    return sha256_bytes(text.encode("utf-8"))
+
+
 def is_sha256(value: object) -> bool:
     """True for a 64-char lowercase hex string."""
     return isinstance(value, str) and len(value) == 64 and set(value) <= _HEX
