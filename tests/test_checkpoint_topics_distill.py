@@ -12,6 +12,7 @@ from memctl.ingest.distill import is_junk, read_note_meta
 from memctl.ollama_client import strip_think
 from memctl.prompts import load_prompt
 from memctl.ingest.checkpoint import Checkpoint, CheckpointError
+from memctl.ingest.plan import Action, PlanRules, decide
 from memctl.ingest.topics import TopicRegistry, slugify
 
 
@@ -28,25 +29,63 @@ def _checkpoint(tmp_path: Path) -> Checkpoint:
     return Checkpoint(tmp_path / "progress.json", tmp_path / "skipped.json")
 
 
+def _decide(cp: Checkpoint, sid: str, *, prompt_version: str = "1", reparse_skipped: bool = False,
+            reparse_all: bool = False, updated: int = 2) -> Action:
+    rules = PlanRules(prompt_version=prompt_version, reparse_skipped=reparse_skipped, reparse_all=reparse_all)
+    return decide(_info(id=sid, time_updated=updated), cp.entry(sid), rules).action
+
+
 def test_state_machine_decisions(tmp_path: Path) -> None:
     cp = _checkpoint(tmp_path)
-    assert cp.decide("a", prompt_version="1", reparse_skipped=False, reparse_all=False).action == "process"
+    assert _decide(cp, "a") is Action.DISTILL
     cp.mark_error("a", error="boom", topic="t")
-    assert cp.status("a") == "error" and cp.entry("a")["attempts"] == 1
+    assert cp.status("a") == "error" and cp.entry("a").attempts == 1
     cp.mark_error("a", error="boom again", topic="t")
-    assert cp.entry("a")["attempts"] == 2
-    assert cp.decide("a", prompt_version="1", reparse_skipped=False, reparse_all=False).action == "process"
+    assert cp.entry("a").attempts == 2
+    assert _decide(cp, "a") is Action.DISTILL
     cp.mark_distilled("a", topic="t", note_sha256="x")
-    assert cp.decide("a", prompt_version="1", reparse_skipped=False, reparse_all=False).action == "done"
-    assert cp.decide("a", prompt_version="1", reparse_skipped=False, reparse_all=True).action == "process"
+    assert _decide(cp, "a") is Action.SKIP
+    assert _decide(cp, "a", reparse_all=True) is Action.DISTILL
 
     cp.mark_skipped("j", reason="model answered JUNK", skip_kind="junk", prompt_version="1", topic="t")
     cp.mark_skipped("s", reason="below threshold", skip_kind="threshold", prompt_version="1", topic="t")
-    assert cp.decide("j", prompt_version="1", reparse_skipped=False, reparse_all=False).action == "done"
+    assert _decide(cp, "j") is Action.SKIP
     # a new prompt version re-evaluates JUNK skips, not threshold skips
-    assert cp.decide("j", prompt_version="2", reparse_skipped=False, reparse_all=False).action == "process"
-    assert cp.decide("s", prompt_version="2", reparse_skipped=False, reparse_all=False).action == "done"
-    assert cp.decide("s", prompt_version="2", reparse_skipped=True, reparse_all=False).action == "process"
+    assert _decide(cp, "j", prompt_version="2") is Action.DISTILL
+    assert _decide(cp, "s", prompt_version="2") is Action.SKIP
+    assert _decide(cp, "s", prompt_version="2", reparse_skipped=True) is Action.DISTILL
+
+
+def test_grown_sessions_continue_or_are_re_evaluated_and_active_ones_wait(tmp_path: Path) -> None:
+    cp = _checkpoint(tmp_path)
+    cp.mark_distilled("d", topic="t", session_updated=100, covered_until=90)
+    cp.mark_skipped("s", reason="below threshold", skip_kind="threshold", prompt_version="1", session_updated=100)
+    assert _decide(cp, "d", updated=100) is Action.SKIP and _decide(cp, "d", updated=101) is Action.CONTINUE
+    assert _decide(cp, "s", updated=100) is Action.SKIP and _decide(cp, "s", updated=101) is Action.DISTILL
+    active = PlanRules(prompt_version="1", settle_minutes=10, now_ms=101 + 60_000)
+    for sid in ("d", "s", "new"):  # anything with work to do waits while the session is still being written
+        assert decide(_info(id=sid, time_updated=101), cp.entry(sid), active).action is Action.DEFER
+    assert decide(_info(id="d", time_updated=100), cp.entry("d"), active).action is Action.SKIP
+    settled = PlanRules(prompt_version="1", settle_minutes=10, now_ms=101 + 11 * 60_000)
+    assert decide(_info(id="d", time_updated=101), cp.entry("d"), settled).action is Action.CONTINUE
+
+
+def test_damaged_numbers_in_the_checkpoint_are_a_clear_error(tmp_path: Path) -> None:
+    for value in ("soon", [1], {"a": 1}, "12x"):
+        entry = {"status": "distilled", "session_updated": value}
+        (tmp_path / "progress.json").write_text(json.dumps({"format": 1, "sources": {"x": entry}}))
+        with pytest.raises(CheckpointError, match="session_updated=.* for x, not a number"):
+            _checkpoint(tmp_path)
+
+
+def test_entries_keep_their_stored_shape(tmp_path: Path) -> None:
+    stored = {"status": "distilled", "topic": "t", "continuations": 0, "future_key": {"kept": True}, "updated": "x"}
+    (tmp_path / "progress.json").write_text(json.dumps({"format": 1, "sources": {"a": stored}}))
+    cp = _checkpoint(tmp_path)
+    assert cp.entry("a").continuations == 0 and cp.entry("a").to_json() == stored
+    cp.update("a", title="renamed")
+    again = json.loads((tmp_path / "progress.json").read_text())["sources"]["a"]
+    assert again["future_key"] == {"kept": True} and again["title"] == "renamed" and "error" not in again
 
 
 def test_checkpoint_persists_and_mirrors_skips(tmp_path: Path) -> None:

@@ -131,25 +131,22 @@ def build_topic_index(home: DataHome) -> TopicIndex:
 
     Only notes published in the store (``memory/<topic>/<id>.md`` exists) are listed.
     """
-    checkpoint = Checkpoint(home.progress, home.skipped)
+    distilled = Checkpoint(home.progress, home.skipped).distilled()
     worktrees: dict[str, str] = {}
     try:
-        paths = json.loads((home.root / "topics.json").read_text(encoding="utf-8")).get("paths", {})
+        paths = json.loads(home.topics.read_text(encoding="utf-8")).get("paths", {})
         worktrees = {slug: path for path, slug in paths.items()}
     except (FileNotFoundError, ValueError, AttributeError):
         pass
     by_topic: dict[str, list[tuple[int, NoteRef]]] = {}
-    for sid, entry in checkpoint.sources.items():
-        if entry.get("status") != "distilled":
-            continue
-        topic = entry.get("topic") or "misc"
+    for sid, entry in distilled.items():
+        topic = entry.topic or "misc"
         store_path = f"memory/{topic}/{sid}.md"
         if not (home.store / store_path).is_file():
             continue
-        updated = entry.get("session_updated") or 0
-        title = str(entry.get("title") or sid)
-        ref = NoteRef(source_id=sid, path=store_path, title=title, date=_date(updated), topic=topic)
-        by_topic.setdefault(topic, []).append((int(updated or 0), ref))
+        updated = entry.session_updated or 0
+        ref = NoteRef(source_id=sid, path=store_path, title=entry.title or sid, date=_date(updated), topic=topic)
+        by_topic.setdefault(topic, []).append((updated, ref))
     topics = {}
     for slug, refs in by_topic.items():
         refs.sort(key=lambda pair: (-pair[0], pair[1].source_id))

@@ -1,12 +1,9 @@
 """The ingest checkpoint: ``progress.json`` and ``skipped.json`` in the data home.
 
-State machine (ingester design, "Resume state machine"):
-``absent → distilled | skipped | error``; ``error → distilled | skipped``.
-A ``distilled`` id is final unless ``--reparse-all``; a ``skipped`` id is
-re-evaluated with ``--reparse-skipped``, or when it was skipped as JUNK under
-an older distill prompt version.
+State machine: ``absent → distilled | skipped | error``; ``error → distilled |
+skipped``. What a run does with each state is :func:`memctl.ingest.plan.decide`.
 
-``progress.json`` shape::
+``progress.json`` shape (keys without a value are left out; see :class:`Entry`)::
 
     {"format": 1,
      "sources": {"<source id>": {"status": "distilled"|"skipped"|"error",
@@ -33,7 +30,7 @@ loses a recorded outcome and never leaves a torn file.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -54,6 +51,69 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+_INT_FIELDS = ("session_updated", "covered_until", "continuations", "attempts")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One session's record in ``progress.json``. ``None`` means the key is absent from the file.
+
+    Times are epoch milliseconds of the source; ``updated`` is when the entry was written (UTC).
+    Keys this version does not know are kept in ``extra`` and written back unchanged.
+    """
+
+    status: str
+    session_updated: int | None = None
+    covered_until: int | None = None
+    continuations: int | None = None
+    continuation_of: str | None = None
+    topic: str | None = None
+    title: str | None = None
+    reason: str | None = None
+    skip_kind: str | None = None
+    error: str | None = None
+    attempts: int | None = None
+    prompt_version: str | None = None
+    model: str | None = None
+    transcript_sha256: str | None = None
+    note_sha256: str | None = None
+    updated: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def covered_from(self) -> int:
+        """Parts created after this time (ms) are new since the entry's notes: ``covered_until``,
+        else ``session_updated`` (entries written before coverage was recorded), else 0."""
+        return self.covered_until or self.session_updated or 0
+
+    @classmethod
+    def from_json(cls, source_id: str, raw: dict[str, Any], path: Path) -> "Entry":
+        """Read one stored entry.
+
+        Raises:
+            CheckpointError: a number that is not a number, naming the file, the id and the key.
+        """
+        known = {f.name for f in fields(cls)} - {"extra"}
+        values: dict[str, Any] = {"status": str(raw.get("status", ""))}
+        for key, value in raw.items():
+            if key not in known or key == "status" or value is None:
+                continue
+            if key in _INT_FIELDS:
+                try:
+                    values[key] = int(value)
+                except (TypeError, ValueError) as exc:
+                    raise CheckpointError(f"{path} holds {key}={value!r} for {source_id}, not a number; restore the "
+                                          "file or move it aside (sessions will then be re-evaluated)") from exc
+            else:
+                values[key] = value if isinstance(value, str) else str(value)
+        return cls(**values, extra={k: v for k, v in raw.items() if k not in known})
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored shape: set keys only, unknown keys kept."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
+        return {**self.extra, **{k: v for k, v in data.items() if v is not None}}
+
+
 def _load(path: Path, key: str | None) -> dict[str, Any]:
     if not path.exists():
         return {}
@@ -72,114 +132,77 @@ def _load(path: Path, key: str | None) -> dict[str, Any]:
         ) from exc
 
 
-@dataclass
-class Decision:
-    """What to do with one session given its checkpoint entry: ``action`` is
-    ``"process"`` or ``"done"``; ``why`` explains it for the plan/summary."""
-
-    action: str
-    why: str
-
-
 class Checkpoint:
-    """progress.json + skipped.json of one data home."""
+    """progress.json + skipped.json of one data home.
+
+    Raises (on load): CheckpointError for a corrupt file or a damaged entry.
+    """
 
     def __init__(self, progress_path: Path, skipped_path: Path) -> None:
         self.progress_path = progress_path
         self.skipped_path = skipped_path
-        self.sources: dict[str, dict[str, Any]] = _load(progress_path, "sources")
+        self.entries: dict[str, Entry] = {sid: Entry.from_json(sid, raw, progress_path)
+                                          for sid, raw in _load(progress_path, "sources").items()}
         self.skipped: dict[str, dict[str, Any]] = _load(skipped_path, None)
 
     def status(self, source_id: str) -> str:
         """``absent`` or one of :data:`STATUSES`."""
-        return self.sources.get(source_id, {}).get("status", "absent")
+        entry = self.entries.get(source_id)
+        return entry.status if entry else "absent"
 
-    def entry(self, source_id: str) -> dict[str, Any]:
-        """The stored entry (empty dict when absent)."""
-        return self.sources.get(source_id, {})
+    def entry(self, source_id: str) -> Entry | None:
+        """The stored entry, ``None`` when absent."""
+        return self.entries.get(source_id)
 
-    def decide(
-        self, source_id: str, *, prompt_version: str, reparse_skipped: bool, reparse_all: bool,
-        session_updated: int | None = None,
-    ) -> Decision:
-        """Apply the resume rules to one id.
+    def distilled(self) -> dict[str, Entry]:
+        """The entries whose note was accepted, by source id."""
+        return {sid: e for sid, e in self.entries.items() if e.status == "distilled"}
 
-        ``session_updated`` (epoch ms, the source's ``time_updated``) detects a
-        session that grew after it was handled ("source grows during the run"
-        in the ingester design): a grown skipped session is evaluated again; a
-        grown distilled session gets ``action="continue"`` — its new parts are
-        distilled into a continuation note, so the accepted note stays stable.
-        """
-        entry = self.sources.get(source_id)
-        if entry is None:
-            return Decision("process", "new")
-        status = entry.get("status")
-        recorded = entry.get("session_updated")
-        try:
-            grew = session_updated is not None and recorded is not None and session_updated > int(recorded)
-        except (TypeError, ValueError) as exc:
-            raise CheckpointError(f"progress.json holds session_updated={recorded!r} for {source_id}, not a number; "
-                                  "restore the file or move it aside") from exc
-        if status == "error":
-            return Decision("process", f"retry after error ({entry.get('attempts', 1)} attempts)")
-        if status == "distilled":
-            if reparse_all:
-                return Decision("process", "reparse-all")
-            return Decision("continue", "session grew since it was distilled") if grew else Decision("done", "already distilled")
-        if status == "skipped":
-            if reparse_all or reparse_skipped:
-                return Decision("process", "reparse skipped")
-            if grew:
-                return Decision("process", "session grew since it was skipped")
-            if entry.get("skip_kind") == "junk" and entry.get("prompt_version") != prompt_version:
-                return Decision("process", f"prompt version {entry.get('prompt_version')} → {prompt_version}")
-            return Decision("done", "already skipped")
-        return Decision("process", f"unknown status {status!r}")
-
-    def update(self, source_id: str, **fields: Any) -> None:
-        """Merge ``fields`` into an existing entry (e.g. a root's coverage after a continuation)."""
-        if source_id in self.sources:
-            self.sources[source_id] = {**self.sources[source_id], **fields, "updated": _now()}
+    def update(self, source_id: str, **changes: Any) -> None:
+        """Change fields of an existing entry (e.g. a root's coverage after a continuation); no-op when absent."""
+        if source_id in self.entries:
+            self.entries[source_id] = replace(self.entries[source_id], **changes, updated=_now())
             self._save()
 
     def _save(self) -> None:
-        atomic_write_json(self.progress_path, {"format": FORMAT, "sources": self.sources})
+        atomic_write_json(self.progress_path, {"format": FORMAT,
+                                               "sources": {sid: e.to_json() for sid, e in self.entries.items()}})
 
     def _save_skipped(self) -> None:
         atomic_write_json(self.skipped_path, self.skipped)
 
     def mark_distilled(self, source_id: str, **fields: Any) -> None:
-        """Record a written note (call only after the note file is on disk)."""
-        self.sources[source_id] = {"status": "distilled", **fields, "updated": _now()}
+        """Record a written note (call only after the note file is on disk). ``fields``: :class:`Entry` fields."""
+        self.entries[source_id] = Entry(status="distilled", **fields, updated=_now())
         self._save()
         if self.skipped.pop(source_id, None) is not None:
             self._save_skipped()
 
     def mark_skipped(self, source_id: str, *, reason: str, skip_kind: str, **fields: Any) -> None:
         """Record a skip in both files; ``skip_kind`` is ``threshold`` or ``junk``."""
-        entry = {"status": "skipped", "reason": reason, "skip_kind": skip_kind, **fields, "updated": _now()}
-        self.sources[source_id] = entry
-        self.skipped[source_id] = {k: entry[k] for k in ("reason", "skip_kind", "updated")} | {
-            k: fields[k] for k in ("title", "topic", "prompt_version") if k in fields
+        entry = Entry(status="skipped", reason=reason, skip_kind=skip_kind, **fields, updated=_now())
+        self.entries[source_id] = entry
+        self.skipped[source_id] = {"reason": reason, "skip_kind": skip_kind, "updated": entry.updated} | {
+            k: v for k in ("title", "topic", "prompt_version") if (v := getattr(entry, k)) is not None
         }
         self._save_skipped()
         self._save()
 
     def mark_error(self, source_id: str, *, error: str, **fields: Any) -> None:
-        """Record a failed attempt; the attempt count accumulates across runs."""
-        attempts = int(self.sources.get(source_id, {}).get("attempts", 0)) + 1
-        previous = self.sources.get(source_id, {})
-        # An error on a re-evaluation must not erase a good earlier outcome's evidence.
-        if previous.get("status") in ("distilled", "skipped"):
+        """Record a failed attempt; the attempt count accumulates across runs. An error on a
+        re-evaluation never erases a good earlier outcome (``distilled`` or ``skipped`` stays)."""
+        previous = self.entries.get(source_id)
+        if previous is not None and previous.status in ("distilled", "skipped"):
             return
-        self.sources[source_id] = {"status": "error", "error": error, "attempts": attempts, **fields, "updated": _now()}
+        attempts = (previous.attempts or 0) + 1 if previous else 1
+        self.entries[source_id] = Entry(status="error", error=error, attempts=attempts, **fields, updated=_now())
         self._save()
 
     def remove_continuations(self, root_id: str) -> list[str]:
         """Delete the entries of ``root_id``'s continuation notes; returns their ids."""
-        ids = [sid for sid, entry in self.sources.items() if entry.get("continuation_of") == root_id]
+        ids = [sid for sid, entry in self.entries.items() if entry.continuation_of == root_id]
         for sid in ids:
-            del self.sources[sid]
+            del self.entries[sid]
             self.skipped.pop(sid, None)
         if ids:
             self._save()
@@ -187,8 +210,8 @@ class Checkpoint:
         return ids
 
     def counts(self) -> dict[str, int]:
-        """Number of ids per status."""
+        """Number of ids per status (an unknown status counts under its own name)."""
         out = {s: 0 for s in STATUSES}
-        for entry in self.sources.values():
-            out[entry.get("status", "error")] = out.get(entry.get("status", "error"), 0) + 1
+        for entry in self.entries.values():
+            out[entry.status or "error"] = out.get(entry.status or "error", 0) + 1
         return out

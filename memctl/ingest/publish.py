@@ -1,0 +1,77 @@
+"""Publishing: the accepted notes into the memory store's ``memory/``, and the indexes ``ask`` reads.
+
+The store's ``memory/`` prefix is the ground truth that ask reads and the
+graph is built from; only the actor ``ingest`` may write it, and every change
+is versioned and audited. Publishing is idempotent: unchanged notes are store
+no-ops, so it also completes the work of a run killed between writing a note
+and publishing it. Notes no longer accepted (continuations superseded by
+``--reparse-all``) are deleted from ``memory/`` (a versioned tombstone).
+The caller holds the data-home lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from memctl.config import DataHome
+from memctl.ingest.checkpoint import Checkpoint
+from memctl.store.versions import sha256_text
+
+
+def memory_path(topic: str | None, source_id: str) -> str:
+    """Store path of a session's note: ``memory/<topic>/<source-id>.md`` (topic ``misc`` when unknown)."""
+    return f"memory/{topic or 'misc'}/{source_id}.md"
+
+
+@dataclass
+class Published:
+    """What :func:`publish_notes` changed: notes written (new or changed) and deleted."""
+
+    written: int = 0
+    removed: int = 0
+
+
+def publish_notes(home: DataHome) -> Published:
+    """Make ``memory/<topic>/<source-id>.md`` in the store mirror the accepted notes.
+
+    Raises:
+        memctl.store.StoreError: the store refused a change (AuditIntegrityError when its log is damaged).
+        OSError: a note or the store cannot be read or written.
+    """
+    from memctl.store import MemoryStore
+
+    store = MemoryStore(home.store)
+    result = Published()
+    wanted: dict[str, Path] = {}
+    for sid, entry in sorted(Checkpoint(home.progress, home.skipped).distilled().items()):
+        note = home.note_path(sid)
+        if note.exists():
+            wanted[memory_path(entry.topic, sid)] = note
+    for store_path, note in wanted.items():
+        text = note.read_text(encoding="utf-8")
+        current = store.sha(store_path)
+        if current != sha256_text(text):
+            store.write_text(store_path, text, expected_sha=current, actor="ingest",
+                             reason=f"distilled note of session {note.stem}" + (" (re-distilled)" if current else ""))
+            result.written += 1
+    for store_path in store.list("memory"):
+        if store_path not in wanted:
+            store.delete(store_path, expected_sha=None, actor="ingest",
+                         reason="note no longer accepted (superseded by a re-distilled note)")
+            result.removed += 1
+    return result
+
+
+def refresh_indexes(home: DataHome) -> None:
+    """Rewrite the topic index and bring each topic's BM25 note index up to date, so that
+    `memctl ask` (routing, provenance, raw-notes fallback) never pays for a rebuild."""
+    from memctl.ask.note_search import NoteSearch
+    from memctl.ask.topic_index import build_topic_index
+    from memctl.store import MemoryStore
+
+    index = build_topic_index(home)
+    index.save(home.topic_index)
+    search = NoteSearch(MemoryStore(home.store), home.note_index)
+    for topic in index.slugs:
+        search.index_for(topic)
