@@ -12,6 +12,8 @@ if [ ! -f .venv/.installed-test ] || [ constraints.txt -nt .venv/.installed-test
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test]'
   touch .venv/.installed-test
 fi
+# Lint first (pinned ruff, settings in pyproject.toml): an unused import or a broken import order fails in seconds.
+.venv/bin/python -m ruff check --quiet .
 set +e
 .venv/bin/python -m pytest "$@"
 status=$?

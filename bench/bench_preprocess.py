@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from memctl.connectors.opencode.source import OpenCodeSource
 from memctl.config import Settings
+from memctl.connectors.opencode.source import OpenCodeSource
 from memctl.ingest.transcript import build_transcript
 from tests.fixtures.synthetic_opencode import build_database
 

@@ -16,8 +16,8 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from memctl.config import DataHome, Settings
 from memctl.ask.run import AskError, AskOptions, ask
+from memctl.config import DataHome, Settings
 
 
 def _counts(settings: Settings, datasets: list[str]) -> dict:

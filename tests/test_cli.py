@@ -72,7 +72,7 @@ def test_dry_run_human_output(fixture_copy: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["ingest", "--phase", "bogus"], 2, "Invalid value for '--phase'"),
+        (["ingest", "--phase", "bogus"], 2, "'bogus' is not one of 'all', 'distill', 'add', 'cognify'"),
         (["ingest", "--since", "last tuesday"], 2, "cannot read --since"),
         (["ingest", "--limit", "0"], 2, "limit"),
         (["ingest", "--db", "/nonexistent/opencode.db"], 3, "OpenCode database not found"),

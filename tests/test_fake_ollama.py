@@ -16,8 +16,7 @@ import jsonschema
 import ollama
 import openai
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from pydantic import BaseModel, Field
 
 from tests.fakes.ollama_server import (

@@ -206,10 +206,11 @@ def test_second_ingest_waits_for_the_lock(tmp_path: Path) -> None:
 
 
 def test_reparse_skipped_and_new_prompt_version_re_evaluate_junk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memctl.ingest import distill, run as ingest
-    from tests.fixtures.synthetic_opencode import add_project, add_session, create_schema
     import random
     import sqlite3
+
+    from memctl.ingest import distill, run as ingest
+    from tests.fixtures.synthetic_opencode import add_project, add_session, create_schema
 
     db = tmp_path / "opencode.db"
     conn = sqlite3.connect(db)

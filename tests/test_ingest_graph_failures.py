@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from memctl.graph import knowledge_graph
 from memctl.config import DataHome, Settings
+from memctl.graph import knowledge_graph
 from memctl.ingest.run import IngestError, IngestOptions, IngestRun
 from tests.fakes.ollama_server import FakeOllama
 from tests.fixtures.synthetic_opencode import build_database

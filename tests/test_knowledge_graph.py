@@ -18,8 +18,8 @@ from typing import Iterator
 
 import pytest
 
-from memctl.graph import knowledge_graph as kg
 from memctl.config import DataHome, Settings
+from memctl.graph import knowledge_graph as kg
 from memctl.graph.offline import OFFLINE_ENV, cl100k_asset, ensure_offline_assets, tiktoken_cache_path
 from tests.conftest import guard_network
 from tests.fakes.ollama_server import FakeOllama

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from memctl.config import Settings
 from memctl.connectors.opencode import source as opencode
 from memctl.connectors.opencode.source import (
     OpenCodeSource,
@@ -22,7 +23,6 @@ from memctl.connectors.opencode.source import (
     UnsupportedSchemaError,
     resolve_db_path,
 )
-from memctl.config import Settings
 from memctl.ingest.transcript import build_transcript
 from tests.fixtures.synthetic_opencode import BASE_MS, add_project, add_session, build_database, create_schema
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from memctl.connectors.opencode.source import OpenCodeSource
-from memctl.connectors.opencode.schema import LayoutReport
 from memctl.config import Settings
+from memctl.connectors.opencode.schema import LayoutReport
+from memctl.connectors.opencode.source import OpenCodeSource
 from memctl.ingest.transcript import Transcript, build_transcript
 from tests.fixtures.make_opencode_fixture import SMALL_SET
 

@@ -18,10 +18,27 @@ import pytest
 from typer.testing import CliRunner
 
 import memctl.schedule.plan as schedule
-from memctl.schedule.plan import (EXAMPLE_CONFIG, ScheduleConfig, ScheduleInputError, ServiceManagerError, apply_plan,
-                             calendar_times, default_program, default_search_path, default_unit_dir, detect_platform,
-                             job_status, parse_clock, parse_interval, plan_install, plan_uninstall, render_plist,
-                             render_service, render_timer, run_command)
+from memctl.schedule.plan import (
+    EXAMPLE_CONFIG,
+    ScheduleConfig,
+    ScheduleInputError,
+    ServiceManagerError,
+    apply_plan,
+    calendar_times,
+    default_program,
+    default_search_path,
+    default_unit_dir,
+    detect_platform,
+    job_status,
+    parse_clock,
+    parse_interval,
+    plan_install,
+    plan_uninstall,
+    render_plist,
+    render_service,
+    render_timer,
+    run_command,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 UID = 501
@@ -372,7 +389,7 @@ def test_cli_dry_run_systemd(tmp_path):
     (("--sleep-every", "6x"), "--sleep-every: '6x' is not a duration"),
     (("--sleep-every", "7h"), "does not divide a day"),
     (("--ingest-at", "25:00"), "--ingest-at: '25:00' is not a time of day"),
-    (("--platform", "cron"), "Invalid value for '--platform'"),
+    (("--platform", "cron"), "Invalid value for '--platform': Value error, 'cron' is not one of 'auto', 'launchd', 'systemd'"),
 ])
 def test_cli_bad_values_exit_2(tmp_path, args, message):
     result = _memctl(tmp_path, "schedule", "install", "--dry-run", *args)

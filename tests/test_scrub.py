@@ -11,8 +11,7 @@ import json
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memctl.ingest.scrub import DETECTORS, MARKER_PATTERN, find_secrets, redaction_marker, scrub, scrub_texts
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from memctl.sleep.clustering import cluster_memories, related, subject_words
 from memctl.config import DataHome, Settings
+from memctl.sleep.clustering import cluster_memories, related, subject_words
 from memctl.sleep.consolidate import ConsolidationTask, Member, consolidate, consolidate_cluster
 from memctl.sleep.run import SleepError, SleepOptions, SleepRun
-from memctl.store import MemoryStore
 from memctl.sleep.user_memory import parse_memory, render_memory
+from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
 from tests.memctl_process import hold_lock
 

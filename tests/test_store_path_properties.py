@@ -11,8 +11,7 @@ import tempfile
 import unicodedata
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memctl.store import InvalidPathError, MemoryStore, ReadOnlyPrefixError
 from memctl.store.policy import INTERNAL_PREFIXES, PUBLIC_PREFIXES, normalize_path

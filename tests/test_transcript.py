@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from memctl.connectors.model import Part, Session, SessionInfo
 from memctl.config import Settings
+from memctl.connectors.model import Part, Session, SessionInfo
 from memctl.ingest.scrub import find_secrets
 from memctl.ingest.transcript import CHARS_PER_TOKEN, build_transcript
 

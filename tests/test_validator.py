@@ -13,11 +13,11 @@ import json
 from typing import NamedTuple
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from memctl.config import Settings
 from memctl.sleep.validator import INJECTION_PATTERNS, ValidationLimits, fold_for_matching, validate_proposal
+
 
 class Raw(NamedTuple):
     """The staged file itself (bytes, text or any value), passed to the validator as is."""

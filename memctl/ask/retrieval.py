@@ -19,12 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from memctl.config import DataHome, Settings
-from memctl.front_matter import read_front_matter as read_note_meta
 from memctl.ask.note_search import NoteSearch
-from memctl.front_matter import strip_front_matter
-from memctl.store import MemoryStore
 from memctl.ask.topic_index import TopicIndex
+from memctl.config import DataHome, Settings
+from memctl.front_matter import read_front_matter as read_note_meta, strip_front_matter
+from memctl.store import MemoryStore
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ import json
 import time
 from dataclasses import dataclass
 
+from memctl.ask.topic_index import TopicIndex
 from memctl.config import Settings
 from memctl.exit_codes import UsageError
-from memctl.prompts import load_prompt
 from memctl.ollama_client import ModelError, chat_once, client_for
-from memctl.ask.topic_index import TopicIndex
+from memctl.prompts import load_prompt
 
 MAX_TOPICS = 2
 SECOND_TOPIC_MIN_RATIO = 0.5

@@ -21,17 +21,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from memctl.config import DataHome, Settings
-from memctl.prompts import load_prompt
-from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for, strip_think
-from memctl.front_matter import strip_front_matter
 from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.ask.routing import Route, UnknownTopicError, route_question
-from memctl.store import MemoryStore, StoreError
 from memctl.ask.topic_index import TopicIndex, TopicIndexError, build_topic_index
-from memctl.exit_codes import HOME as EXIT_HOME, MODEL as EXIT_MODEL, NOTHING_INGESTED as EXIT_EMPTY
-from memctl.exit_codes import USAGE as EXIT_USAGE, ExitCodeError
+from memctl.config import DataHome, Settings
+from memctl.exit_codes import (
+    HOME as EXIT_HOME,
+    MODEL as EXIT_MODEL,
+    NOTHING_INGESTED as EXIT_EMPTY,
+    USAGE as EXIT_USAGE,
+    ExitCodeError,
+)
+from memctl.front_matter import strip_front_matter
+from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for, strip_think
+from memctl.prompts import load_prompt
+from memctl.store import MemoryStore, StoreError
 
 MAX_QUESTION_CHARS = 4000
 MIN_EXCERPT_CHARS = 200

@@ -29,6 +29,8 @@ app = typer.Typer(
     name="memctl",
     help=HELP,
     cls=ErrorBoundaryGroup,
+    # Plain help: Typer's Rich help prints a type such as <bool> after every flag (its --help too).
+    rich_markup_mode=None,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -37,7 +39,7 @@ console = Console(stderr=True)
 stdout = Console()
 
 HomeOption = Annotated[Optional[Path], typer.Option(
-    "--home", envvar="MEMCTL_HOME", show_envvar=False, help="Data home (default ./var; also MEMCTL_HOME).")]
+    "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default ./var; also MEMCTL_HOME).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 WaitOption = Annotated[bool, typer.Option(
     "--wait", help="If another ingest or sleep holds the data home, wait for it instead of exiting 6.")]

@@ -6,10 +6,15 @@ order here is the order ``memctl --help`` lists them (command groups last).
 
 from __future__ import annotations
 
+# isort: off
+# The order here is the order `memctl --help` lists the commands (Typer keeps registration order).
 from memctl.cli.app import app
-from memctl.cli.commands import ingest, doctor, history, show, rollback  # noqa: F401 - registration
-from memctl.cli.commands import ask, remember, sleep, unmerge  # noqa: F401 - registration
-from memctl.cli.commands import audit, schedule  # noqa: F401 - registration (command groups)
+from memctl.cli.commands import ingest, doctor  # noqa: F401 - each import registers its command
+from memctl.cli.commands import history, show, rollback  # noqa: F401
+from memctl.cli.commands import ask, remember  # noqa: F401
+from memctl.cli.commands import sleep, unmerge  # noqa: F401
+from memctl.cli.commands import audit, schedule  # noqa: F401 - command groups (listed after commands)
+# isort: on
 
 __all__ = ["app", "main"]
 

@@ -19,8 +19,8 @@ import re
 import unicodedata
 from pathlib import Path, PurePosixPath
 
-from memctl.connectors.model import SessionInfo
 from memctl.atomic import atomic_write_json
+from memctl.connectors.model import SessionInfo
 from memctl.ingest.checkpoint import CheckpointError
 
 GLOBAL_PROJECT_ID = "global"

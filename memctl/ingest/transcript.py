@@ -52,8 +52,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from memctl.connectors.model import Part, Session
 from memctl.config import Settings
+from memctl.connectors.model import Part, Session
 from memctl.ingest.scrub import scrub_texts
 
 __all__ = ["Transcript", "build_transcript", "LIFECYCLE_PART_TYPES", "CHARS_PER_TOKEN"]

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from memctl.atomic import atomic_write_json
 from memctl.config import Settings
-from memctl.prompts import Prompt, load_prompt
 from memctl.ollama_client import ModelError, chat_once, client_for
+from memctl.prompts import Prompt, load_prompt
 
 MAX_MERGED_LINES = 40
 

@@ -38,8 +38,18 @@ from pathlib import Path
 from typing import Any
 
 from memctl.atomic import atomic_write_json
-from memctl.sleep.clustering import Cluster, cluster_memories
 from memctl.config import DataHome, Settings
+from memctl.exit_codes import (
+    FAILED_ITEMS as EXIT_FAILED,
+    HOME as EXIT_HOME,
+    LOCKED as EXIT_LOCKED,
+    MODEL as EXIT_MODEL,
+    OK as EXIT_OK,
+    USAGE as EXIT_USAGE,
+    ExitCodeError,
+)
+from memctl.reporting import Reporter, SilentReporter
+from memctl.sleep.clustering import Cluster, cluster_memories
 from memctl.sleep.consolidate import (
     ConsolidationError,
     ConsolidationResult,
@@ -48,9 +58,9 @@ from memctl.sleep.consolidate import (
     consolidate,
     is_cached,
 )
-from memctl.reporting import Reporter, SilentReporter
 from memctl.sleep.report import SleepReport
-from memctl.store.versions import sha256_text
+from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
+from memctl.sleep.validator import ValidationLimits, validate_proposal
 from memctl.store import (
     ABSENT_SHA,
     ConcurrencyError,
@@ -60,10 +70,7 @@ from memctl.store import (
     ReadOnlyPrefixError,
     StoreError,
 )
-from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
-from memctl.sleep.validator import ValidationLimits, validate_proposal
-from memctl.exit_codes import FAILED_ITEMS as EXIT_FAILED, HOME as EXIT_HOME, LOCKED as EXIT_LOCKED
-from memctl.exit_codes import MODEL as EXIT_MODEL, OK as EXIT_OK, USAGE as EXIT_USAGE, ExitCodeError
+from memctl.store.versions import sha256_text
 
 CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
 

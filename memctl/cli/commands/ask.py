@@ -15,11 +15,11 @@ from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_f
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
-    session: Annotated[Optional[str], typer.Option("--session", "-s", help="Session id: its promoted memories apply, proposals go to its inbox (default 'cli').")] = None,
-    topic: Annotated[Optional[list[str]], typer.Option("--topic", "-t", help="Skip routing: search this topic (repeatable).")] = None,
-    top_k: Annotated[Optional[int], typer.Option("--top-k", min=1, max=50, help="Excerpts to retrieve (default from config: 6).")] = None,
-    max_context_chars: Annotated[Optional[int], typer.Option("--max-context-chars", min=500, help="Bound on the context given to the model (default 12000).")] = None,
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in quotes.")],
+    session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", help="Session id: its promoted memories apply, proposals go to its inbox (default 'cli').")] = None,
+    topic: Annotated[Optional[list[str]], typer.Option("--topic", "-t", metavar="TOPIC", help="Skip routing: search this topic (repeatable).")] = None,
+    top_k: Annotated[Optional[int], typer.Option("--top-k", metavar="N", min=1, max=50, help="Excerpts to retrieve (default from config: 6).")] = None,
+    max_context_chars: Annotated[Optional[int], typer.Option("--max-context-chars", metavar="N", min=500, help="Bound on the context given to the model (default 12000).")] = None,
     propose: Annotated[Optional[bool], typer.Option("--propose/--no-propose", help="Let the model propose a durable memory from this exchange into staging/ (default off; config ask_propose).")] = None,
     no_graph: Annotated[bool, typer.Option("--no-graph", help="Skip Cognee search; rank the raw notes only.")] = False,
     as_json: JsonOption = False,
@@ -28,8 +28,7 @@ def ask(
 ) -> None:
     """Answer a question from memory (read-only): route → retrieve → answer, with cited sources."""
     settings = settings_from_flags(home)  # before importing the ollama client: it reads OLLAMA_HOST at import
-    from memctl.ask.run import AskOptions
-    from memctl.ask.run import ask as run_ask
+    from memctl.ask.run import AskOptions, ask as run_ask
 
     options = AskOptions(question=question, session=session, topics=list(topic or ()), top_k=top_k,
                          max_context_chars=max_context_chars, propose=propose, use_graph=not no_graph)

@@ -21,10 +21,10 @@ app.add_typer(audit_app, name="audit")
 @audit_app.callback()
 def audit(
     ctx: typer.Context,
-    path: Annotated[Optional[str], typer.Option("--path", help="Only store paths matching this glob (user/*, memory/alpha/*).")] = None,
-    actor: Annotated[Optional[str], typer.Option("--actor", help="Only this actor (ingest, sleep, ask, remember, cli).")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", help="Only records since a date (2026-11-01) or age (7d, 12h).")] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="Show the newest N matching records.")] = 50,
+    path: Annotated[Optional[str], typer.Option("--path", metavar="GLOB", help="Only store paths matching this glob (user/*, memory/alpha/*).")] = None,
+    actor: Annotated[Optional[str], typer.Option("--actor", metavar="ACTOR", help="Only this actor (ingest, sleep, ask, remember, cli).")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE|AGE", help="Only records since a date (2026-11-01) or age (7d, 12h).")] = None,
+    limit: Annotated[int, typer.Option("--limit", metavar="N", min=1, help="Show the newest N matching records.")] = 50,
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:

@@ -15,7 +15,7 @@ from memctl.exit_codes import DOCTOR, OK
 
 @app.command()
 def doctor(
-    db: Annotated[Optional[Path], typer.Option("--db", help="OpenCode database to check.")] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="OpenCode database to check.")] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:

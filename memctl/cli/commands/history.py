@@ -15,7 +15,7 @@ from memctl.exit_codes import USAGE, UsageError
 
 @app.command()
 def history(
-    path: Annotated[str, typer.Argument(help="Store path, e.g. user/global/editor.md.")],
+    path: Annotated[str, typer.Argument(metavar="PATH", help="Store path, e.g. user/global/editor.md.")],
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:

@@ -14,7 +14,7 @@ from memctl.cli.progress import reporter_for
 from memctl.ingest.options import Phase
 
 DbOption = Annotated[Optional[Path], typer.Option(
-    "--db", help="OpenCode database file, or the directory holding opencode.db / opencode-dev.db (default: "
+    "--db", metavar="PATH", help="OpenCode database file, or the directory holding opencode.db / opencode-dev.db (default: "
                  "$OPENCODE_DB, then $XDG_DATA_HOME/opencode/opencode.db, then ~/.local/share/opencode/opencode.db).")]
 
 
@@ -70,14 +70,14 @@ def ingest(
     home: HomeOption = None,
     phase: Annotated[Phase, typer.Option("--phase", help="Which phases to run.")] = Phase.all,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Read, normalize, scrub, sample and plan; no model, nothing written.")] = False,
-    since: Annotated[Optional[str], typer.Option("--since", help="Only sessions updated since a date (2026-11-01) or age (7d, 12h).")] = None,
-    session: Annotated[Optional[list[str]], typer.Option("--session", help="Only this session id (repeatable); a subagent id selects its parent.")] = None,
-    project: Annotated[Optional[str], typer.Option("--project", help="Only this project: topic slug, project id, worktree path or its name.")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="At most N top-level sessions.")] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", min=1, max=64, help="Concurrent model calls (default from config: 2).")] = None,
-    batch_size: Annotated[Optional[int], typer.Option("--batch-size", min=1, help="Notes per Cognee add batch.")] = None,
-    chunks_per_batch: Annotated[Optional[int], typer.Option("--chunks-per-batch", min=1, help="Cognify chunk concurrency.")] = None,
-    data_per_batch: Annotated[Optional[int], typer.Option("--data-per-batch", min=1, help="Cognify document concurrency.")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE|AGE", help="Only sessions updated since a date (2026-11-01) or age (7d, 12h).")] = None,
+    session: Annotated[Optional[list[str]], typer.Option("--session", metavar="ID", help="Only this session id (repeatable); a subagent id selects its parent.")] = None,
+    project: Annotated[Optional[str], typer.Option("--project", metavar="NAME", help="Only this project: topic slug, project id, worktree path or its name.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", metavar="N", min=1, help="At most N top-level sessions.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", min=1, max=64, help="Concurrent model calls (default from config: 2).")] = None,
+    batch_size: Annotated[Optional[int], typer.Option("--batch-size", metavar="N", min=1, help="Notes per Cognee add batch.")] = None,
+    chunks_per_batch: Annotated[Optional[int], typer.Option("--chunks-per-batch", metavar="N", min=1, help="Cognify chunk concurrency.")] = None,
+    data_per_batch: Annotated[Optional[int], typer.Option("--data-per-batch", metavar="N", min=1, help="Cognify document concurrency.")] = None,
     reparse_skipped: Annotated[bool, typer.Option("--reparse-skipped", help="Re-evaluate sessions skipped earlier.")] = False,
     reparse_all: Annotated[bool, typer.Option("--reparse-all", help="Re-distill everything (only into new or empty datasets).")] = False,
     as_json: JsonOption = False,

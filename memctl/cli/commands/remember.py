@@ -22,9 +22,9 @@ class Kind(str, Enum):
 
 @app.command()
 def remember(
-    text: Annotated[str, typer.Argument(help="The memory, e.g. \"Use pnpm, not npm, in this repo\".")],
-    session: Annotated[str, typer.Option("--session", "-s", help="Session id the memory belongs to.")],
-    topic: Annotated[Optional[str], typer.Option("--topic", "-t", help="Scope it to a topic (promoted under user/topics/<topic>/).")] = None,
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The memory, e.g. \"Use pnpm, not npm, in this repo\".")],
+    session: Annotated[str, typer.Option("--session", "-s", metavar="ID", help="Session id the memory belongs to.")],
+    topic: Annotated[Optional[str], typer.Option("--topic", "-t", metavar="TOPIC", help="Scope it to a topic (promoted under user/topics/<topic>/).")] = None,
     global_scope: Annotated[bool, typer.Option("--global", help="A global preference (promoted under user/global/).")] = False,
     kind: Annotated[Kind, typer.Option("--kind", help="What the memory is.")] = Kind.note,
     as_json: JsonOption = False,

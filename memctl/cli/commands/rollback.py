@@ -15,9 +15,9 @@ from memctl.exit_codes import FAILED_ITEMS, UsageError
 
 @app.command()
 def rollback(
-    path: Annotated[str, typer.Argument(help="Store path.")],
-    to: Annotated[str, typer.Option("--to", help="The version id (≥ 6 chars) to restore, from `memctl history`.")],
-    reason: Annotated[str, typer.Option("--reason", help="Recorded in the audit log.")] = "manual rollback",
+    path: Annotated[str, typer.Argument(metavar="PATH", help="Store path.")],
+    to: Annotated[str, typer.Option("--to", metavar="VERSION", help="The version id (≥ 6 chars) to restore, from `memctl history`.")],
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Recorded in the audit log.")] = "manual rollback",
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (required when stdin is not a terminal).")] = False,
     as_ingest: Annotated[bool, typer.Option("--as-ingest", help="Required for memory/: act with ingest's privilege.")] = False,
     home: HomeOption = None,

@@ -22,7 +22,7 @@ from memctl.schedule.plan import Platform
 
 PlatformOption = Annotated[Platform, typer.Option("--platform", help="auto: launchd on macOS, systemd on Linux.")]
 UnitDirOption = Annotated[Optional[Path], typer.Option(
-    "--unit-dir", help="Where the job files go (default ~/Library/LaunchAgents or ~/.config/systemd/user).")]
+    "--unit-dir", metavar="DIR", help="Where the job files go (default ~/Library/LaunchAgents or ~/.config/systemd/user).")]
 
 schedule_app = typer.Typer(
     help="Install, remove or inspect the scheduled jobs: sleep every 6h and a daily ingest "
@@ -61,8 +61,8 @@ def _flag(name: str, parse, text: str):  # noqa: ANN001, ANN202
 
 @schedule_app.command("install")
 def install(
-    sleep_every: Annotated[str, typer.Option("--sleep-every", help="Sleep interval: minutes, hours or days dividing a day (30m, 90m, 6h, 1d).")] = "6h",
-    ingest_at: Annotated[str, typer.Option("--ingest-at", help="Daily ingest time, HH:MM local time.")] = "03:00",
+    sleep_every: Annotated[str, typer.Option("--sleep-every", metavar="INTERVAL", help="Sleep interval: minutes, hours or days dividing a day (30m, 90m, 6h, 1d).")] = "6h",
+    ingest_at: Annotated[str, typer.Option("--ingest-at", metavar="HH:MM", help="Daily ingest time, HH:MM local time.")] = "03:00",
     platform: PlatformOption = Platform.auto,
     unit_dir: UnitDirOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the files and commands; write and load nothing.")] = False,
@@ -70,8 +70,14 @@ def install(
 ) -> None:
     """Write the sleep and ingest jobs (absolute paths, PATH with ollama, logs in <home>/logs/) and load them."""
     from memctl.config import DataHome
-    from memctl.schedule.plan import (ScheduleConfig, default_program, default_search_path, parse_clock,
-                                      parse_interval, plan_install)
+    from memctl.schedule.plan import (
+        ScheduleConfig,
+        default_program,
+        default_search_path,
+        parse_clock,
+        parse_interval,
+        plan_install,
+    )
 
     every = _flag("--sleep-every", parse_interval, sleep_every)
     at = _flag("--ingest-at", parse_clock, ingest_at)

@@ -13,8 +13,8 @@ from memctl.cli.store_flags import store_from_flags
 
 @app.command()
 def show(
-    path: Annotated[str, typer.Argument(help="Store path.")],
-    version: Annotated[Optional[str], typer.Option("--version", "-v", help="A version id (≥ 6 chars) from `memctl history`.")] = None,
+    path: Annotated[str, typer.Argument(metavar="PATH", help="Store path.")],
+    version: Annotated[Optional[str], typer.Option("--version", "-v", metavar="VERSION", help="A version id (≥ 6 chars) from `memctl history`.")] = None,
     home: HomeOption = None,
 ) -> None:
     """Print a file's current content, or one of its versions, verbatim on stdout."""

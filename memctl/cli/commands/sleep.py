@@ -14,7 +14,7 @@ from memctl.cli.progress import reporter_for
 
 @app.command()
 def sleep(
-    concurrency: Annotated[Optional[int], typer.Option("--concurrency", min=1, max=32, help="Parallel consolidations and topic rebuilds (default 3; config sleep_concurrency).")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", metavar="N", min=1, max=32, help="Parallel consolidations and topic rebuilds (default 3; config sleep_concurrency).")] = None,
     wait: WaitOption = False,
     no_rebuild: Annotated[bool, typer.Option("--no-rebuild", help="Skip the Cognee rebuild (changed topics stay pending for the next run).")] = False,
     as_json: JsonOption = False,

@@ -11,8 +11,8 @@ from memctl.cli.app import HomeOption, app, settings_from_flags, stdout
 
 @app.command()
 def unmerge(
-    path: Annotated[str, typer.Argument(help="A consolidated memory, user/…/consolidated-<key>.md.")],
-    reason: Annotated[str, typer.Option("--reason", help="Recorded in the audit log.")] = "manual unmerge",
+    path: Annotated[str, typer.Argument(metavar="PATH", help="A consolidated memory, user/…/consolidated-<key>.md.")],
+    reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="Recorded in the audit log.")] = "manual unmerge",
     home: HomeOption = None,
 ) -> None:
     """Undo a merge: restore its members, delete the merged memory, never merge exactly those again."""
