@@ -1,4 +1,20 @@
-"""Shared pytest fixtures: the fake Ollama server and the offline guard.
+"""Shared pytest fixtures: the environment isolation, the fake Ollama server, the fake chat client
+and the offline guard.
+
+``isolated_environment`` (autouse)
+    Every test runs as if on a machine without memctl set up: no ``MEMCTL_*``
+    variable, no ``OPENCODE_DB`` or ``AI_MEMORY_STORE_DEBUG``; ``MEMCTL_HOME``,
+    ``XDG_CONFIG_HOME`` and ``XDG_DATA_HOME`` point into the test's own temp
+    directory (so the user's config file and OpenCode history are never read
+    and a forgotten ``--home`` never writes into the repository), and
+    ``OLLAMA_HOST`` at a closed local port (127.0.0.1:9), so only a test that
+    starts a fake server reaches a model. It changes ``os.environ``, so child
+    processes inherit it. Yields the temp directory.
+
+``fake_chat``
+    An in-process :class:`tests.fakes.chat_client.FakeChatClient` that every
+    model call of memctl uses for this test (unit tests of distill, ask and
+    sleep); the wire-level ``fake_ollama`` stays for end-to-end tests.
 
 ``fake_ollama``
     A started :class:`tests.fakes.ollama_server.FakeOllama` on 127.0.0.1 with
@@ -19,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import os
 import socket
 import sys
 from pathlib import Path
@@ -30,7 +47,32 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.fakes.chat_client import FakeChatClient  # noqa: E402
 from tests.fakes.ollama_server import FakeOllama  # noqa: E402
+
+CLOSED_PORT_HOST = "127.0.0.1:9"  # the discard port: nothing listens, a connection is refused at once
+_CLEARED = ("OPENCODE_DB", "AI_MEMORY_STORE_DEBUG")
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Isolate the test (and its child processes) from the user's memctl, Ollama and OpenCode setup."""
+    root = tmp_path_factory.mktemp("env")
+    for name in [n for n in os.environ if n.startswith("MEMCTL_")] + list(_CLEARED):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEMCTL_HOME", str(root / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
+    monkeypatch.setenv("OLLAMA_HOST", CLOSED_PORT_HOST)
+    yield root
+
+
+@pytest.fixture
+def fake_chat(monkeypatch: pytest.MonkeyPatch) -> FakeChatClient:
+    """Every Ollama client memctl builds during the test is this in-process fake (see its docstring)."""
+    fake = FakeChatClient()
+    monkeypatch.setattr("memctl.ollama_client._make_client", lambda host, timeout_s: fake.bind(host, timeout_s))
+    return fake
 
 
 def _is_loopback_host(host: Any) -> bool:

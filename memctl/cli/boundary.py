@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 from typing import Any
 
-import click
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -33,7 +32,7 @@ def fail(message: str, exit_code: int) -> typer.Exit:
 class ErrorBoundaryGroup(TyperGroup):
     """The root ``memctl`` group: runs the chosen command and maps what it raises to an exit code."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ExitCodeError as exc:

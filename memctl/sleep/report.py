@@ -21,56 +21,9 @@ from memctl.atomic import atomic_write_json, atomic_write_text
 
 PHASES = ("load", "promote", "cluster", "consolidate", "rebuild", "done")
 
-_TEMPLATE = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True).from_string("""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-{% if status == "running" %}<meta http-equiv="refresh" content="3">{% endif %}
-<title>memctl sleep {{ started }}</title>
-<style>
- body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem; color: #1d2330; max-width: 70rem; }
- h1 { font-size: 1.4rem; margin-bottom: .2rem; } h2 { font-size: 1.1rem; margin-top: 1.8rem; }
- .muted { color: #667; } table { border-collapse: collapse; width: 100%; margin-top: .5rem; }
- th, td { text-align: left; padding: .3rem .6rem; border-bottom: 1px solid #e3e6ec; vertical-align: top; }
- th { background: #f4f6fa; font-weight: 600; }
- .st { font-weight: 600; border-radius: .6rem; padding: .05rem .5rem; font-size: 12px; }
- .done { background: #e3f6e8; color: #17692e; } .running { background: #fff4d6; color: #8a5a00; }
- .failed { background: #fde4e4; color: #9b1c1c; } .pending { background: #eef0f4; color: #667; }
- .cards { display: flex; flex-wrap: wrap; gap: .8rem; margin-top: 1rem; }
- .card { border: 1px solid #e3e6ec; border-radius: .5rem; padding: .6rem .9rem; min-width: 9rem; }
- .card b { display: block; font-size: 1.5rem; } pre { white-space: pre-wrap; margin: 0; font-size: 12px; }
- code { font-size: 12px; }
-</style></head><body>
-<h1>memctl sleep <span class="st {{ status }}">{{ status }}</span></h1>
-<div class="muted">started {{ started }} · data home <code>{{ home }}</code>{% if wall_s is not none %} · {{ "%.1f"|format(wall_s) }} s{% endif %}</div>
-<div class="cards">
-{% for label, value in cards %}<div class="card"><b>{{ value }}</b>{{ label }}</div>{% endfor %}
-</div>
-<h2>Phases</h2>
-<table><tr><th>phase</th><th>status</th><th>seconds</th><th>counts</th><th>errors</th></tr>
-{% for p in phases %}<tr><td>{{ p.name }}</td><td><span class="st {{ p.status }}">{{ p.status }}</span></td>
-<td>{{ "%.2f"|format(p.seconds) if p.seconds is not none else "" }}</td>
-<td>{% for k, v in p.counts.items() %}{{ k }}: {{ v }}{% if not loop.last %} · {% endif %}{% endfor %}</td>
-<td>{% for e in p.errors %}<div>{{ e }}</div>{% endfor %}</td></tr>{% endfor %}
-</table>
-{% if promoted %}<h2>Promoted ({{ promoted|length }})</h2>
-<table><tr><th>proposal</th><th>session</th><th>to</th><th>memory</th></tr>
-{% for r in promoted %}<tr><td><code>{{ r.id }}</code></td><td>{{ r.session }}</td><td><code>{{ r.path }}</code></td><td><pre>{{ r.content }}</pre></td></tr>{% endfor %}
-</table>{% endif %}
-{% if rejected %}<h2>Rejected ({{ rejected|length }})</h2>
-<table><tr><th>proposal</th><th>session</th><th>reason</th><th>detail</th><th>staged text (first 300 chars)</th></tr>
-{% for r in rejected %}<tr><td><code>{{ r.id }}</code></td><td>{{ r.session }}</td><td><code>{{ r.reason }}</code></td><td>{{ r.detail }}</td><td><pre>{{ r.preview }}</pre></td></tr>{% endfor %}
-</table>{% endif %}
-{% if clusters %}<h2>Clusters ({{ clusters|length }})</h2>
-<table><tr><th>scope</th><th>members</th><th>result</th><th>merged memory</th></tr>
-{% for c in clusters %}<tr><td><code>{{ c.scope }}</code></td><td>{% for m in c.members %}<div><code>{{ m }}</code></div>{% endfor %}</td>
-<td>{{ c.outcome }}</td><td><pre>{{ c.text or "" }}</pre></td></tr>{% endfor %}
-</table>{% endif %}
-{% if topics %}<h2>Rebuilt topics</h2>
-<table><tr><th>topic</th><th>added</th><th>removed</th><th>seconds</th><th>result</th></tr>
-{% for t in topics %}<tr><td>{{ t.topic }}</td><td>{{ t.added }}</td><td>{{ t.removed }}</td><td>{{ "%.1f"|format(t.seconds) }}</td>
-<td>{% if t.error %}<span class="st failed">failed</span> {{ t.error }}{% else %}<span class="st done">cognified</span>{% endif %}</td></tr>{% endfor %}
-</table>{% endif %}
-</body></html>
-""")
+# The page is a package file (memctl/sleep/report.html.j2). Autoescaping: memory texts and proposals are untrusted.
+_TEMPLATE = jinja2.Environment(loader=jinja2.PackageLoader("memctl.sleep", ""), autoescape=True, trim_blocks=True,
+                               lstrip_blocks=True).get_template("report.html.j2")
 
 
 @dataclass

@@ -1,0 +1,142 @@
+"""The layout's rules, checked on the source: no import circle, one CLI boundary, Cognee behind memctl/graph/.
+
+The import graph counts every import in a module, the ones inside functions
+too (a lazy import is still a dependency). ``from package import name`` is an
+edge to ``package.name`` when that is a module, else to ``package``.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "memctl"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _imports(path: Path) -> set[str]:
+    """Names of the modules ``path`` imports (anywhere in it), absolute."""
+    found: set[str] = set()
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                found.add(candidate if candidate in MODULES else base)
+    return found
+
+
+GRAPH = {name: {m for m in _imports(path) if m in MODULES and m != name} for name, path in MODULES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return out
+
+
+def test_the_graph_is_read_from_every_module() -> None:
+    assert len(MODULES) > 60 and "memctl.cli.main" in MODULES and "memctl.connectors.opencode.source" in MODULES
+    assert "memctl.cli.app" in GRAPH["memctl.cli.commands.ingest"]
+    assert "memctl.graph.knowledge_graph" in GRAPH["memctl.ingest.run"]  # a lazy import counts
+    assert "memctl.store.steps" in GRAPH["memctl.store.memory_store"]  # `from memctl.store import steps`
+
+
+def test_cycle_detection_finds_a_circle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_between_modules() -> None:
+    assert _cycles(GRAPH) == []
+
+
+def test_the_cli_app_imports_no_command_and_main_imports_them_all() -> None:
+    commands = {m for m in MODULES if m.startswith("memctl.cli.commands.")}
+    assert {"memctl.cli.commands.ingest", "memctl.cli.commands.ask", "memctl.cli.commands.remember"} <= commands
+    assert not GRAPH["memctl.cli.app"] & commands
+    assert GRAPH["memctl.cli.main"] >= commands
+    for command in commands:
+        assert "memctl.cli.app" in GRAPH[command], command
+
+
+@pytest.mark.parametrize("library", ["cognee", "cognee_db_workers"])
+def test_only_memctl_graph_imports_cognee(library: str) -> None:
+    users = sorted(name for name, path in MODULES.items()
+                   if any(m == library or m.startswith(library + ".") for m in _imports(path)))
+    assert users and all(name.startswith("memctl.graph.") for name in users), users
+
+
+def test_only_the_memctl_namespace_is_installed() -> None:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert config["tool"]["setuptools"]["packages"]["find"]["include"] == ["memctl*"]
+    assert config["project"]["scripts"] == {"memctl": "memctl.cli.main:main"}
+    assert not (REPO / "connectors").exists() and not (REPO / "prompts").exists()
+    assert sorted(p.name for p in (PACKAGE / "prompts").glob("*.md")) == [
+        "answer.md", "consolidate.md", "distill.md", "propose.md", "route.md"]
+
+
+def test_every_runtime_import_is_a_declared_dependency() -> None:
+    import sys
+    from importlib.metadata import packages_distributions
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    declared = {d.split(";")[0].split("[")[0].split("=")[0].split("<")[0].split(">")[0].strip().lower().replace("_", "-")
+                for d in config["project"]["dependencies"]}
+    distributions = packages_distributions()
+    missing = {}
+    for name, path in MODULES.items():
+        for module in _imports(path):
+            top = module.split(".")[0]
+            if top in ("memctl", "__future__") or top in sys.stdlib_module_names:
+                continue
+            owners = {d.lower().replace("_", "-") for d in distributions.get(top, [top])}
+            if not owners & declared:
+                missing.setdefault(top, name)
+    assert missing == {}, f"imported but not in pyproject dependencies: {missing}"
