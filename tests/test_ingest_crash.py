@@ -1,4 +1,4 @@
-"""Failure boundaries of phase 1 with real processes (ingester design, "Failure boundaries").
+"""Failure boundaries of phase 1 with real processes (memctl/ingest/executor.py: a kill costs the sessions in flight).
 
 * Process killed during distillation → at most the sessions in flight repeat.
 * Process killed after a note write → the persisted note reloads on restart.

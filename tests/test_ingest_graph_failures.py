@@ -1,4 +1,4 @@
-"""Failure boundaries of phases 2 and 3 (ingester design, "Failure boundaries"), with real Cognee.
+"""Failure boundaries of phases 2 and 3 (add and cognify), with real Cognee.
 
 * Add batch fails → non-zero exit (4), naming the batch; nothing is cognified.
 * Cognify fails → non-zero exit (5); the re-run completes it without redoing

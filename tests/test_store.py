@@ -1,4 +1,4 @@
-"""Unit tests of the memory store (issue 3): policy, versions, audit chain, history, rollback."""
+"""Unit tests of the memory store: policy, versions, audit chain, history, rollback."""
 
 from __future__ import annotations
 

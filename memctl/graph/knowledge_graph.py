@@ -33,7 +33,8 @@ Everything below was read from, and checked against, the installed Cognee
 * **Backend access control stays ON** (Cognee's default,
   ``ENABLE_BACKEND_ACCESS_CONTROL=true``): one graph and one vector database
   per dataset, owned by Cognee's default local user, which is what makes
-  ``search(datasets=[…])`` scope to those datasets (DESIGN.md).
+  ``search(datasets=[…])`` scope to those datasets (switched off, every dataset
+  shares one store and a search sees all of them; verified with Cognee 1.6.5).
 * **Session features off** — ``CACHING=false`` and ``AUTO_FEEDBACK=false``:
   otherwise every search adds one structured LLM call (turn analysis) and
   Cognee's session memory would carry Q&A across unrelated ``memctl ask``

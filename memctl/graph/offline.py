@@ -1,6 +1,7 @@
 """Make Cognee, tiktoken, HuggingFace and litellm run with no network.
 
-memctl never downloads anything at run time (DESIGN.md). Three libraries in
+memctl never downloads anything at run time (README: nothing leaves the machine, nothing
+is fetched). Three libraries in
 Cognee's stack would otherwise try to:
 
 * **tiktoken** downloads ``cl100k_base.tiktoken`` on first use. Cognee 1.6.5

@@ -1,7 +1,7 @@
 """Scheduled runs: the sleep cycle every few hours and a daily ingest, under launchd or systemd --user.
 
-Source: "The sleep cycle" in the memory-store design (shared/seeds/000_…):
-sleep "runs on a schedule (every 6 hours), with no human in the loop". Two
+The sleep cycle runs on a schedule (every 6 hours by default), with no human
+in the loop (README, "Scheduled runs"). Two
 jobs, both running the memctl console script (or ``python -m memctl.cli``)
 with absolute paths:
 

@@ -1,4 +1,4 @@
-"""The memory store (issue 3): prefix policy, versions, hash-chained audit log, history, rollback.
+"""The memory store: prefix policy, versions, hash-chained audit log, history, rollback.
 
 Public API: :class:`MemoryStore` and the exceptions in :mod:`memctl.store.errors`.
 """

@@ -1,7 +1,7 @@
 """The memory store: many small text files addressed by path, every change versioned and audited.
 
-Source: "The storage model" of the memory-store design (shared/seeds/000_…)
-and issue 3. Layout under the store root (``<home>/store/``)::
+The storage model is the README's "The memory store". Layout under the store
+root (``<home>/store/``)::
 
     memory/   user/   staging/      public files (prefix = policy, see policy.py)
     versions/<sha[:2]>/<sha>        immutable content-addressed blobs (0444)

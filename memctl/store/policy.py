@@ -1,6 +1,6 @@
 """Path and actor policy of the memory store: the prefix is the access policy.
 
-Source: "The storage model" in the memory-store design (shared/seeds/000_…):
+The storage model (README, "The memory store"):
 ``memory/`` is read-only ground truth that only ingestion writes, ``user/``
 holds promoted memories, ``staging/`` untrusted proposals; ``audit/`` and
 ``versions/`` are the store's own and never addressable through the API.
