@@ -1,0 +1,165 @@
+"""The shared kernel: front matter, durations, the data-home lock, the Reporter protocol."""
+
+from __future__ import annotations
+
+import io
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from memctl.config import DataHome
+from memctl.durations import DurationError, parse_duration, parse_since
+from memctl.exit_codes import HOME, LOCKED, ExitCodeError, HomeBusyError, HomeError
+from memctl.front_matter import (
+    FrontMatterError,
+    read_front_matter,
+    render_front_matter,
+    split_front_matter,
+    strip_front_matter,
+)
+from tests.memctl_process import hold_lock
+
+# -- front matter ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("meta", "body", "blank_line", "expected"), [
+    ({"a": 1, "b": "x"}, "Body.\n", True, "---\na: 1\nb: x\n---\n\nBody.\n"),
+    ({"kind": "note", "topic": None}, "  Use pnpm.  ", False, "---\nkind: note\ntopic: null\n---\nUse pnpm.\n"),
+    ({"z": 1, "a": 2}, "b", False, "---\nz: 1\na: 2\n---\nb\n"),  # key order kept: bytes are stable
+    ({"title": "Ünïcode: \"quoted\" — " + "long " * 40}, "b", False, None),
+])
+def test_render_then_read_round_trips(meta: dict, body: str, blank_line: bool, expected: str | None) -> None:
+    text = render_front_matter(meta, body, blank_line=blank_line)
+    if expected is not None:
+        assert text == expected
+    assert read_front_matter(text) == meta
+    assert strip_front_matter(text) == body.strip() + "\n"
+    assert "\n  " not in text.split("---\n")[1]  # never wrapped, however long a value is
+
+
+@pytest.mark.parametrize(("text", "meta", "body"), [
+    ("no front matter", {}, "no front matter"),
+    ("---\nonly an opening\n", {}, "---\nonly an opening\n"),
+    ("---\n: [broken\n---\nbody", {}, "body"),
+    ("---\n- a list\n---\nbody", {}, "body"),
+    ("---\nk: v\n---\n\n\nbody\n---\nnot a header\n", {"k": "v"}, "body\n---\nnot a header\n"),
+])
+def test_reading_is_lenient_and_stripping_never_parses(text: str, meta: dict, body: str) -> None:
+    assert read_front_matter(text) == meta
+    assert strip_front_matter(text) == body
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("plain", "no front matter"), ("---\nk: v\n", "not closed"), ("---\n: [x\n---\nb", "unreadable"),
+    ("---\n- 1\n---\nb", "not a mapping"),
+])
+def test_split_is_strict(text: str, message: str) -> None:
+    with pytest.raises(FrontMatterError, match=message):
+        split_front_matter(text)
+
+
+# -- durations ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("90m", 5400), ("6h", 21600), ("1d", 86400), ("30min", 1800),
+                                               (" 2H ", 7200), ("7D", 604800), ("0m", 0)])
+def test_parse_duration(text: str, seconds: int) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "6", "6x", "1.5h", "-1h", "h", "6 hours", "1w"])
+def test_parse_duration_refuses_with_the_accepted_forms(text: str) -> None:
+    with pytest.raises(DurationError, match="use minutes, hours or days such as 90m, 6h or 1d") as info:
+        parse_duration(text)
+    assert info.value.exit_code == 2 and isinstance(info.value, ValueError)
+
+
+def test_parse_since_ages_dates_and_offsets() -> None:
+    now = 1_800_000_000.0
+    assert parse_since("7d", now=now) == datetime.fromtimestamp(now - 7 * 86400, tz=timezone.utc)
+    assert parse_since("12h", now=now) == datetime.fromtimestamp(now - 12 * 3600, tz=timezone.utc)
+    assert parse_since("2026-11-01") == datetime(2026, 11, 1, tzinfo=timezone.utc)
+    assert parse_since("2026-11-01T08:00+02:00") == datetime(2026, 11, 1, 6, tzinfo=timezone.utc)
+    recent = parse_since("30m")
+    assert timedelta(minutes=29) < datetime.now(timezone.utc) - recent < timedelta(minutes=31)
+
+
+@pytest.mark.parametrize(("text", "message"), [("last tuesday", "cannot read --since 'last tuesday'"),
+                                               ("99999999999999d", "reaches before the year 1"),
+                                               ("2026-13-01", "cannot read --since")])
+def test_parse_since_refuses(text: str, message: str) -> None:
+    with pytest.raises(DurationError, match=message):
+        parse_since(text)
+
+
+# -- the data-home lock --------------------------------------------------------------------------------
+
+
+def test_the_lock_creates_the_home_and_excludes_a_second_run(tmp_path: Path) -> None:
+    home = DataHome(tmp_path / "new" / "var")
+    with home.lock(wait=False):
+        assert home.root.is_dir() and home.lock_file.exists()
+    holder = hold_lock(home.lock_file, 1.5)
+    try:
+        with pytest.raises(HomeBusyError, match="ingest or sleep.*pass --wait") as busy:
+            with home.lock(wait=False):
+                pass
+        assert busy.value.exit_code == LOCKED
+        with pytest.raises(HomeBusyError) as quiet:
+            with home.lock(wait=False, offer_wait=False):
+                pass
+        assert "--wait" not in str(quiet.value)
+        started = time.monotonic()
+        with home.lock(wait=True):  # blocks until the holder exits
+            assert time.monotonic() - started >= 0.5
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_the_lock_raises_the_callers_error_type(tmp_path: Path) -> None:
+    class RunError(ExitCodeError):
+        pass
+
+    a_file = tmp_path / "var"
+    a_file.write_text("not a directory")
+    with pytest.raises(HomeError, match="is a file"):
+        with DataHome(a_file).lock(wait=False):
+            pass
+    with pytest.raises(RunError, match="is a file") as info:
+        with DataHome(a_file).lock(wait=False, error=RunError):
+            pass
+    assert info.value.exit_code == HOME
+
+
+def test_every_state_path_lives_in_the_home(tmp_path: Path) -> None:
+    home = DataHome(tmp_path)
+    paths = [getattr(home, name) for name in ("progress", "skipped", "topics", "transcripts", "distilled", "cognee",
+                                              "store", "topic_index", "note_index", "sleep_state",
+                                              "consolidate_cache", "reports", "logs", "lock_file")]
+    assert len(set(paths)) == len(paths) and all(p.is_relative_to(home.root) for p in paths)
+    assert home.progress.name == "progress.json" and home.topics.name == "topics.json"  # the data-home format
+
+
+# -- reporters -------------------------------------------------------------------------------------------
+
+
+def test_every_reporter_follows_the_protocol(capsys: pytest.CaptureFixture[str]) -> None:
+    from rich.console import Console
+
+    from memctl.cli.progress import LineReporter, RichReporter, reporter_for
+    from memctl.reporting import Reporter, SilentReporter
+
+    for reporter in (LineReporter(), SilentReporter(), RichReporter(Console(file=io.StringIO()))):
+        assert all(callable(getattr(reporter, m)) for m in Reporter.__dict__ if not m.startswith("_"))
+        reporter.phase("distill", 40)
+        reporter.advance(2)
+        reporter.log("note")
+        reporter.done()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:2] == ["memctl: phase distill started (40 items)", "memctl: distill 2/40"]
+    with pytest.raises(RuntimeError), reporter_for(Console(file=io.StringIO()), as_json=True) as used:
+        assert isinstance(used, LineReporter)
+        raise RuntimeError("the run failed")  # the reporter is still closed on the way out
