@@ -94,3 +94,17 @@ def test_the_literal_exit_code_check_can_fail(tmp_path: Path) -> None:
                          ids=lambda p: str(p.relative_to(REPO)))
 def test_no_literal_exit_code_outside_exit_codes_py(path: Path) -> None:
     assert _literal_exit_codes(path) == []
+
+
+# -- no pointers to documents the repository does not hold ----------------------------------------------
+
+_OUTSIDE = re.compile(r"DESIGN\.md|seeds/|shared/seeds|design card|ingester design|memory-store design|\bissue \d+\b",
+                      re.IGNORECASE)
+
+
+def test_code_names_no_document_outside_the_repository() -> None:
+    sources = [p for folder in ("memctl", "tests", "bench") for p in (REPO / folder).rglob("*.py")]
+    assert len(sources) > 80
+    hits = [f"{p.relative_to(REPO)}:{n}" for p in sources if p.name != "test_docs.py"
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if _OUTSIDE.search(line)]
+    assert hits == []

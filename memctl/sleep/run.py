@@ -1,7 +1,6 @@
 """The sleep cycle (`memctl sleep`): load → promote → cluster → consolidate → rebuild → done.
 
-Slow, careful work off the interactive path (the memory-store design's
-"sleep cycle"; issue 5):
+Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
 
 * **load** — the proposals waiting in ``staging/sessions/<session>/inbox/``.
 * **promote** — each through ONE gate, :func:`memctl.validator.validate_proposal`:
@@ -42,12 +41,12 @@ from memctl.config import DataHome, Settings
 from memctl.exit_codes import (
     FAILED_ITEMS as EXIT_FAILED,
     HOME as EXIT_HOME,
-    LOCKED as EXIT_LOCKED,
     MODEL as EXIT_MODEL,
     OK as EXIT_OK,
     USAGE as EXIT_USAGE,
     ExitCodeError,
 )
+from memctl.front_matter import read_front_matter
 from memctl.reporting import Reporter, SilentReporter
 from memctl.sleep.clustering import Cluster, cluster_memories
 from memctl.sleep.consolidate import (
@@ -189,20 +188,9 @@ class SleepRun:
             SleepError: the lock is held by another run (6, unless ``wait``), or
                 the data home is unusable (7).
         """
-        from filelock import FileLock, Timeout
-
         started = time.monotonic()
-        if self.home.root.exists() and not self.home.root.is_dir():
-            raise SleepError(f"the data home {self.home.root} is a file; pass --home DIR", EXIT_HOME)
-        self.home.root.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(self.home.lock_file))
-        try:
-            lock.acquire(timeout=-1 if self.options.wait else 0)
-        except Timeout as exc:
-            raise SleepError(f"another memctl run (ingest or sleep) is using {self.home.root} (lock "
-                             f"{self.home.lock_file}); wait for it, or pass --wait", EXIT_LOCKED) from exc
-        try:
-            state = SleepState(self.home.root / "sleep_state.json")
+        with self.home.lock(wait=self.options.wait, error=SleepError):
+            state = SleepState(self.home.sleep_state)
             report = SleepReport(self.home.reports, self.home.root)
             self.summary.report_html, self.summary.report_json = str(report.html_path), str(report.json_path)
             try:
@@ -214,8 +202,6 @@ class SleepRun:
             finally:
                 self.summary.wall_s = time.monotonic() - started
                 report.complete(self.summary.as_dict(), self.summary.wall_s, status)
-        finally:
-            lock.release()
         self.reporter.done()
         return self.summary
 
@@ -401,7 +387,7 @@ class SleepRun:
     def _consolidate(self, report: SleepReport, state: SleepState, clusters: list[Cluster]) -> None:
         report.start("consolidate")
         self.reporter.phase("consolidate", len(clusters))
-        cache_dir = self.home.root / "cache" / "consolidate"
+        cache_dir = self.home.consolidate_cache
         if any(not is_cached(_task(c), self.settings, cache_dir) for c in clusters) and not self._model_ready(report):
             report.finish("consolidate", skipped=len(clusters))
             return
@@ -546,8 +532,6 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
         SleepError: not a consolidated memory (2), or the data home is busy (6).
         memctl.store.StoreError: a member cannot be restored (e.g. its version blob is gone).
     """
-    from filelock import FileLock, Timeout
-
     from memctl.store.policy import normalize_path
 
     home = DataHome(settings.home)
@@ -555,17 +539,12 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
     path = normalize_path(consolidated_path)
     if not path.startswith("user/") or "/consolidated-" not in path:
         raise SleepError(f"{path} is not a consolidated memory (user/…/consolidated-<key>.md)", EXIT_USAGE)
-    lock = FileLock(str(home.lock_file))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout as exc:
-        raise SleepError(f"a sleep or ingest is using {home.root}; try again when it has finished", EXIT_LOCKED) from exc
-    try:
+    with home.lock(wait=False, offer_wait=False, error=SleepError):
         content, sha = store.read_text(path)
         members = _recorded_members(content)
         if not members:
             raise SleepError(f"{path} records no members to restore", EXIT_USAGE)
-        state = SleepState(home.root / "sleep_state.json")
+        state = SleepState(home.sleep_state)
         restored = []
         for member in members:
             if store.sha(member["path"]) != member["sha"]:
@@ -577,8 +556,6 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
         state.decline(restored)
         store.delete(path, expected_sha=sha, actor="cli", reason=f"unmerge: {reason}")
         return restored
-    finally:
-        lock.release()
 
 
 def _sane_time(value: object) -> str:
@@ -603,14 +580,6 @@ def _task(cluster: Cluster) -> ConsolidationTask:
 
 
 def _recorded_members(content: str) -> list[dict]:
-    import yaml
-
-    if not content.startswith("---\n"):
-        return []
-    try:
-        meta = yaml.safe_load(content[4:].split("\n---\n", 1)[0]) or {}
-    except yaml.YAMLError:
-        return []
-    members = meta.get("members") if isinstance(meta, dict) else None
+    members = read_front_matter(content).get("members")
     return [m for m in members or [] if isinstance(m, dict) and isinstance(m.get("path"), str)
             and isinstance(m.get("sha"), str)]

@@ -25,9 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
-from memctl.front_matter import strip_front_matter
+from memctl.front_matter import read_front_matter, render_front_matter, strip_front_matter
 
 
 @dataclass(frozen=True)
@@ -63,20 +61,12 @@ def render_memory(text: str, *, kind: str, created: str, session: str | None, to
                   extra: dict[str, Any] | None = None) -> str:
     """The file content of a memory (deterministic; see the module doc)."""
     meta: dict[str, Any] = {"kind": kind, "created": created, "session": session, "topic": topic, **(extra or {})}
-    header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=10_000)
-    return f"---\n{header}---\n{text.strip()}\n"
+    return render_front_matter(meta, text, blank_line=False)
 
 
 def parse_memory(path: str, sha: str, content: str) -> UserMemoryFile:
     """Read a memory file; files without front matter (written by hand, or older) are plain notes."""
-    meta: dict[str, Any] = {}
-    if content.startswith("---\n"):
-        try:
-            header = content[4:].split("\n---\n", 1)[0]
-            loaded = yaml.safe_load(header)
-            meta = loaded if isinstance(loaded, dict) else {}
-        except yaml.YAMLError:
-            meta = {}
+    meta = read_front_matter(content)
     parts = path.split("/")
     topic = meta.get("topic") or (parts[2] if len(parts) > 3 and parts[1] == "topics" else None)
     session = meta.get("session") or (parts[2] if len(parts) > 3 and parts[1] == "sessions" else None)

@@ -1,10 +1,9 @@
 """The sleep cycle's validator: ONE deterministic function, the only gate from ``staging/`` to ``user/``.
 
-Source: "The sleep cycle" in the memory-store design (shared/seeds/000_…):
-"all untrusted writes funnel through one deterministic check before they can
-ever reach a prompt". :func:`validate_proposal` takes a staged proposal (the
+All untrusted writes funnel through one deterministic check before they can
+ever reach a prompt (README, "What gets promoted"). :func:`validate_proposal` takes a staged proposal (the
 raw JSON bytes of ``staging/sessions/<session>/inbox/<id>.json``, its text, or
-the parsed dict; shape in :mod:`memctl.proposals`) and returns a
+the parsed dict; shape in :mod:`memctl.ask.proposals`) and returns a
 :class:`Verdict`: ``ok`` with the canonical ``user/…`` path and the content to
 promote, or a stable reason code plus a human detail. It never raises for bad
 input, calls no model and reads no file: the same proposal always gets the
