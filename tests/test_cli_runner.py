@@ -60,7 +60,7 @@ def _error_classes() -> list[tuple[type[ExitCodeError], tuple, int]]:
     from memctl.ingest.checkpoint import CheckpointError
     from memctl.ingest.run import IngestError
     from memctl.ollama_client import ModelError
-    from memctl.schedule.plan import JobFileError, ScheduleInputError, ServiceManagerError
+    from memctl.schedule.jobs import JobFileError, ScheduleInputError, ServiceManagerError
     from memctl.store import (
         AuditIntegrityError,
         ChangeNotAppliedError,

@@ -18,27 +18,20 @@ import pytest
 from typer.testing import CliRunner
 
 import memctl.schedule.plan as schedule
-from memctl.schedule.plan import (
-    EXAMPLE_CONFIG,
+from memctl.schedule.jobs import (
     ScheduleConfig,
     ScheduleInputError,
     ServiceManagerError,
-    apply_plan,
-    calendar_times,
     default_program,
     default_search_path,
     default_unit_dir,
     detect_platform,
-    job_status,
     parse_clock,
     parse_interval,
-    plan_install,
-    plan_uninstall,
-    render_plist,
-    render_service,
-    render_timer,
-    run_command,
 )
+from memctl.schedule.launchd import EXAMPLE_CONFIG, render_plist
+from memctl.schedule.plan import apply_plan, job_status, plan_install, plan_uninstall, run_command
+from memctl.schedule.systemd import calendar_times, render_service, render_timer
 
 REPO = Path(__file__).resolve().parent.parent
 UID = 501
@@ -203,7 +196,7 @@ def test_checked_in_plists_are_the_renderer_output():
     for job in EXAMPLE_CONFIG.jobs:
         path = REPO / "launchd" / f"{job.label}.plist"
         assert path.read_bytes() == render_plist(EXAMPLE_CONFIG, job), (
-            f"{path} is stale: run python -c 'from pathlib import Path; from memctl.schedule.plan import "
+            f"{path} is stale: run python -c 'from pathlib import Path; from memctl.schedule.launchd import "
             "write_example_plists; write_example_plists(Path(\"launchd\"))'")
 
 

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
 from memctl.exit_codes import UsageError
-from memctl.schedule.plan import Platform
+from memctl.schedule.jobs import Platform
 
 PlatformOption = Annotated[Platform, typer.Option("--platform", help="auto: launchd on macOS, systemd on Linux.")]
 UnitDirOption = Annotated[Optional[Path], typer.Option(
@@ -33,13 +33,13 @@ app.add_typer(schedule_app, name="schedule")
 
 
 def _target(platform: Platform, unit_dir: Optional[Path]) -> tuple[str, Path]:
-    from memctl.schedule.plan import default_unit_dir, detect_platform
+    from memctl.schedule.jobs import default_unit_dir, detect_platform
 
     resolved = detect_platform(platform.value)
     return resolved, (unit_dir.expanduser().absolute() if unit_dir else default_unit_dir(resolved))
 
 
-def _apply(plan, dry_run: bool) -> None:  # noqa: ANN001 - a memctl.schedule.plan.SchedulePlan
+def _apply(plan, dry_run: bool) -> None:  # noqa: ANN001 - a memctl.schedule.jobs.SchedulePlan
     from memctl.schedule.plan import apply_plan
 
     if dry_run:
@@ -51,7 +51,7 @@ def _apply(plan, dry_run: bool) -> None:  # noqa: ANN001 - a memctl.schedule.pla
 
 def _flag(name: str, parse, text: str):  # noqa: ANN001, ANN202
     """``parse(text)``, its error message prefixed with the flag that was given."""
-    from memctl.schedule.plan import ScheduleError
+    from memctl.schedule.jobs import ScheduleError
 
     try:
         return parse(text)
@@ -70,14 +70,8 @@ def install(
 ) -> None:
     """Write the sleep and ingest jobs (absolute paths, PATH with ollama, logs in <home>/logs/) and load them."""
     from memctl.config import DataHome
-    from memctl.schedule.plan import (
-        ScheduleConfig,
-        default_program,
-        default_search_path,
-        parse_clock,
-        parse_interval,
-        plan_install,
-    )
+    from memctl.schedule.jobs import ScheduleConfig, default_program, default_search_path, parse_clock, parse_interval
+    from memctl.schedule.plan import plan_install
 
     every = _flag("--sleep-every", parse_interval, sleep_every)
     at = _flag("--ingest-at", parse_clock, ingest_at)
