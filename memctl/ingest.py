@@ -29,7 +29,8 @@ from memctl.exit_codes import ExitCodeError
 from connectors.opencode import OpenCodeSource, SessionFilter
 from memctl.atomic import atomic_write_text
 from memctl.config import DataHome, Settings
-from memctl.distill import DistillError, Distiller, DistillOutcome, load_prompt, read_note_meta, render_note, sha256_text
+from memctl.distill import (DistillError, Distiller, DistillOutcome, load_prompt, read_note_meta, render_note,
+                            sha256_text, summary_title)
 from memctl.progress import Checkpoint
 from memctl.scrub import scrub
 from memctl.topics import TopicRegistry
@@ -90,6 +91,8 @@ class IngestSummary:
     would_distill: int = 0
     redactions: dict[str, int] = field(default_factory=dict)
     read_warnings: dict[str, int] = field(default_factory=dict)
+    left_out: dict[str, int] = field(default_factory=dict)  # undone in the source, or pruned by it
+    orphaned_sessions: int = 0  # subagent sessions whose parent no longer exists
     notes_published: int = 0
     notes_unpublished: int = 0
     notes_submitted: int = 0
@@ -214,6 +217,8 @@ class IngestRun:
         self.reporter = reporter or SilentReporter()
         self.summary = IngestSummary(dry_run=options.dry_run, phase=options.phase)
         self.redactions: Counter[str] = Counter()
+        self.transcript_warnings: Counter[str] = Counter()
+        self.compacted_outputs = 0
         self.selected_ids: list[str] = []
 
     # -- phase 1 -------------------------------------------------------------------
@@ -253,6 +258,7 @@ class IngestRun:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="distill") as pool:
                 for info in source.iter_root_infos(flt):
                     self.summary.found += 1
+                    self.summary.orphaned_sessions += bool(info.parent_id)
                     if filtered:
                         self.selected_ids.append(info.id)
                     topic = registry.topic_for(info)
@@ -260,7 +266,7 @@ class IngestRun:
                     decision = checkpoint.decide(
                         info.id, prompt_version=prompt.version,
                         reparse_skipped=opts.reparse_skipped, reparse_all=opts.reparse_all,
-                        session_updated=info.time_updated,
+                        session_updated=info.time_updated, revert=info.revert_key,
                     )
                     age_ms = now_ms - info.time_updated
                     if decision.action != "done" and 0 <= age_ms < settle_ms:
@@ -290,22 +296,30 @@ class IngestRun:
                             if opts.dry_run:
                                 self.summary.add_plan(PlanItem(info.id, title, topic, "done", "no new parts"))
                             else:
-                                checkpoint.update(info.id, session_updated=info.time_updated)
+                                checkpoint.update(info.id, session_updated=info.time_updated, revert=info.revert_key)
                             self.reporter.advance()
                             continue
                         number = _as_int(entry.get("continuations"), "continuations") + 1
-                        cont_info = replace(info, id=f"{info.id}-cont{number}", title=f"{info.title} (continued)")
+                        cont_info = replace(info, id=f"{info.id}-cont{number}", title=info.title if
+                                            info.title_is_placeholder else f"{info.title} (continued)")
                         session = Session(info=cont_info, parts=newer.parts, children=newer.children)
                         title = f"{title} (continued)"
-                        root_update = {"session_updated": info.time_updated, "continuations": number}
+                        root_update = {"session_updated": info.time_updated, "continuations": number,
+                                       "revert": info.revert_key}
                     work_info = session.info
                     covered = _newest_part_time(session)
                     provenance = {"session_updated": info.time_updated, "covered_until": covered}
+                    if info.revert_key:
+                        provenance["revert"] = info.revert_key  # a changed undo re-evaluates the session
                     if root_update is not None:
                         provenance["continuation_of"] = info.id
                         root_update["covered_until"] = covered
                     transcript = build_transcript(session, settings)
                     self.redactions.update(transcript.redactions)
+                    self.transcript_warnings.update(transcript.read_warnings)
+                    self.compacted_outputs += transcript.compacted_outputs
+                    if work_info.title_is_placeholder or not work_info.title.strip():
+                        title = transcript.title or title  # the first user text names it
                     if transcript.skip_reason:
                         self.summary.skipped_threshold += 1
                         if opts.dry_run:
@@ -352,7 +366,10 @@ class IngestRun:
         except SourceError as exc:
             raise IngestError(str(exc), _source_exit_code(exc)) from exc
         finally:
-            self.summary.read_warnings = source.stats.skip_counts()
+            warnings = Counter(source.stats.skip_counts()) + self.transcript_warnings
+            self.summary.read_warnings = dict(sorted(warnings.items()))
+            self.summary.left_out = source.stats.left_out_counts() | (
+                {"compacted_tool_outputs": self.compacted_outputs} if self.compacted_outputs else {})
             self.summary.redactions = dict(sorted(self.redactions.items()))
             source.close()
 
@@ -391,7 +408,8 @@ class IngestRun:
         if accepted:
             checkpoint.update(root, **job.root_update)
         else:
-            checkpoint.update(root, session_updated=job.root_update["session_updated"])
+            checkpoint.update(root, session_updated=job.root_update["session_updated"],
+                              revert=job.root_update["revert"])
 
     def _supersede_continuations(self, checkpoint: Checkpoint, root_id: str) -> int:
         """After a full re-distill (--reparse-all) the new note covers the whole session:
@@ -428,9 +446,12 @@ class IngestRun:
             checkpoint.mark_skipped(info.id, reason="model answered JUNK", skip_kind="junk", **base)
             self._finish_continuation(checkpoint, job, accepted=False)
             return
+        if transcript.title is None:  # a placeholder, and no user text to name it: the summary does
+            base["title"] = summary_title(outcome.body) or job.title
         note = render_note(
             info, topic=topic, outcome=outcome, transcript_sha256=transcript.sha256,
             child_session_ids=transcript.child_session_ids, continuation_of=job.provenance.get("continuation_of"),
+            title=base["title"], original_title=transcript.original_title,
         )
         atomic_write_text(self.home.note_path(info.id), note)
         if self.options.reparse_all and job.root_update is None:

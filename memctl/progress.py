@@ -12,6 +12,7 @@ an older distill prompt version.
      "sources": {"<source id>": {"status": "distilled"|"skipped"|"error",
                                  "session_updated": int,  # source time_updated (ms) when handled
                                  "covered_until": int,    # newest part time (ms) in its notes
+                                 "revert": str,           # the undo boundary when handled (absent: none)
                                  "continuations": int,    # continuation notes so far
                                  "continuation_of": str,  # on a continuation's own entry
                                  "topic": str, "title": str,
@@ -99,7 +100,7 @@ class Checkpoint:
 
     def decide(
         self, source_id: str, *, prompt_version: str, reparse_skipped: bool, reparse_all: bool,
-        session_updated: int | None = None,
+        session_updated: int | None = None, revert: str | None = None,
     ) -> Decision:
         """Apply the resume rules to one id.
 
@@ -108,6 +109,10 @@ class Checkpoint:
         in the ingester design): a grown skipped session is evaluated again; a
         grown distilled session gets ``action="continue"`` — its new parts are
         distilled into a continuation note, so the accepted note stays stable.
+        ``revert`` (the source's undo boundary, ``SessionInfo.revert_key``; ''
+        for none) that differs from the recorded one counts as growth too: an
+        undo or redo changes what the session holds even where the source
+        leaves ``time_updated`` alone.
         """
         entry = self.sources.get(source_id)
         if entry is None:
@@ -119,6 +124,7 @@ class Checkpoint:
         except (TypeError, ValueError) as exc:
             raise CheckpointError(f"progress.json holds session_updated={recorded!r} for {source_id}, not a number; "
                                   "restore the file or move it aside") from exc
+        grew = grew or (revert is not None and str(entry.get("revert") or "") != revert)
         if status == "error":
             return Decision("process", f"retry after error ({entry.get('attempts', 1)} attempts)")
         if status == "distilled":
