@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -555,7 +556,9 @@ def test_global_project_header() -> None:
                                        project_worktree="/", parent_id=None, time_created=T0, time_updated=T0,
                                        version="1.18.34"), parts=[PartFactory().user("write a hello world script in bash")])
     tr = build_transcript(session, make_settings())
-    assert "# OpenCode session: (untitled)" in tr.text
+    # an empty title is derived from the first user text, like a placeholder
+    assert "# OpenCode session: write a hello world script in bash" in tr.text
+    assert (tr.title, tr.original_title) == ("write a hello world script in bash", None)
     assert "- Project: none — global (global)" in tr.text
 
 
@@ -619,3 +622,88 @@ def test_real_fixture_shapes(fixture_sessions) -> None:
     explain = by_title["deploy.sh explanation"]
     assert "**Attached file:** deploy.sh (text/plain)" in explain.text
     assert "Called the Read tool" not in explain.text  # synthetic parts dropped
+
+
+# --- compacted tool outputs, rows not understood, orphans, placeholder titles ---------------
+
+
+@pytest.mark.parametrize(("tool", "title", "output"), [
+    ("bash", "npm test", "PRUNED_OUTPUT line\n" * 4000),
+    ("read", "src/app/server.py", "PRUNED_OUTPUT 1\tdef main():\n" * 2000),
+    ("grep", "TODO", "PRUNED_OUTPUT src/a.py:3: # TODO\n" * 500),
+    ("webfetch", "https://docs.example/api", "PRUNED_OUTPUT <html>" * 3000),
+])
+def test_compacted_tool_outputs_are_left_out_with_a_one_line_marker(tool: str, title: str, output: str) -> None:
+    p = PartFactory()
+    compacted = p.tool(tool, input={"arg": "COMPACTED_INPUT"}, output=output, title=title)
+    compacted.data["state"]["time"]["compacted"] = T0 + 99
+    compacted.data["state"]["attachments"] = [{"type": "file", "filename": "shot.png", "mime": "image/png", "url": "x"}]
+    kept = p.tool("bash", input={"command": "ls"}, output="KEPT_OUTPUT", title="ls")
+    tr = build_transcript(simple_session([p.user("Run the checks and summarise the failures please"), compacted, kept]),
+                          make_settings())
+    assert "PRUNED_OUTPUT" not in tr.text and "COMPACTED_INPUT" not in tr.text and "shot.png" not in tr.text
+    assert f"**Tool `{tool}`** — completed — {title} — output compacted by OpenCode, left out\n" in tr.text
+    assert "KEPT_OUTPUT" in tr.text
+    assert (tr.compacted_outputs, tr.tool_calls) == (1, 2)
+
+
+@pytest.mark.parametrize(("make", "kind", "shown"), [
+    (lambda p: p("assistant", "plan-patch", beforeContent="UNKNOWN_BODY"), "unknown_part_types", False),
+    (lambda p: p("assistant", "future-thing", text="UNKNOWN_BODY"), "unknown_part_types", False),
+    (lambda p: p("assistant", "tool", tool="bash", callID="c1"), "tool_parts_without_state", True),
+    (lambda p: p("assistant", "tool", tool="bash", callID="c1", state="broken"), "tool_parts_without_state", True),
+    (lambda p: p("assistant", "tool", tool="bash", callID="c1", state={"status": "queued", "input": {}}),
+     "unknown_tool_status", True),
+])
+def test_rows_not_understood_are_counted_by_kind(make, kind: str, shown: bool) -> None:
+    p = PartFactory()
+    parts = [p.user("Please look at the odd rows in this session and tell me what they are"), make(p), make(p)]
+    tr = build_transcript(simple_session(parts), make_settings())
+    assert tr.read_warnings == {kind: 2}
+    assert "UNKNOWN_BODY" not in tr.text
+    assert ("**Tool `bash`**" in tr.text) == shown
+
+
+def test_well_formed_sessions_have_no_read_warnings() -> None:
+    p = PartFactory()
+    parts = [p.user("Fix the parser"), *p.lifecycle(), p.tool("bash", output="ok"), p.tool("edit", status="error",
+             error="no match"), p.tool("read", status="running"), p.tool("task", status="pending"), p.assistant("done")]
+    assert build_transcript(simple_session(parts), make_settings()).read_warnings == {}
+
+
+def test_an_orphaned_subagent_session_says_so_in_its_header() -> None:
+    p = PartFactory()
+    session = simple_session([p.user("(task prompt) find TODO comments in src and list them")],
+                             parent="ses_parent_gone", title="Find TODOs (@explore subagent)")
+    tr = build_transcript(session, make_settings())
+    assert "- Parent session: ses_parent_gone (not in the history any more: an orphaned subagent session)" in tr.text
+    plain = build_transcript(simple_session([p.user("find TODO comments in src")]), make_settings())
+    assert "Parent session" not in plain.text
+
+
+@pytest.mark.parametrize(("title", "placeholder", "heading", "kept_title", "original"), [
+    ("New session - 2026-11-29T22:06:41.000Z", True, "Fix the flaky retry test in pkg/fake",
+     "Fix the flaky retry test in pkg/fake", "New session - 2026-11-29T22:06:41.000Z"),
+    ("Fix the parser", False, "Fix the parser", "Fix the parser", None),
+    ("", False, "Fix the flaky retry test in pkg/fake", "Fix the flaky retry test in pkg/fake", None),
+])
+def test_placeholder_root_titles_come_from_the_first_user_text(title, placeholder, heading, kept_title, original) -> None:
+    p = PartFactory()
+    session = Session(info=replace(info(title=title), title_is_placeholder=placeholder),
+                      parts=[p.assistant("Hello"), p.user("Fix the flaky retry test in pkg/fake"),
+                             p.user("and then the second ask")])
+    tr = build_transcript(session, make_settings())
+    assert tr.text.startswith(f"# OpenCode session: {heading}\n")
+    assert (tr.title, tr.original_title) == (kept_title, original)
+
+
+def test_placeholder_child_titles_come_from_their_task_prompt() -> None:
+    p = PartFactory()
+    child_info = replace(info("ses_child", parent="ses_root"), title="Child session - 2026-11-29T22:06:42.000Z",
+                         title_is_placeholder=True)
+    child = Session(info=child_info, parts=[p.user("Find TODO comments in src/ and list them by file"),
+                                            p.assistant("3 TODOs")])
+    root = simple_session([p.user("Find the TODO comments with a subagent please"), p.assistant("done")], [child])
+    tr = build_transcript(root, make_settings())
+    assert "### Subagent session ses_child: Find TODO comments in src/ and list them by file\n" in tr.text
+    assert "Child session - 2026" not in tr.text

@@ -112,9 +112,9 @@ def test_context_never_exceeds_the_budget(hit_sizes: list[int], memory_sizes: li
 
 def test_context_sections_and_citation_numbers() -> None:
     context = assemble_context([UserMemory("user/global/a.md", "prefers vim")], [_hit(1, 50), _hit(2, 50)], 5000)
-    assert context.text.startswith("[USER_MEMORY]\n- (user/global/a.md) prefers vim\n")
-    assert "[REFERENCE]\n[1] Title 1 (session ses_1, 2026-11-01)" in context.text
-    assert "[2] Title 2 (session ses_2, 2026-11-01)" in context.text
+    assert context.text.startswith('[USER_MEMORY]\n- (user/global/a.md) "prefers vim"\n')
+    assert '[REFERENCE]\n[1] "Title 1" (session ses_1, 2026-11-01)\n"# Note 1\\nword' in context.text
+    assert '[2] "Title 2" (session ses_2, 2026-11-01)' in context.text
     assert context.user_memories == ["user/global/a.md"]
 
 

@@ -12,6 +12,17 @@ file under ``user/global/``, ``user/sessions/<session>/`` and
 excerpts, numbered for citation. Staged proposals are never read. The whole
 context is at most ``max_context_chars`` (user memory takes up to a third,
 references the rest; excerpts are cut to fit). Prompt: ``prompts/answer.md``.
+
+Every memory and excerpt is one opaque entry (:mod:`memctl.ask.context_quoting`):
+memctl writes the structure, the stored text only ever appears as a JSON
+string literal on a line of its own, so no memory can forge a section, a
+citation or a chat turn::
+
+    [USER_MEMORY]
+    - (user/global/20261130T054512Z-a1b2c3.md) "Use pnpm, not npm, in this repo."
+    [REFERENCE]
+    [1] "Pin pytest-asyncio" (session ses_123, 2026-11-30)
+    "# Pin pytest-asyncio\n\n- pinned to 0.23 …"
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from memctl.ask.context_quoting import header_field, quote
 from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.ask.routing import Route, UnknownTopicError, route_question
@@ -40,7 +52,7 @@ from memctl.store import MemoryStore, StoreError
 
 MAX_QUESTION_CHARS = 4000
 MIN_EXCERPT_CHARS = 200
-TRUNCATION_MARK = "\n[… excerpt cut to fit the context budget]"
+TRUNCATION_MARK = " (cut to fit the context budget)"
 
 
 class AskError(ExitCodeError):
@@ -139,45 +151,64 @@ def user_memories(store: MemoryStore, session: str, topics: list[str]) -> list[U
     return found
 
 
+def _fitted(text: str, room: int) -> str | None:
+    """``quote(text)`` if it fits ``room`` characters, else the longest quoted prefix + the cut mark (None: no room)."""
+    quoted = quote(text)
+    if len(quoted) <= room:
+        return quoted
+    keep = room - len(TRUNCATION_MARK) - 2
+    while keep > 0:
+        cut = quote(text[:keep]) + TRUNCATION_MARK
+        if len(cut) <= room:
+            return cut
+        keep -= len(cut) - room  # escapes make the quoted form longer: shrink by the excess
+    return None
+
+
 def assemble_context(memories: list[UserMemory], hits: list[ContextHit], budget: int) -> Context:
-    """Build ``[USER_MEMORY]`` + ``[REFERENCE]`` within ``budget`` characters (see the module doc)."""
+    """Build ``[USER_MEMORY]`` + ``[REFERENCE]`` within ``budget`` characters (see the module doc).
+
+    Each memory is one line ``- (<path>) <quoted text>``; each excerpt a
+    header ``[n] <quoted title> (session <id>, <date>)`` and one line with the
+    quoted text. Entries that do not fit whole are cut (memories down to
+    ``MIN_EXCERPT_CHARS // 2``, excerpts to ``MIN_EXCERPT_CHARS``) or left out.
+    """
     parts: list[str] = []
     used_memories: list[str] = []
     user_budget = budget // 3
     if memories:
         block = "[USER_MEMORY]\n"
         for memory in memories:
-            entry = f"- ({memory.path}) {memory.text}\n"
-            if len(block) + len(entry) > user_budget:
-                room = user_budget - len(block) - len(TRUNCATION_MARK) - 1
-                if room >= MIN_EXCERPT_CHARS // 2:
-                    block += entry[:room] + TRUNCATION_MARK + "\n"
-                    used_memories.append(memory.path)
+            prefix = f"- ({header_field(memory.path)}) "
+            room = user_budget - len(block) - len(prefix) - 1
+            body = _fitted(memory.text, room) if room > 0 else None
+            if body is None or (body.endswith(TRUNCATION_MARK) and room < MIN_EXCERPT_CHARS // 2):
                 break
-            block += entry
+            block += prefix + body + "\n"
             used_memories.append(memory.path)
+            if body.endswith(TRUNCATION_MARK):
+                break
         if used_memories:
             parts.append(block)
     used = sum(len(p) for p in parts)
     sources: list[Source] = []
     if hits:
         block = "[REFERENCE]\n"
-        remaining = budget - used - len(block)
+        remaining = budget - used - len(block) - (1 if parts else 0)
         entries = []
         for hit in hits:
             number = len(entries) + 1
-            header = f"[{number}] {hit.source.title or hit.source.source_id} (session {hit.source.source_id}, " \
-                     f"{hit.source.date or 'undated'})\n"
-            body = hit.text.strip() + "\n\n"
-            if len(header) + len(body) > remaining:
-                room = remaining - len(header) - len(TRUNCATION_MARK) - 2
-                if room < MIN_EXCERPT_CHARS:
-                    break
-                body = body[:room] + TRUNCATION_MARK + "\n\n"
-            entries.append(header + body)
-            remaining -= len(header) + len(body)
-            if hit.source not in sources:
-                sources.append(hit.source)
+            source = hit.source
+            session, date = header_field(source.source_id), header_field(source.date) if source.date else "undated"
+            header = f"[{number}] {quote(source.title or source.source_id)} (session {session}, {date})\n"
+            room = remaining - len(header) - 2
+            body = _fitted(hit.text.strip(), room) if room > 0 else None
+            if body is None or (body.endswith(TRUNCATION_MARK) and room < MIN_EXCERPT_CHARS):
+                break
+            entries.append(header + body + "\n\n")
+            remaining -= len(entries[-1])
+            if source not in sources:
+                sources.append(source)
         if entries:
             parts.append(block + "".join(entries))
     text = "\n".join(parts).rstrip() + "\n" if parts else ""

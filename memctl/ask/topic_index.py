@@ -24,6 +24,7 @@ from pathlib import Path
 
 from memctl.atomic import atomic_write_json
 from memctl.config import DataHome
+from memctl.connectors.opencode.titles import is_placeholder_title
 from memctl.exit_codes import HomeError
 from memctl.ingest.checkpoint import Checkpoint
 
@@ -152,6 +153,8 @@ def build_topic_index(home: DataHome) -> TopicIndex:
         refs.sort(key=lambda pair: (-pair[0], pair[1].source_id))
         notes = [r for _, r in refs]
         worktree = worktrees.get(slug, "")
-        topics[slug] = TopicEntry(name=slug, worktree=worktree,
-                                  description=describe(slug, worktree, [n.title for n in notes]), notes=notes)
+        # Placeholders (notes of older runs) say nothing a router could match.
+        titles = [n.title for n in notes if not is_placeholder_title(n.title)]
+        topics[slug] = TopicEntry(name=slug, worktree=worktree, description=describe(slug, worktree, titles),
+                                  notes=notes)
     return TopicIndex(topics)

@@ -42,6 +42,31 @@ class Part:
 
 
 @dataclass(frozen=True, slots=True)
+class Revert:
+    """Where the user undid a session (OpenCode ``session.revert``, set by ``/undo``).
+
+    Everything from message ``message_id`` on (in message order) is not part
+    of the conversation; with ``part_id``, that message keeps its parts before
+    ``part_id`` (a partial undo). Source: OpenCode
+    ``packages/opencode/src/session/revert.ts`` (``revert`` / ``cleanup``)
+    and ``session/index.ts`` (``Info.revert = {messageID, partID?,
+    snapshot?, diff?}``; ``snapshot`` and ``diff`` are file state, not read).
+
+    Attributes:
+        message_id: the first message left out (or the one partly left out).
+        part_id: the first part left out within ``message_id``, or None.
+    """
+
+    message_id: str
+    part_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        """A short, stable fingerprint (``<message id>/<part id or ''>``) for the checkpoint."""
+        return f"{self.message_id}/{self.part_id or ''}"
+
+
+@dataclass(frozen=True, slots=True)
 class SessionInfo:
     """Metadata of one session.
 
@@ -53,9 +78,14 @@ class SessionInfo:
             outside a git repository).
         project_worktree: the project's worktree path ('' or ``/`` for the
             global project).
-        parent_id: the parent session id for a subagent (child) session.
+        parent_id: the parent session id for a subagent (child) session. On a
+            session the connector yields as a root it is set only when that
+            parent does not exist (an orphaned subagent session).
         time_created, time_updated: milliseconds since the epoch.
         version: the writing tool's version string (OpenCode `session.version`).
+        title_is_placeholder: ``title`` is the source's automatic placeholder
+            (OpenCode: ``New session - <ISO time>``…), not a real title.
+        revert: the undo boundary, or None when nothing is undone.
     """
 
     id: str
@@ -67,6 +97,13 @@ class SessionInfo:
     time_created: int
     time_updated: int
     version: str
+    title_is_placeholder: bool = False
+    revert: Revert | None = None
+
+    @property
+    def revert_key(self) -> str:
+        """``revert.key``, or '' when nothing is undone."""
+        return self.revert.key if self.revert is not None else ""
 
 
 @dataclass(slots=True)
@@ -94,12 +131,18 @@ class Session:
 
 @dataclass(slots=True)
 class ReadStats:
-    """Counters of what a connector skipped instead of crashing.
+    """Counters of what a connector skipped instead of crashing, and of what it left out on purpose.
 
-    Each counter is a number of rows (``unknown_types``: rows or content
+    Each skip counter is a number of rows (``unknown_types``: rows or content
     items of a type the connector does not know, e.g. a new OpenCode
-    ``session_message`` type); ``warnings`` keeps the first few
-    human-readable messages (bounded) for the run summary.
+    ``session_message`` type; ``unknown_roles``: messages whose role is
+    neither ``user`` nor ``assistant``; ``revert_boundary_missing``: a
+    session whose undo boundary names a message that is not there, so
+    nothing of it is left out). The left-out counters are not errors:
+    ``reverted_messages`` (messages wholly or partly undone with ``/undo``)
+    and ``reverted_sessions`` (subagent sessions started after the undo
+    point). ``warnings`` keeps the first few human-readable messages
+    (bounded) for the run summary.
     """
 
     sessions: int = 0
@@ -109,9 +152,15 @@ class ReadStats:
     undecodable_text: int = 0
     orphan_parts: int = 0
     unknown_types: int = 0
+    unknown_roles: int = 0
+    revert_boundary_missing: int = 0
+    reverted_messages: int = 0
+    reverted_sessions: int = 0
     warnings: list[str] = field(default_factory=list)
 
-    SKIP_COUNTERS = ("malformed_json", "missing_fields", "undecodable_text", "orphan_parts", "unknown_types")
+    SKIP_COUNTERS = ("malformed_json", "missing_fields", "undecodable_text", "orphan_parts", "unknown_types",
+                     "unknown_roles", "revert_boundary_missing")
+    LEFT_OUT_COUNTERS = ("reverted_messages", "reverted_sessions")
 
     MAX_WARNINGS = 50
 
@@ -124,6 +173,10 @@ class ReadStats:
     def skip_counts(self) -> dict[str, int]:
         """The non-zero skip counters by name (for run summaries)."""
         return {name: getattr(self, name) for name in self.SKIP_COUNTERS if getattr(self, name)}
+
+    def left_out_counts(self) -> dict[str, int]:
+        """The non-zero left-out counters by name (content undone in the source)."""
+        return {name: getattr(self, name) for name in self.LEFT_OUT_COUNTERS if getattr(self, name)}
 
     @property
     def skipped_rows(self) -> int:

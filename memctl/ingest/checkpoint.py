@@ -9,6 +9,7 @@ skipped``. What a run does with each state is :func:`memctl.ingest.plan.decide`.
      "sources": {"<source id>": {"status": "distilled"|"skipped"|"error",
                                  "session_updated": int,  # source time_updated (ms) when handled
                                  "covered_until": int,    # newest part time (ms) in its notes
+                                 "revert": str,           # the undo boundary when handled (absent: none)
                                  "continuations": int,    # continuation notes so far
                                  "continuation_of": str,  # on a continuation's own entry
                                  "topic": str, "title": str,
@@ -59,12 +60,15 @@ class Entry:
     """One session's record in ``progress.json``. ``None`` means the key is absent from the file.
 
     Times are epoch milliseconds of the source; ``updated`` is when the entry was written (UTC).
+    ``revert`` is the source's undo boundary when the session was handled
+    (:attr:`memctl.connectors.model.SessionInfo.revert_key`; ``''`` or absent: nothing undone).
     Keys this version does not know are kept in ``extra`` and written back unchanged.
     """
 
     status: str
     session_updated: int | None = None
     covered_until: int | None = None
+    revert: str | None = None
     continuations: int | None = None
     continuation_of: str | None = None
     topic: str | None = None

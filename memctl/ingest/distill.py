@@ -15,6 +15,7 @@ from memctl.config import Settings
 from memctl.connectors.model import SessionInfo
 from memctl.front_matter import read_front_matter, render_front_matter
 from memctl.ingest.scrub import scrub
+from memctl.ingest.transcript import UNTITLED, derive_title
 from memctl.ollama_client import chat_once, check_model, client_for
 from memctl.prompts import Prompt, load_prompt
 
@@ -83,11 +84,19 @@ def render_note(
     transcript_sha256: str,
     child_session_ids: list[str],
     continuation_of: str | None = None,
+    title: str | None = None,
+    original_title: str | None = None,
 ) -> str:
     """Render an accepted note: YAML provenance front matter + the model's Markdown body.
 
     A continuation note (new parts of a session that grew after its note was
     accepted) names the original session in ``continuation_of``.
+
+    ``title`` (scrubbed) replaces the session's own title, e.g. one derived
+    for a placeholder (:attr:`memctl.ingest.transcript.Transcript.title`); the
+    replaced title is kept as ``original_title`` (scrubbed here). A session
+    whose parent no longer exists (``info.parent_id`` on a root session)
+    says so in ``orphaned_parent``.
 
     The bytes depend only on the session, the model output and the provenance
     (no wall-clock time), so re-adding an unchanged note to Cognee is a no-op
@@ -97,19 +106,32 @@ def render_note(
         "source": "opencode",
         "source_id": info.id,
         "topic": topic,
-        "title": scrub(info.title).text,
+        "title": title if title is not None else scrub(info.title).text,
+        **({"original_title": scrub(original_title).text} if original_title else {}),
         "session_created": _iso(info.time_created),
         "session_updated": _iso(info.time_updated),
         "directory": scrub(info.directory).text,
         "project_worktree": scrub(info.project_worktree).text,
         "opencode_version": info.version,
         "child_sessions": child_session_ids,
+        **({"orphaned_parent": info.parent_id} if info.parent_id else {}),
         **({"continuation_of": continuation_of} if continuation_of else {}),
         "model": outcome.model,
         "prompt_version": outcome.prompt_version,
         "transcript_sha256": transcript_sha256,
     }
     return render_front_matter(meta, outcome.body, blank_line=True)
+
+
+def summary_title(body: str) -> str | None:
+    """A title taken from a note's (scrubbed) body: its first Markdown heading, else its
+    first non-empty line (see :func:`memctl.ingest.transcript.derive_title`); None for an empty body.
+
+    A line that only echoes the transcript's ``(untitled)`` header is passed over.
+    """
+    lines = [line for line in body.splitlines() if derive_title(line) not in (None, UNTITLED)]
+    headings = [line for line in lines if line.lstrip().startswith("#")]
+    return derive_title((headings or lines or [""])[0])
 
 
 def read_note_meta(text: str) -> dict:

@@ -20,7 +20,7 @@ from types import TracebackType
 from memctl.atomic import atomic_write_text
 from memctl.config import DataHome
 from memctl.ingest.checkpoint import Checkpoint
-from memctl.ingest.distill import Distiller, DistillOutcome, read_note_meta, render_note
+from memctl.ingest.distill import Distiller, DistillOutcome, read_note_meta, render_note, summary_title
 from memctl.ingest.plan import Work
 from memctl.ingest.summary import IngestSummary
 from memctl.ingest.transcript import Transcript
@@ -86,9 +86,10 @@ class DistillExecutor:
                                      prompt_version=self.distiller.prompt.version, **work.provenance.as_fields())
         self._finish_continuation(work, accepted=False)
 
-    def note_unchanged(self, root_id: str, session_updated: int) -> None:
-        """A distilled session whose update brought no new part (e.g. a new title): remember the update."""
-        self.checkpoint.update(root_id, session_updated=session_updated)
+    def note_unchanged(self, root_id: str, session_updated: int, revert: str) -> None:
+        """A distilled session whose update brought no new part (e.g. a new title, or an undo): remember
+        the update and the undo boundary (``''``: none), so an undo after distilling costs no model call."""
+        self.checkpoint.update(root_id, session_updated=session_updated, revert=revert)
 
     def recover(self, work: Work, transcript: Transcript) -> bool:
         """Take over a note a killed run wrote but did not record (same transcript, same prompt)."""
@@ -161,9 +162,12 @@ class DistillExecutor:
             self.checkpoint.mark_skipped(sid, reason="model answered JUNK", skip_kind="junk", **base)
             self._finish_continuation(work, accepted=False)
             return
+        if transcript.title is None:  # a placeholder, and no user text to name it: the summary does
+            base["title"] = summary_title(outcome.body) or work.title
         note = render_note(work.session.info, topic=work.topic, outcome=outcome, transcript_sha256=transcript.sha256,
                            child_session_ids=transcript.child_session_ids,
-                           continuation_of=work.provenance.continuation_of)
+                           continuation_of=work.provenance.continuation_of,
+                           title=base["title"], original_title=transcript.original_title)
         atomic_write_text(self.home.note_path(sid), note)
         if self.reparse_all and work.root is None:
             base["continuations"] = self._supersede_continuations(sid)
@@ -185,9 +189,10 @@ class DistillExecutor:
             return
         if accepted:
             self.checkpoint.update(root.root_id, session_updated=root.session_updated,
-                                   continuations=root.continuations, covered_until=root.covered_until)
+                                   continuations=root.continuations, covered_until=root.covered_until,
+                                   revert=root.revert)
         else:
-            self.checkpoint.update(root.root_id, session_updated=root.session_updated)
+            self.checkpoint.update(root.root_id, session_updated=root.session_updated, revert=root.revert)
 
     def _supersede_continuations(self, root_id: str) -> int:
         """After a full re-distill (--reparse-all) the new note covers the whole session:

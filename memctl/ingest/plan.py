@@ -16,6 +16,13 @@ none                               distill     new
 ``skipped``                        skip        already skipped
 =================================  ==========  ==============================================
 
+A session "grew" when the source's ``time_updated`` is newer than the entry's
+``session_updated``, or when its undo boundary (``session.revert``, see
+:mod:`memctl.connectors.opencode.revert`) differs from the entry's ``revert``: an
+undo or redo changes what the session holds even where the source leaves
+``time_updated`` alone. A redo brings the undone parts back as a continuation; an
+undo after distilling leaves no new part and is recorded without a model call.
+
 Any action but ``skip`` becomes ``defer`` while the session was updated less than
 ``settle_minutes`` ago: its last turn may still be half written, the next run takes it.
 A continuation keeps the accepted note (and what Cognee built from it) as it was; its
@@ -71,7 +78,8 @@ def decide(info: SessionInfo, entry: Entry | None, rules: PlanRules) -> Decision
 def _by_checkpoint(info: SessionInfo, entry: Entry | None, rules: PlanRules) -> Decision:
     if entry is None:
         return Decision(Action.DISTILL, "new")
-    grew = entry.session_updated is not None and info.time_updated > entry.session_updated
+    grew = (entry.session_updated is not None and info.time_updated > entry.session_updated) or (
+        (entry.revert or "") != info.revert_key)
     if entry.status == "error":
         return Decision(Action.DISTILL, f"retry after error ({entry.attempts or 1} attempts)")
     if entry.status == "distilled":
@@ -94,15 +102,19 @@ def _by_checkpoint(info: SessionInfo, entry: Entry | None, rules: PlanRules) -> 
 @dataclass(frozen=True)
 class Provenance:
     """What a note covers, recorded in its checkpoint entry: the source's ``time_updated`` when it was
-    read and the newest part time in it (epoch ms); a continuation names its original session."""
+    read and the newest part time in it (epoch ms), the undo boundary it was read with (``''``: none);
+    a continuation names its original session."""
 
     session_updated: int
     covered_until: int
     continuation_of: str | None = None
+    revert: str = ""
 
     def as_fields(self) -> dict[str, int | str]:
-        """As :class:`~memctl.ingest.checkpoint.Entry` fields (``continuation_of`` only when set)."""
+        """As :class:`~memctl.ingest.checkpoint.Entry` fields (``revert`` and ``continuation_of`` only when set)."""
         fields: dict[str, int | str] = {"session_updated": self.session_updated, "covered_until": self.covered_until}
+        if self.revert:
+            fields["revert"] = self.revert  # a changed undo re-evaluates the session
         if self.continuation_of is not None:
             fields["continuation_of"] = self.continuation_of
         return fields
@@ -111,12 +123,14 @@ class Provenance:
 @dataclass(frozen=True)
 class RootAdvance:
     """Applied to the original session's entry once its continuation is accepted: the new coverage,
-    and the continuation number used (a rejected continuation advances ``session_updated`` only)."""
+    the continuation number used and the undo boundary read (``''``: none); a rejected continuation
+    advances ``session_updated`` and ``revert`` only."""
 
     root_id: str
     session_updated: int
     continuations: int
     covered_until: int
+    revert: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,18 +168,23 @@ def plan_work(session: Session, entry: Entry | None, action: Action, *, title: s
     """The :class:`Work` for a session the decision said to ``distill`` or ``continue``.
 
     ``title`` is the session's scrubbed title. Returns None for a continuation without new
-    parts (only metadata, such as the title, changed).
+    parts (only metadata, such as the title or the undo boundary, changed). A continuation of a
+    session with a placeholder title keeps the placeholder (and its flag) so that its own title
+    is derived from its first user text.
     """
     info = session.info
+    revert = info.revert_key
     if action is Action.CONTINUE:
         assert entry is not None, "a continuation needs the distilled entry"
         newer = parts_after(session, entry.covered_from)
         if newer is None:
             return None
         number = (entry.continuations or 0) + 1
-        cont_info = replace(info, id=f"{info.id}-cont{number}", title=f"{info.title} (continued)")
+        cont_title = info.title if info.title_is_placeholder else f"{info.title} (continued)"
+        cont_info = replace(info, id=f"{info.id}-cont{number}", title=cont_title)
         cont = Session(info=cont_info, parts=newer.parts, children=newer.children)
         covered = newest_part_time(cont)
-        return Work(cont, f"{title} (continued)", topic, Provenance(info.time_updated, covered, continuation_of=info.id),
-                    RootAdvance(info.id, info.time_updated, number, covered))
-    return Work(session, title, topic, Provenance(info.time_updated, newest_part_time(session)))
+        return Work(cont, f"{title} (continued)", topic,
+                    Provenance(info.time_updated, covered, continuation_of=info.id, revert=revert),
+                    RootAdvance(info.id, info.time_updated, number, covered, revert))
+    return Work(session, title, topic, Provenance(info.time_updated, newest_part_time(session), revert=revert))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from memctl.config import DataHome, Settings
@@ -56,6 +57,8 @@ class IngestRun:
         self.reporter = reporter or SilentReporter()
         self.summary = IngestSummary(dry_run=options.dry_run, phase=options.phase)
         self.redactions: Counter[str] = Counter()
+        self.transcript_warnings: Counter[str] = Counter()
+        self.compacted_outputs = 0
         self.selected_ids: list[str] = []
 
     # -- phase 1 -------------------------------------------------------------------
@@ -101,7 +104,10 @@ class IngestRun:
         except SourceError as exc:
             raise IngestError(str(exc), exc.exit_code) from exc
         finally:
-            self.summary.read_warnings = source.stats.skip_counts()
+            warnings = Counter(source.stats.skip_counts()) + self.transcript_warnings
+            self.summary.read_warnings = dict(sorted(warnings.items()))
+            self.summary.left_out = source.stats.left_out_counts() | (
+                {"compacted_tool_outputs": self.compacted_outputs} if self.compacted_outputs else {})
             self.summary.redactions = dict(sorted(self.redactions.items()))
             source.close()
 
@@ -111,6 +117,7 @@ class IngestRun:
         summary, dry_run = self.summary, executor is None
         for info in source.iter_root_infos(flt):
             summary.found += 1
+            summary.orphaned_sessions += bool(info.parent_id)  # a root with a parent: the parent is gone
             if self._filtered():
                 self.selected_ids.append(info.id)
             topic = registry.topic_for(info)
@@ -133,11 +140,16 @@ class IngestRun:
                 if dry_run:
                     summary.add_plan(PlanItem(info.id, title, topic, "done", "no new parts"))
                 else:
-                    executor.note_unchanged(info.id, info.time_updated)
+                    executor.note_unchanged(info.id, info.time_updated, info.revert_key)
                 self.reporter.advance()
                 continue
             transcript = build_transcript(work.session, self.settings)
             self.redactions.update(transcript.redactions)
+            self.transcript_warnings.update(transcript.read_warnings)
+            self.compacted_outputs += transcript.compacted_outputs
+            work_info = work.session.info
+            if work_info.title_is_placeholder or not work_info.title.strip():
+                work = replace(work, title=transcript.title or work.title)  # the first user text names it
             if transcript.skip_reason:
                 summary.skipped_threshold += 1
                 if dry_run:

@@ -40,7 +40,9 @@ class IngestSummary:
     estimated_input_tokens: int = 0
     would_distill: int = 0
     redactions: dict[str, int] = field(default_factory=dict)
-    read_warnings: dict[str, int] = field(default_factory=dict)
+    read_warnings: dict[str, int] = field(default_factory=dict)  # rows not understood, by kind
+    left_out: dict[str, int] = field(default_factory=dict)  # undone in the source, or pruned by it
+    orphaned_sessions: int = 0  # subagent sessions whose parent no longer exists
     notes_published: int = 0
     notes_unpublished: int = 0
     notes_submitted: int = 0

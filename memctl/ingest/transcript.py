@@ -15,7 +15,12 @@ Pipeline (the ingester's "Before the LLM" steps, in this order):
                ``max_tool_input_chars``; ``state.output`` (completed) or
                ``state.error`` (error) bounded by ``max_tool_output_chars``,
                keeping more of the end (errors are usually there);
-               pending/running say so; attachments by filename/mime only
+               pending/running say so; attachments by filename/mime only.
+               An output OpenCode has pruned from its own context
+               (``state.time.compacted`` set: ``SessionCompaction.prune`` in
+               ``packages/opencode/src/session/compaction.ts``; its model
+               then sees ``[Old tool result content cleared]``) is left out:
+               the entry is one line, name, status, title and a marker
    file        filename (or source path) and mime only — never ``url``,
                which is often a base64 ``data:`` URL
    patch       the list of changed files
@@ -38,6 +43,16 @@ Pipeline (the ingester's "Before the LLM" steps, in this order):
    ``min_user_chars`` AND whose content is under ``min_substance_chars`` gets
    a ``skip_reason`` (no model call needed).
 
+Titles: a placeholder title (``SessionInfo.title_is_placeholder``, e.g.
+OpenCode's ``New session - <ISO time>``) or an empty one is replaced by one
+derived from the session's first user text (a subtask prompt the user ran
+counts), after scrubbing (:func:`derive_title`); subagent section headers
+likewise.
+
+Rows the normalizer does not know are counted in ``read_warnings`` by kind:
+``unknown_part_types``, ``tool_parts_without_state`` (rendered with status
+``unknown``), ``unknown_tool_status``.
+
 The output is deterministic: the same session always gives the same bytes
 (the SHA-256 is used for provenance and caching). Sizes are characters.
 """
@@ -56,10 +71,18 @@ from memctl.config import Settings
 from memctl.connectors.model import Part, Session
 from memctl.ingest.scrub import scrub_texts
 
-__all__ = ["Transcript", "build_transcript", "LIFECYCLE_PART_TYPES", "CHARS_PER_TOKEN"]
+__all__ = ["Transcript", "build_transcript", "derive_title", "LIFECYCLE_PART_TYPES", "CHARS_PER_TOKEN",
+           "TOOL_STATUSES", "UNTITLED"]
 
 LIFECYCLE_PART_TYPES = frozenset({"step-start", "step-finish", "snapshot", "retry", "agent"})
 """OpenCode message-v2 part types that carry no content (dropped and counted)."""
+
+TOOL_STATUSES = ("pending", "running", "completed", "error")
+"""message-v2 ``ToolState`` statuses (OpenCode ``packages/opencode/src/session/message-v2.ts``)."""
+
+MAX_DERIVED_TITLE_CHARS = 80
+UNTITLED = "(untitled)"
+"""The header title of a session without a title and without user text to derive one from."""
 
 CHARS_PER_TOKEN = 4
 """``estimated_tokens = len(text) // CHARS_PER_TOKEN``: the usual ~4 characters
@@ -83,6 +106,7 @@ _MAX_PATH_CHARS = 500
 _MAX_NAME_CHARS = 200
 _MAX_PATCH_FILES = 60
 _TASK_ID_OUTPUT = re.compile(r'(?:<task id="([^"\s]+)"|task_id: (\S+))')
+_TITLE_LEAD = re.compile(r"^(?:[#>*_`~\-\s]|\d+[.)]\s)+")
 _BACKTICK_RUN = re.compile(r"`{3,}")
 
 
@@ -112,6 +136,14 @@ class Transcript:
         child_session_ids: every descendant session id, depth first.
         unknown_parts: part types this module does not know, with counts
             (not rendered: a new OpenCode part type shows up here).
+        title: the session's title for notes and indexes, scrubbed: the
+            source's own, or for a placeholder (or empty) one the title
+            derived from the first user text; None when there is none to
+            derive from (the caller may derive one from the note's summary).
+        original_title: the scrubbed placeholder ``title`` replaced (None
+            when the source's title is kept, or was empty).
+        compacted_outputs: tool outputs left out because OpenCode had pruned them.
+        read_warnings: rows not understood, counted by kind (see the module doc).
     """
 
     source_id: str
@@ -130,6 +162,10 @@ class Transcript:
     skip_reason: str | None
     child_session_ids: list[str]
     unknown_parts: dict[str, int] = field(default_factory=dict)
+    title: str | None = None
+    original_title: str | None = None
+    compacted_outputs: int = 0
+    read_warnings: dict[str, int] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------
@@ -167,6 +203,7 @@ class _Section:
     session_id: str
     title_field: int
     first_entry: int = -1
+    derive_from: int | None = None  # a placeholder title: derive it from this (user text) field
 
 
 @dataclass(slots=True)
@@ -190,6 +227,12 @@ class _Builder:
         self.tool_calls = 0
         self.unknown_parts: dict[str, int] = {}
         self.child_ids: list[str] = []
+        self.compacted_outputs = 0
+        self.read_warnings: dict[str, int] = {}
+        self.first_user_field: dict[tuple[int, ...], int] = {}  # section path → its first user text field
+
+    def warn(self, kind: str) -> None:
+        self.read_warnings[kind] = self.read_warnings.get(kind, 0) + 1
 
     def add_field(self, raw: str, limit: int | None = None, head_share: float = 1.0) -> int:
         self.fields.append(_Field(raw=raw, limit=limit, head_share=head_share))
@@ -229,10 +272,14 @@ class _Builder:
 
     def child_entries(self, child: Session, path: tuple[int, ...]) -> list[_Entry]:
         self.child_ids.append(child.info.id)
-        title = self.add_field(child.info.title or "(untitled)", _MAX_TITLE_CHARS)
-        self.sections.append(_Section(session_id=child.info.id, title_field=title))
+        placeholder = child.info.title_is_placeholder or not child.info.title.strip()
+        title = self.add_field(UNTITLED if placeholder else child.info.title, _MAX_TITLE_CHARS)
+        section = _Section(session_id=child.info.id, title_field=title)
+        self.sections.append(section)
         child_path = path + (len(self.sections) - 1,)
         entries = self.collect(child, child_path, is_root=False)
+        if placeholder:
+            section.derive_from = self.first_user_field.get(child_path)
         if not entries:
             entries = [_Entry(["_(no content parts)_"], child_path, [])]
         return entries
@@ -270,6 +317,7 @@ class _Builder:
             label = "[context compacted]" if not data.get("auto") else "[context compacted automatically]"
             return _Entry([label], path, [])
         self.unknown_parts[kind] = self.unknown_parts.get(kind, 0) + 1
+        self.warn("unknown_part_types")
         return None
 
     def text_entry(self, part: Part, data: dict[str, Any], path: tuple[int, ...], is_root: bool) -> _Entry | None:
@@ -286,13 +334,21 @@ class _Builder:
         else:
             label = "**Assistant:** "
         f = self.add_field(text, self.settings.max_text_chars, _HEAD_SHARE_TEXT)
+        if part.role == "user":
+            self.first_user_field.setdefault(path, f)
         return _Entry([label, f], path, [f])
 
     def tool_entry(self, data: dict[str, Any], path: tuple[int, ...]) -> _Entry:
         self.tool_calls += 1
         settings = self.settings
-        state = data.get("state") if isinstance(data.get("state"), dict) else {}
+        if isinstance(data.get("state"), dict):
+            state = data["state"]
+        else:
+            state = {}
+            self.warn("tool_parts_without_state")
         status = _as_text(state.get("status")) or "unknown"
+        if state and status not in TOOL_STATUSES:
+            self.warn("unknown_tool_status")
         name = self.add_field(_as_text(data.get("tool")) or "unknown", _MAX_NAME_CHARS)
         segments: list[_Segment] = ["**Tool `", name, "`** — ", status]
         ids = [name]
@@ -301,6 +357,12 @@ class _Builder:
             t = self.add_field(title, _MAX_TITLE_CHARS)
             segments.extend([" — ", t])
             ids.append(t)
+        times = state.get("time")
+        if status == "completed" and isinstance(times, dict) and times.get("compacted"):
+            # OpenCode pruned this output from its own context: old, bulky, already used.
+            self.compacted_outputs += 1
+            segments.append(" — output compacted by OpenCode, left out")
+            return _Entry(segments, path, ids)
 
         tool_input = state.get("input")
         if tool_input in (None, {}, []) and state.get("raw"):
@@ -378,6 +440,8 @@ class _Builder:
         if counts_as_user:
             self.user_chars += len(prompt_text)
         prompt = self.add_field(prompt_text, self.settings.max_text_chars, _HEAD_SHARE_TEXT)
+        if counts_as_user and prompt_text:
+            self.first_user_field.setdefault(path, prompt)
         segments: list[_Segment] = ["**Subtask for agent `", agent, "`:** ", description, "\nPrompt: ", prompt]
         ids = [agent, description, prompt]
         command = _as_text(data.get("command"))
@@ -611,6 +675,8 @@ def _format_time(ms: int) -> str:
 
 def _section_open(section: _Section, fields: list[_Field], continued: bool) -> str:
     title = fields[section.title_field].text
+    if section.derive_from is not None:
+        title = derive_title(fields[section.derive_from].text) or title
     suffix = " (continued)" if continued else ""
     return f"### Subagent session {section.session_id}: {title}{suffix}"
 
@@ -676,17 +742,46 @@ def _sample(sizes: list[int], budget: int, head_fraction: float) -> tuple[int, i
     return head_count, tail_start
 
 
-def _header(session: Session, fields: list[_Field], title: int, directory: int, project: int) -> str:
+def _header(session: Session, fields: list[_Field], title: str, directory: int, project: int,
+            parent: int | None) -> str:
     info = session.info
     lines = [
-        f"# OpenCode session: {fields[title].text}",
+        f"# OpenCode session: {title}",
         "",
         f"- Source id: {info.id}",
         f"- Directory: {fields[directory].text}",
         f"- Project: {fields[project].text}",
         f"- Started: {_format_time(info.time_created)}; last updated: {_format_time(info.time_updated)}",
     ]
+    if parent is not None:
+        lines.append(f"- Parent session: {fields[parent].text} (not in the history any more: an orphaned "
+                     "subagent session)")
     return "\n".join(lines)
+
+
+def derive_title(text: str, limit: int = MAX_DERIVED_TITLE_CHARS) -> str | None:
+    """A one-line title from (already scrubbed) text: its first non-empty line without
+    Markdown lead characters, whitespace collapsed, cut at a word boundary to ``limit``
+    chars with ``…``. None when nothing is left.
+
+    A cut never splits a ``[REDACTED:kind]`` marker, so a scrubbed text gives
+    a scrubbed title.
+    """
+    for line in text.splitlines():
+        line = " ".join(_TITLE_LEAD.sub("", line).split())
+        if line:
+            break
+    else:
+        return None
+    if len(line) <= limit:
+        return line
+    cut = line.rfind(" ", 0, limit)
+    end = cut if cut >= limit // 2 else limit
+    marker = line.rfind("[REDACTED:", 0, end)
+    if marker != -1 and not 0 <= line.find("]", marker) < end:
+        end = marker  # a long unbroken run: cut before the marker, never inside it
+    head = line[:end].rstrip(" ,;:-=")
+    return (head or line[:end]) + "…"
 
 
 # ---------------------------------------------------------------------------
@@ -714,7 +809,9 @@ def build_transcript(session: Session, settings: Settings) -> Transcript:
     """
     builder = _Builder(settings)
     info = session.info
-    title = builder.add_field(info.title or "(untitled)", _MAX_TITLE_CHARS)
+    placeholder = info.title_is_placeholder or not info.title.strip()
+    title = builder.add_field(info.title or UNTITLED, _MAX_TITLE_CHARS)
+    parent = builder.add_field(info.parent_id, _MAX_NAME_CHARS) if info.parent_id else None
     directory = builder.add_field(info.directory or "(unknown)", _MAX_PATH_CHARS)
     worktree = info.project_worktree
     project_label = (
@@ -756,7 +853,13 @@ def build_transcript(session: Session, settings: Settings) -> Transcript:
         keep = list(range(len(entries)))
         blocks = _assemble(rendered, entries, sections, fields, keep, None)
 
-    header = _header(session, fields, title, directory, project)
+    if placeholder:
+        first_user = builder.first_user_field.get(())
+        display_title = derive_title(fields[first_user].text) if first_user is not None else None
+        original_title = fields[title].text if info.title.strip() else None
+    else:
+        display_title, original_title = fields[title].text, None
+    header = _header(session, fields, display_title or UNTITLED, directory, project, parent)
     if builder.child_ids:
         header += f"\n- Subagent sessions: {len(builder.child_ids)}"
     body = "\n\n".join(blocks) if blocks else "_(no content parts)_"
@@ -789,4 +892,8 @@ def build_transcript(session: Session, settings: Settings) -> Transcript:
         skip_reason=skip_reason,
         child_session_ids=list(builder.child_ids),
         unknown_parts=dict(sorted(builder.unknown_parts.items())),
+        title=display_title,
+        original_title=original_title,
+        compacted_outputs=builder.compacted_outputs,
+        read_warnings=dict(sorted(builder.read_warnings.items())),
     )

@@ -19,6 +19,13 @@ Cache: ``<cache_dir>/<cache_key>.json`` where the key hashes the prompt
 version, the model and the members' texts with their times (sorted), so an
 unchanged cluster — or a retry after a crash — makes no model call. Entries
 are written atomically and never modified.
+
+Substance: a reply that does not keep the members' substance
+(:func:`memctl.sleep.consolidation_check.substance_problem`: ``JUNK``, empty,
+drastically shorter, missing the newest member's names, only a repeat of an
+older member) raises :class:`ConsolidationError` and is never cached, so the
+next sleep asks the model again; a cached entry that fails the check (written
+before the check existed) is removed and recomputed.
 """
 
 from __future__ import annotations
@@ -32,12 +39,20 @@ from memctl.atomic import atomic_write_json
 from memctl.config import Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import Prompt, load_prompt
+from memctl.sleep.consolidation_check import substance_problem
 
 MAX_MERGED_LINES = 40
 
 
 class ConsolidationError(Exception):
-    """The model call failed or its answer was unusable; the cluster stays unmerged this run."""
+    """The model call failed or its answer was unusable; the cluster stays unmerged this run.
+
+    ``model_called`` says whether a model call was made (sleep counts it).
+    """
+
+    def __init__(self, message: str, *, model_called: bool = False) -> None:
+        super().__init__(message)
+        self.model_called = model_called
 
 
 @dataclass(frozen=True)
@@ -101,7 +116,8 @@ def consolidate(task: ConsolidationTask, settings: Settings, cache_dir: Path) ->
 
     Raises:
         ConsolidationError: fewer than two members, the model failed, or its
-            answer is empty.
+            answer lost the members' substance (the message names the rule;
+            nothing is cached).
     """
     if len(task.members) < 2:
         raise ConsolidationError(f"cluster {task.cluster[:12]} has {len(task.members)} member(s); nothing to merge")
@@ -113,9 +129,11 @@ def consolidate(task: ConsolidationTask, settings: Settings, cache_dir: Path) ->
     if cached.is_file():
         try:
             data = json.loads(cached.read_text(encoding="utf-8"))
-            return ConsolidationResult(cluster=task.cluster, text=data["text"], created=newest, cache_key=key,
-                                       model_called=False, model=model, prompt_version=prompt.version)
-        except (ValueError, KeyError, OSError):
+            if substance_problem(task.members, str(data["text"])) is None:
+                return ConsolidationResult(cluster=task.cluster, text=data["text"], created=newest, cache_key=key,
+                                           model_called=False, model=model, prompt_version=prompt.version)
+            cached.unlink(missing_ok=True)  # a lossy merge cached before the check existed
+        except (ValueError, KeyError, TypeError, OSError):
             pass  # a damaged entry is simply recomputed
     client = client_for(settings, settings.request_timeout_s)
     try:
@@ -124,10 +142,13 @@ def consolidate(task: ConsolidationTask, settings: Settings, cache_dir: Path) ->
                                    {"role": "user", "content": render_members(task)}],
                          options={"num_ctx": settings.answer_num_ctx})
     except ModelError as exc:
-        raise ConsolidationError(f"cluster {task.cluster[:12]} ({task.scope}): {exc}") from exc
+        raise ConsolidationError(f"cluster {task.cluster[:12]} ({task.scope}): {exc}; members kept",
+                                 model_called=True) from exc
     text = "\n".join(text.strip().splitlines()[:MAX_MERGED_LINES]).strip()
-    if not text:
-        raise ConsolidationError(f"cluster {task.cluster[:12]}: the model returned nothing usable")
+    problem = substance_problem(task.members, text)
+    if problem is not None:
+        raise ConsolidationError(f"cluster {task.cluster[:12]} ({task.scope}): merge refused, members kept: {problem}",
+                                 model_called=True)
     atomic_write_json(cached, {"text": text, "model": model, "prompt_version": prompt.version,
                                "members": [m.path for m in task.members]})
     return ConsolidationResult(cluster=task.cluster, text=text, created=newest, cache_key=key, model_called=True,

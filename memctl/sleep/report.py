@@ -89,6 +89,8 @@ class SleepReport:
                  ("rejected", s.get("rejected", len(self.details["rejected"]))),
                  ("clusters consolidated", s.get("clusters_consolidated", "…")),
                  ("memories merged", s.get("memories_merged", "…")),
+                 ("clusters failed", len(s["clusters_failed"]) if "clusters_failed" in s
+                  else sum(str(c.get("outcome", "")).startswith("failed") for c in self.details["clusters"])),
                  ("topics rebuilt", len(s["topics_rebuilt"]) if "topics_rebuilt" in s else "…"),
                  ("model calls", s.get("model_calls", "…")), ("cache hits", s.get("cache_hits", "…"))]
         html = _TEMPLATE.render(status=self.status, started=self.started, home=self.home, wall_s=self.wall_s,

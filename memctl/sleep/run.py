@@ -3,20 +3,23 @@
 Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
 
 * **load** — the proposals waiting in ``staging/sessions/<session>/inbox/``.
-* **promote** — each through ONE gate, :func:`memctl.validator.validate_proposal`:
+* **promote** — each through ONE gate, :func:`memctl.sleep.validator.validate_proposal`:
   accepted → ``user/…`` (actor ``sleep``, reason naming the proposal),
   rejected → ``staging/rejected/<session>/<id>.json`` with the reason; the
   inbox file is then deleted (a versioned tombstone). Promotion renders the
   memory deterministically, so a run killed between the two steps repeats
   as a no-op.
-* **cluster** — related memories of one scope (:mod:`memctl.clustering`).
+* **cluster** — related memories of one scope (:mod:`memctl.sleep.clustering`).
   First, consolidated memories whose recorded members still exist unchanged
   (a run killed while applying) have those members deleted.
 * **consolidate** — each cluster of 2+ through the model, ``concurrency`` at
-  a time (:func:`memctl.consolidate.consolidate`, cached by content); each
-  result is applied as it arrives: the merged memory is validated like a
-  proposal, written to ``<scope>/consolidated-<key>.md`` and the members
-  deleted (versioned).
+  a time (:func:`memctl.sleep.consolidate.consolidate`, cached by content); each
+  result is applied as it arrives: the merged memory must keep the members'
+  substance (:mod:`memctl.sleep.consolidation_check`) and pass the validator like a
+  proposal, then it is written to ``<scope>/consolidated-<key>.md`` and the
+  members deleted (versioned). A cluster that fails either check keeps its
+  members, is listed in ``clusters_failed`` with the reason (exit 1), its
+  cache entry is dropped, and the next sleep tries it again.
 * **rebuild** — every topic whose user memories changed: merged-away files
   removed from its Cognee dataset, current ones added, cognify — in
   parallel with bounded concurrency; a failing topic is reported and stays
@@ -97,6 +100,7 @@ class SleepSummary:
     rejected_reasons: dict[str, int] = field(default_factory=dict)
     clusters_found: int = 0
     clusters_consolidated: int = 0
+    clusters_failed: list[dict[str, Any]] = field(default_factory=list)
     memories_merged: int = 0
     interrupted_applies_finished: int = 0
     topics_rebuilt: list[str] = field(default_factory=list)
@@ -115,7 +119,7 @@ class SleepSummary:
         """0 ok; 9 the consolidation model was unusable; 1 a cluster or topic failed (retried next run)."""
         if self.model_unavailable:
             return EXIT_MODEL
-        return EXIT_FAILED if (self.errors or self.topics_failed) else EXIT_OK
+        return EXIT_FAILED if (self.errors or self.topics_failed or self.clusters_failed) else EXIT_OK
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -431,10 +435,8 @@ class SleepRun:
         try:
             result: ConsolidationResult = future.result()
         except ConsolidationError as exc:
-            self.summary.errors.append(str(exc))
-            report.error("consolidate", str(exc))
-            report.add("clusters", {"scope": cluster.scope, "members": members, "outcome": f"failed: {exc}",
-                                    "text": None})
+            self.summary.model_calls += exc.model_called
+            self._failed(report, cluster, str(exc), text=None)
             return
         if result.model_called:
             self.summary.model_calls += 1
@@ -446,11 +448,10 @@ class SleepRun:
                                     limits=ValidationLimits(self.limits.max_bytes * CONSOLIDATED_LIMIT_FACTOR,
                                                             self.limits.max_lines * CONSOLIDATED_LIMIT_FACTOR))
         if not verdict.ok:
-            message = f"merged memory for {target} refused by the validator ({verdict.reason}: {verdict.detail})"
-            self.summary.errors.append(message)
-            report.error("consolidate", message)
-            report.add("clusters", {"scope": cluster.scope, "members": members, "outcome": "refused",
-                                    "text": result.text})
+            # Not cached either: a refused merge is asked for again next run, like a lossy one.
+            (self.home.root / "cache" / "consolidate" / f"{result.cache_key}.json").unlink(missing_ok=True)
+            self._failed(report, cluster, f"merged memory for {target} refused by the validator "
+                                          f"({verdict.reason}: {verdict.detail}); members kept", text=result.text)
             return
         datasets = {m.dataset for m in cluster.members if m.dataset}
         session = cluster.members[0].session if len({m.session for m in cluster.members}) == 1 else None
@@ -480,6 +481,15 @@ class SleepRun:
         report.add("clusters", {"scope": cluster.scope, "members": members,
                                 "outcome": "merged" + (" (cache hit)" if not result.model_called else ""),
                                 "text": result.text})
+
+    def _failed(self, report: SleepReport, cluster: Cluster, reason: str, *, text: str | None) -> None:
+        """Record a cluster whose merge was not applied (members untouched; retried next run)."""
+        members = [m.path for m in cluster.members]
+        self.summary.errors.append(reason)
+        self.summary.clusters_failed.append({"scope": cluster.scope, "members": members, "reason": reason})
+        report.error("consolidate", reason)
+        report.add("clusters", {"scope": cluster.scope, "members": members, "outcome": f"failed: {reason}",
+                                "text": text})
 
     # -- rebuild -------------------------------------------------------------------------------------
 

@@ -101,6 +101,9 @@ Knobs (constructor arguments, also settable at run time; thread-safe)
     than its ``Content-Length``, then the connection is closed).
     ``missing_models`` — model names reported as not found.
     ``allow_v1_api`` — serve ``/v1/api/<x>`` (see above).
+    ``consolidate_mode`` — ``merge`` (default) or a lossy model for the
+    consolidation prompt: ``junk``, ``empty``, ``short``, ``drop-newest``,
+    ``oldest``; ``keep-all`` keeps every fact (see :func:`consolidate_reply`).
     ``routes`` filters are paths; a request matches if its path equals one or
     starts with one ending in ``/`` (``None`` = every route).
 
@@ -113,7 +116,7 @@ Run standalone::
     python -m tests.fakes.ollama_server --port 11434 [--latency 0.1]
         [--max-concurrency 4] [--think] [--embedding-dim 768]
         [--model NAME ...] [--missing-model NAME ...] [--allow-v1-api]
-        [--chat-script module:callable]
+        [--chat-script module:callable] [--consolidate-reply MODE]
 
 It prints ``listening on http://127.0.0.1:PORT`` and serves until SIGINT or
 SIGTERM.
@@ -368,7 +371,10 @@ def _is_consolidate_request(text: str) -> bool:
     return "[memory 1] (stated " in text
 
 
-def consolidate_reply(text: str) -> str:
+CONSOLIDATE_MODES = ("merge", "keep-all", "junk", "empty", "short", "drop-newest", "oldest")
+
+
+def consolidate_reply(text: str, mode: str = "merge") -> str:
     """Deterministic merge of ``[memory N] (stated <time>)`` blocks, as a careful model would.
 
     Every line of every memory is a fact; its *subject* is its first three
@@ -376,17 +382,45 @@ def consolidate_reply(text: str) -> str:
     the same subject replaces an earlier one (newest wins on contradiction)
     and exact repeats collapse; the result lists one bullet per subject in
     order of first appearance.
+
+    ``mode`` plays other models (:data:`CONSOLIDATE_MODES`): ``keep-all``
+    lists every distinct fact line (subjects never collapse); the lossy ones
+    — ``junk`` (``JUNK``), ``empty`` (whitespace), ``short`` (the newest
+    memory's first two words), ``drop-newest`` (the merge without the newest
+    memory), ``oldest`` (the oldest memory verbatim: the superseded fact).
     """
+    blocks = sorted(_MEMORY_BLOCK.findall(text), key=lambda m: m[0])
+    if mode == "junk":
+        return "JUNK"
+    if mode == "empty":
+        return " \n"
+    if mode == "short":
+        return " ".join(_words(blocks[-1][1])[:2]) if blocks else "JUNK"
+    if mode == "oldest":
+        return blocks[0][1].strip() if blocks else "JUNK"
+    if mode == "drop-newest":
+        blocks = blocks[:-1]
     facts: dict[str, str] = {}
-    for _stated, body in sorted(_MEMORY_BLOCK.findall(text), key=lambda m: m[0]):
+    for _stated, body in blocks:
         for line in body.strip().splitlines():
             fact = line.strip().lstrip("-* ").strip()
             if fact:
-                facts[" ".join(w.lower() for w in _words(fact)[:3])] = fact
+                facts[fact.lower() if mode == "keep-all" else " ".join(w.lower() for w in _words(fact)[:3])] = fact
     return "\n".join(f"- {fact}" for fact in facts.values()) or "JUNK"
 
 
 _REFERENCE_HEADER = re.compile(r"^\[(\d+)\] (.*)$")
+
+
+def _unquoted(text: str) -> str:
+    """An entry's text: memctl quotes memories and excerpts as JSON strings (a model reads them decoded)."""
+    text = text.strip()
+    if text.startswith('"'):
+        try:
+            return json.JSONDecoder().raw_decode(text)[0]
+        except ValueError:
+            pass
+    return text
 
 
 def _is_answer_request(text: str) -> bool:
@@ -414,9 +448,9 @@ def answer_reply(text: str) -> str:
         if header:
             refs.append([header.group(1), []])
         elif section == "[USER_MEMORY]" and line.startswith("- ("):
-            memories.append(line.split(") ", 1)[-1])
+            memories.append(_unquoted(line.split(") ", 1)[-1]))
         elif section == "[REFERENCE]" and refs and line.strip():
-            refs[-1][1].append(line.strip())
+            refs[-1][1].extend(part.strip() for part in _unquoted(line).splitlines())
     parts = []
     if memories:
         best = max(memories, key=lambda m: (len(wanted & {w.lower() for w in _words(m)}), -memories.index(m)))
@@ -792,6 +826,7 @@ class FakeOllama:
         think: prefix distill replies with ``<think>…</think>``.
         missing_models: names that every route reports as not found.
         allow_v1_api: serve ``/v1/api/<x>`` as ``/api/<x>`` (real Ollama: 404).
+        consolidate_mode: how consolidation prompts are answered (see :func:`consolidate_reply`).
 
     Use as a context manager or call :meth:`start` / :meth:`stop`.
     """
@@ -810,7 +845,11 @@ class FakeOllama:
         missing_models: Iterable[str] = (),
         allow_v1_api: bool = False,
         latency_routes: Iterable[str] | None = None,
+        consolidate_mode: str = "merge",
     ) -> None:
+        if consolidate_mode not in CONSOLIDATE_MODES:
+            raise ValueError(f"consolidate_mode must be one of {', '.join(CONSOLIDATE_MODES)}")
+        self.consolidate_mode = consolidate_mode
         self._lock = threading.RLock()
         self.allow_v1_api = allow_v1_api
         self._port = port
@@ -1228,7 +1267,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _text_reply(self, transcript: str) -> str:
         if _is_consolidate_request(transcript):
-            reply = consolidate_reply(transcript)
+            reply = consolidate_reply(transcript, self.fake.consolidate_mode)
         elif _is_answer_request(transcript):
             reply = answer_reply(transcript)
         else:
@@ -1573,6 +1612,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--missing-model", action="append", default=[], help="model reported as not found")
     ap.add_argument("--allow-v1-api", action="store_true", help="serve /v1/api/<x> as /api/<x>")
     ap.add_argument("--chat-script", default=None, help="MODULE:CALLABLE chat script for /v1/chat/completions")
+    ap.add_argument("--consolidate-reply", default="merge", choices=CONSOLIDATE_MODES,
+                    help="how the consolidation prompt is answered (lossy modes play a bad model)")
     args = ap.parse_args(argv)
     fake = FakeOllama(
         args.port,
@@ -1584,6 +1625,7 @@ def main(argv: list[str] | None = None) -> int:
         think=args.think,
         missing_models=args.missing_model,
         allow_v1_api=args.allow_v1_api,
+        consolidate_mode=args.consolidate_reply,
     )
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

@@ -46,6 +46,10 @@ def _summary_table(data: dict) -> Table:
         rows.append(("secrets redacted", ", ".join(f"{k} {v}" for k, v in data["redactions"].items())))
     if data["read_warnings"]:
         rows.append(("source rows skipped", ", ".join(f"{k} {v}" for k, v in data["read_warnings"].items())))
+    if data["left_out"]:
+        rows.append(("left out (undone / pruned)", ", ".join(f"{k} {v}" for k, v in data["left_out"].items())))
+    if data["orphaned_sessions"]:
+        rows.append(("orphaned subagent sessions", data["orphaned_sessions"]))
     rows.append(("wall time", f"{data['wall_s']:.1f} s"))
     if not data["dry_run"]:
         rows.append(("sessions/hour", f"{data['sessions_per_hour']:,.0f}"))

@@ -24,6 +24,9 @@ from memctl.connectors.opencode.cells import CellDecoder
 SortKey = tuple[int, str, int]
 """(message time in epoch ms, message id, position within the message)."""
 
+KNOWN_ROLES = ("user", "assistant")
+"""message-v2 roles (OpenCode ``packages/opencode/src/session/message-v2.ts``: ``User`` | ``Assistant``)."""
+
 # Prepared once: SQLAlchemy caches the compiled form per statement object.
 _MESSAGES_OF_SESSION = text("SELECT id, time_created, data FROM message WHERE session_id = :id")
 _PARTS_OF_SESSION = text("SELECT id, message_id, time_created, data FROM part WHERE session_id = :id")
@@ -34,10 +37,13 @@ def read_message_parts(conn: Connection, session_id: str, cells: CellDecoder) ->
     and the set of message ids seen (for de-duplication against another layout).
 
     Rows that cannot be used are skipped and counted in ``cells.stats``:
-    unreadable message JSON (``malformed_json``), a part whose message is
+    unreadable message JSON (``malformed_json``), a message whose role is
+    neither ``user`` nor ``assistant`` (``unknown_roles``, its parts skipped
+    with it: message-v2 has only those two roles), a part whose message is
     missing (``orphan_parts``), a part without a ``type`` (``missing_fields``).
     """
     roles: dict[str, tuple[str, int]] = {}
+    unknown_role: set[str] = set()
     for mid, mtime, mdata in conn.execute(_MESSAGES_OF_SESSION, {"id": session_id}):
         payload = cells.json_object(mdata, f"message {mid} in session {session_id}")
         role = payload.get("role") if payload is not None else None
@@ -45,11 +51,17 @@ def read_message_parts(conn: Connection, session_id: str, cells: CellDecoder) ->
             if payload is not None:
                 cells.stats.warn("malformed_json", f"message {mid} in session {session_id}: no role")
             continue
+        if role not in KNOWN_ROLES:
+            cells.stats.warn("unknown_roles", f"message {mid} in session {session_id}: unknown role {role[:40]!r}")
+            unknown_role.add(mid)
+            continue
         roles[mid] = (role, cells.millis(mtime, session_id))
 
     parts: list[tuple[tuple[int, str, str], Part]] = []
     for pid, pmid, ptime, pdata in conn.execute(_PARTS_OF_SESSION, {"id": session_id}):
         cells.stats.parts += 1
+        if pmid in unknown_role:
+            continue  # counted once, with its message
         if pmid not in roles:
             cells.stats.warn("orphan_parts", f"part {pid}: message {pmid} missing or unreadable")
             continue
@@ -69,4 +81,4 @@ def read_message_parts(conn: Connection, session_id: str, cells: CellDecoder) ->
     for n, ((mtime, mid, _), part) in enumerate(parts):
         position = 0 if n == 0 or parts[n - 1][0][1] != mid else position + 1
         keyed.append(((mtime, mid, position), part))
-    return keyed, set(roles)
+    return keyed, set(roles) | unknown_role

@@ -86,6 +86,8 @@ class LayoutReport:
         session_messages: content rows in ``session_message`` (lifecycle
             rows excluded).
         session_message_seq: ``session_message`` has a ``seq`` column.
+        session_revert: ``session`` has the ``revert`` column (every release
+            from 1.2 on; the undo boundary, see :mod:`memctl.connectors.opencode.revert`).
     """
 
     tables: tuple[str, ...]
@@ -97,6 +99,7 @@ class LayoutReport:
     parts: int = 0
     session_messages: int = 0
     session_message_seq: bool = False
+    session_revert: bool = False
 
     def describe(self) -> str:
         """One line for ``memctl doctor``: the layouts with their session counts."""
@@ -201,5 +204,5 @@ def detect_layouts(conn: Connection, db_label: str) -> LayoutReport:
         layouts=tuple(layout for layout in readable if sessions_by_layout.get(layout)),
         readable_layouts=tuple(readable), sessions=sessions,
         sessions_by_layout=sessions_by_layout, parts=parts, session_messages=session_messages,
-        session_message_seq=seq,
+        session_message_seq=seq, session_revert="revert" in _columns(inspector, "session"),
     )

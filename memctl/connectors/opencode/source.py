@@ -19,22 +19,37 @@ the ``session`` table, and a session with rows in both layouts gets them
 merged in time order (a message id present in both is taken once). Times are
 epoch milliseconds.
 
-Read-only guarantees (the user's database is never changed):
+Read-only guarantees (the user's database is never changed), and no torn
+reads while OpenCode writes (:mod:`memctl.connectors.opencode.lock`):
 
 * Connections use the SQLite URI ``mode=ro``: SQLite itself refuses writes.
   We never change the journal mode and never checkpoint.
 * While OpenCode runs, the database is in WAL mode with ``-wal``/``-shm``
   beside it; a ``mode=ro`` reader sees rows committed only to the WAL. SQLite
   may update the ``-shm`` wal-index (shared memory, not data).
+* A database in rollback-journal mode is always read with SQLite's locks
+  (``mode=ro``, which creates no file there): a writer's lock makes the read
+  wait, never see a half-written page.
 * When OpenCode is idle its ``-wal``/``-shm`` are gone. A plain ``mode=ro``
-  open would then *create* them (and, in a read-only directory, fail), so we
-  open with ``immutable=1`` instead, which creates nothing and takes no lock.
-  Because immutable readers do not notice concurrent writers, the connector
-  re-checks for a ``-wal`` before every session and switches back to the WAL
-  reader as soon as OpenCode starts again.
-* Every session is read in its own short transaction (keyset pagination for
-  the session list), so we never hold a read snapshot that would stop
-  OpenCode's WAL checkpoints for the duration of a long ingest.
+  open of a WAL-mode database would then *create* them (and, in a read-only
+  directory, fail), so we open with ``immutable=1`` instead, which creates
+  nothing and takes no lock -- but only after probing that no process holds
+  a lock on the database and no hot journal exists. The mode is decided
+  again before every session, so the reader switches to the WAL reader as
+  soon as OpenCode starts again.
+* A lock held past the bounded wait (``BUSY_TIMEOUT_S`` × ``BUSY_ATTEMPTS``
+  with back-off) raises :class:`SourceBusyError` ("busy, retry later"); the
+  caller has not marked any session it did not read.
+* Every session is read in its own short read transaction (``BEGIN`` … end
+  of the ``with``: one consistent snapshot of its rows), with keyset
+  pagination for the session list, so we never hold a read snapshot that
+  would stop OpenCode's WAL checkpoints for the duration of a long ingest.
+
+Undone turns (``/undo``: ``session.revert``) are left out of each session as
+OpenCode's own cleanup would delete them (:mod:`memctl.connectors.opencode.revert`),
+subagent sessions started after the undo point with them. Placeholder titles
+(:mod:`memctl.connectors.opencode.titles`) are flagged in
+:attr:`memctl.connectors.model.SessionInfo.title_is_placeholder`.
 
 Only ``session``/``message``/``part``/``session_message`` (and ``project`` for
 the worktree) are read. OpenCode's ``event`` table repeats every part, and the
@@ -43,7 +58,9 @@ become a second, unscrubbed source, so this module never queries them.
 
 Subagent sessions (``session.parent_id`` set) are folded into their root
 session (see :class:`memctl.connectors.model.Session`): only roots are yielded, and
-``--session <child id>`` selects the child's root.
+``--session <child id>`` selects the child's root. A subagent session whose
+parent no longer exists is yielded as a root with its ``parent_id`` kept
+(an orphan; memctl says so in the note's provenance).
 """
 
 from __future__ import annotations
@@ -71,7 +88,9 @@ from memctl.connectors.opencode.errors import (
     UnknownSessionError,
     UnsupportedSchemaError,
 )
+from memctl.connectors.opencode.lock import IMMUTABLE, WriterActive, has_hot_journal, read_mode
 from memctl.connectors.opencode.message_part import read_message_parts
+from memctl.connectors.opencode.revert import parse_revert, revert_cut, split_at
 from memctl.connectors.opencode.schema import (
     MESSAGE_PART,
     SESSION_MESSAGE,
@@ -80,6 +99,7 @@ from memctl.connectors.opencode.schema import (
     detect_layouts,
 )
 from memctl.connectors.opencode.session_message import read_session_messages
+from memctl.connectors.opencode.titles import is_placeholder_title
 
 __all__ = [
     "DB_FILE_NAMES", "OpenCodeSource", "SessionFilter", "SourceBusyError", "SourceError", "SourceNotFoundError",
@@ -175,9 +195,6 @@ class OpenCodeSource:
 
     # -- connections ---------------------------------------------------------------
 
-    def _wal_present(self) -> bool:
-        return Path(str(self.db_path) + "-wal").exists()
-
     def _connect_raw(self, immutable: bool) -> sqlite3.Connection:
         uri = f"file:{quote(str(self.db_path))}?mode=ro" + ("&immutable=1" if immutable else "")
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
@@ -187,11 +204,16 @@ class OpenCodeSource:
         return conn
 
     def _engine_for_now(self) -> Engine:
-        mode = "wal" if self._wal_present() else "immutable"
+        """The engine for the database's state now (see :func:`memctl.connectors.opencode.lock.read_mode`).
+
+        Raises:
+            WriterActive: a writer may be active where neither open is safe (retried by :meth:`_run`).
+        """
+        immutable = read_mode(self.db_path) == IMMUTABLE
+        mode = "immutable" if immutable else "locking"
         if self._engine is None or self._engine_mode != mode:
             if self._engine is not None:
                 self._engine.dispose()
-            immutable = mode == "immutable"
             # One reused connection (the connector runs on one thread): reopening per
             # session would re-parse the schema every time. Each `with connect()`
             # still ends its read transaction on exit, so no snapshot is held.
@@ -201,21 +223,40 @@ class OpenCodeSource:
             self._engine_mode = mode
         return self._engine
 
+    def _busy(self, what: str, message: str) -> SourceBusyError:
+        return SourceBusyError(
+            f"OpenCode database {self.db_path} is busy, retry later: it stayed locked while {what} "
+            f"({BUSY_ATTEMPTS} attempts over about {BUSY_TIMEOUT_S * BUSY_ATTEMPTS:g} s): {message}. "
+            "Run memctl again when OpenCode is idle."
+        )
+
     def _run(self, fn, what: str):
-        """Run ``fn(connection)`` in one short read transaction with a bounded busy retry."""
+        """Run ``fn(connection)`` in one short read transaction with a bounded busy retry.
+
+        Raises:
+            SourceBusyError: still locked (or a writer still active) after the last attempt.
+            SourceError: unreadable database (message names the cause).
+        """
         delay = 0.2
         for attempt in range(1, BUSY_ATTEMPTS + 1):
             try:
                 with self._engine_for_now().connect() as conn:
+                    # pysqlite opens no transaction for SELECTs: BEGIN makes all of this
+                    # read one snapshot (the end of the `with` rolls it back).
+                    conn.exec_driver_sql("BEGIN")
                     return fn(conn)
-            except DBAPIError as exc:
-                message = str(exc.orig) if exc.orig is not None else str(exc)
-                if "locked" in message or "busy" in message:
+            except (DBAPIError, WriterActive) as exc:
+                if isinstance(exc, WriterActive):
+                    message, busy = str(exc), True
+                else:
+                    message = str(exc.orig) if exc.orig is not None else str(exc)
+                    # A read-only reader cannot play back a hot journal: a commit is under
+                    # way, or a writer died mid-commit (OpenCode recovers it when it opens).
+                    busy = "locked" in message or "busy" in message or (
+                        "readonly" in message and has_hot_journal(self.db_path))
+                if busy:
                     if attempt == BUSY_ATTEMPTS:
-                        raise SourceBusyError(
-                            f"OpenCode database {self.db_path} stayed locked while {what} "
-                            f"({BUSY_ATTEMPTS} attempts): {message}. Retry when OpenCode is idle."
-                        ) from exc
+                        raise self._busy(what, message) from exc
                     time.sleep(delay)
                     delay *= 2
                     continue
@@ -260,13 +301,19 @@ class OpenCodeSource:
         "s.time_created, s.time_updated, s.version"
     )
 
+    def _session_columns(self) -> str:
+        """The session columns read, ``revert`` last (NULL where the table has no such column)."""
+        return self._SESSION_COLUMNS + (", s.revert" if self._layout_report().session_revert else ", NULL")
+
     def _info(self, row) -> SessionInfo:
         d = list(row)
+        title = d[1] or ""
         return SessionInfo(
-            id=d[0], title=d[1] or "", directory=d[2] or "", project_id=d[3] or "",
+            id=d[0], title=title, directory=d[2] or "", project_id=d[3] or "",
             project_worktree=d[4] or "", parent_id=d[5] or None,
             time_created=self._cells.millis(row[6], d[0]), time_updated=self._cells.millis(row[7], d[0]),
-            version=d[8] or "",
+            version=d[8] or "", title_is_placeholder=is_placeholder_title(title),
+            revert=parse_revert(d[9], d[0], self._cells),
         )
 
     def _root_of(self, conn: Connection, session_id: str) -> str | None:
@@ -299,6 +346,7 @@ class OpenCodeSource:
             wanted = None
 
         yielded = 0
+        columns = self._session_columns()
         cursor: tuple[int, str] = (-1, "")
         while True:
             def page(conn: Connection, cursor=cursor) -> list:
@@ -315,7 +363,7 @@ class OpenCodeSource:
                     clauses.append(f"s.id IN ({', '.join(names)})")
                     params.update({f"w{i}": w for i, w in enumerate(wanted)})
                 sql = (
-                    f"SELECT {self._SESSION_COLUMNS} FROM session s LEFT JOIN project p ON p.id = s.project_id "
+                    f"SELECT {columns} FROM session s LEFT JOIN project p ON p.id = s.project_id "
                     f"WHERE {' AND '.join(clauses)} ORDER BY s.time_created, s.id LIMIT :n"
                 )
                 return conn.execute(text(sql), params).fetchall()
@@ -362,31 +410,43 @@ class OpenCodeSource:
         return self._run(read, f"reading session {info.id}")
 
     def _read_tree(self, conn: Connection, info: SessionInfo, layouts: LayoutReport, depth: int) -> Session:
-        session = Session(info=info, parts=self._read_parts(conn, info.id, layouts))
+        parts, undone_since = self._read_parts(conn, info, layouts)
+        session = Session(info=info, parts=parts)
         self.stats.sessions += 1
         if depth >= 8:  # a parent_id cycle or absurd nesting must not recurse forever
             return session
         rows = conn.execute(
             text(
-                f"SELECT {self._SESSION_COLUMNS} FROM session s LEFT JOIN project p ON p.id = s.project_id "
+                f"SELECT {self._session_columns()} FROM session s LEFT JOIN project p ON p.id = s.project_id "
                 "WHERE s.parent_id = :id ORDER BY s.time_created, s.id"
             ),
             {"id": info.id},
         ).fetchall()
         for row in rows:
             child = self._info(row)
-            if child.id != info.id:
-                session.children.append(self._read_tree(conn, child, layouts, depth + 1))
+            if child.id == info.id:
+                continue
+            if undone_since is not None and child.time_created >= undone_since:
+                self.stats.reverted_sessions += 1  # started by the undone turn
+                continue
+            session.children.append(self._read_tree(conn, child, layouts, depth + 1))
         return session
 
-    def _read_parts(self, conn: Connection, session_id: str, layouts: LayoutReport) -> list[Part]:
-        """One session's parts from every layout the database has, merged in time order.
+    def _read_parts(self, conn: Connection, info: SessionInfo,
+                    layouts: LayoutReport) -> tuple[list[Part], int | None]:
+        """One session's parts from every layout the database has, merged in time order,
+        without what ``/undo`` took back.
 
         Each adapter returns its parts in its own order (message/part: message
         time, id, part id; session_message: ``seq``) keyed by ``(time, message
         id, position)``; the merge keeps each layout's own order and
         interleaves the two by message time and id.
+
+        Returns:
+            the parts, and the time (epoch ms) from which the session is undone
+            (None when nothing is): subagent sessions created since then are left out too.
         """
+        session_id = info.id
         old, seen_ids = [], set()
         if MESSAGE_PART in layouts.readable_layouts:
             old, seen_ids = read_message_parts(conn, session_id, self._cells)
@@ -395,10 +455,38 @@ class OpenCodeSource:
             new = read_session_messages(conn, session_id, self._cells,
                                         ordered_by_seq=layouts.session_message_seq, skip_ids=seen_ids)
         if not new:
-            return [part for _, part in old]
-        if not old:
-            return [part for _, part in new]
-        return [part for _, part in heapq.merge(old, new, key=lambda item: item[0][:2])]
+            keyed = old
+        elif not old:
+            keyed = new
+        else:
+            keyed = list(heapq.merge(old, new, key=lambda item: item[0][:2]))
+        if info.revert is None:
+            return [part for _, part in keyed], None
+        found = revert_cut(keyed, info.revert, self._message_time(conn, info, layouts))
+        if found is None:
+            self.stats.warn("revert_boundary_missing", f"session {session_id}: undo boundary "
+                            f"{info.revert.message_id} not found; nothing left out")
+            return [part for _, part in keyed], None
+        cut, since = found
+        return split_at(keyed, cut, self.stats), since
+
+    @staticmethod
+    def _message_time(conn: Connection, info: SessionInfo, layouts: LayoutReport) -> int | None:
+        """The time (epoch ms) of the undo boundary message in either layout, None if absent."""
+        assert info.revert is not None
+        queries = []
+        if MESSAGE_PART in layouts.readable_layouts:
+            queries.append("SELECT time_created FROM message WHERE id = :m AND session_id = :s")
+        if SESSION_MESSAGE in layouts.readable_layouts:
+            queries.append("SELECT time_created FROM session_message WHERE id = :m AND session_id = :s")
+        for query in queries:
+            row = conn.execute(text(query), {"m": info.revert.message_id, "s": info.id}).first()
+            if row is not None:
+                try:
+                    return int(row[0] or 0)
+                except (TypeError, ValueError):
+                    return None
+        return None
 
     def iter_sessions(self, flt: SessionFilter = SessionFilter()) -> Iterator[Session]:
         """Stream reconstructed root sessions (children folded in), oldest first."""

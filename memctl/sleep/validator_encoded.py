@@ -1,0 +1,137 @@
+"""Encoded payloads: the decoded views of a proposal, and whether a decoded payload is a shell command.
+
+A recogniser that only reads the surface misses ``Run: cm0gLXJmIH4=`` (base64 of ``rm -rf ~``),
+``\\x72\\x6d…`` escapes, ``%63%61%74…`` URL encoding, ``&#60;system&#62;`` entities, or a rule
+written in rot13 or backwards. :func:`decoded_views` yields the proposal text with each payload
+decoded *in place* (so its surrounding words still count), for the validator to run every
+recogniser on; :func:`looks_like_command` says whether a decoded payload is itself a shell or
+script command (reason ``memory_poisoning:encoded_command``).
+
+Encodings tried (each only where it decodes to printable UTF-8 text, so hashes, SHAs, UUIDs and
+binary blobs such as inline PNGs stay what they are): base64 and base64url runs of 12 or more
+characters, hex runs of 12 or more digits (optionally ``0x``), ``\\xNN`` (two or more) and
+``\\NNN`` (octal, three or more) escape runs, every ``\\uNNNN`` (JSON's ``\\u003c`` for ``<``), ``\\uNNNN`` runs, ``%NN`` runs, HTML character references, leetspeak (``s3nd`` →
+``send``, only in words that mix digits and letters), and — only when the text names them — rot13
+and reversed text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import html
+import re
+from typing import Callable, Iterator
+
+__all__ = ["decoded_views", "looks_like_command"]
+
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{12,}={0,2}")
+_HEX = re.compile(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){6,})(?![0-9A-Za-z])")
+_X_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){2,}")
+_OCTAL_ESCAPES = re.compile(r"(?:\\[0-7]{3}){3,}")
+_U_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4})+")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){3,}")
+_ENTITY = re.compile(r"&#(?:x[0-9A-Fa-f]+|[0-9]+);|&(?:lt|gt|quot|amp|apos);")
+_ROT13_NAMED = re.compile(r"(?i)\brot[\s-]?13\b|\bcaesar\b")
+_REVERSE_NAMED = re.compile(r"(?i)\b(?:backwards?|reversed?|in reverse|ruckwarts|rückwärts|a l'envers|al reves|al revés)\b"
+                            r"|倒序|反过来|倒着")
+
+# Digits and symbols written for letters ("s3nd", "p4st3bin"), only inside words that mix them with letters
+_LEET_WORD = re.compile(r"(?<![\w@$])(?=[\w@$]*[A-Za-z][\w@$]*[A-Za-z])(?=[\w@$]*[013457@$])[A-Za-z013457@$]{3,}(?![\w@$])")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_COMMAND = re.compile(
+    r"(?i)^\s*(?:sudo\s+)?(?:curl|wget|nc|ncat|bash|sh|zsh|python\d?|perl|ruby|node|php|powershell|pwsh|rm|chmod|chown"
+    r"|dd|mkfs|eval|exec|cat|scp|rsync|ssh|crontab|git|npm|pip|echo|printf|kill|killall|shutdown|reboot|iex|fetch"
+    r"|import|require|os\.system)(?![A-Za-z0-9_])"
+    r"|\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|&&\s*(?:rm|curl|wget|nc|chmod)\b|/bin/(?:ba)?sh|/dev/tcp/|\$\(|os\.system"
+    r"|subprocess|shell_exec|document\.cookie|(?<![A-Za-z0-9_])rm\s+-[a-z]*[rf]")
+
+
+def _printable(data: bytes) -> str | None:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if not text.strip():
+        return None
+    good = sum(1 for ch in text if ch.isprintable() or ch in "\n\t")
+    return text if good / len(text) >= 0.95 else None
+
+
+def _b64(blob: str) -> str | None:
+    body = blob.rstrip("=")
+    if len(body) < 12 or (body.isalpha() and (body.islower() or body.isupper())):
+        return None  # an ordinary word or identifier, not a payload
+    altchars = b"-_" if ("-" in body or "_" in body) else None
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=altchars, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _printable(raw)
+
+
+def _hex(blob: str) -> str | None:
+    try:
+        return _printable(bytes.fromhex(blob))
+    except ValueError:
+        return None
+
+
+def _substitute(text: str, pattern: re.Pattern[str], decode: Callable[[re.Match[str]], str | None]) -> str | None:
+    changed = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal changed
+        decoded = decode(match)
+        if decoded is None:
+            return match.group(0)
+        changed = True
+        return decoded
+
+    result = pattern.sub(replace, text)
+    return result if changed else None
+
+
+def decoded_views(text: str) -> Iterator[tuple[str, str, list[str]]]:
+    """Yield ``(encoding, whole text with the payloads decoded, [decoded payloads])`` for each encoding present.
+
+    ``text`` is the de-obfuscated proposal (NFKC, invisibles removed, case kept). Nothing is
+    yielded for an encoding that is absent or does not decode to text.
+    """
+    decoders: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None]], ...] = (
+        ("base64", _BASE64, lambda m: _b64(m.group(0))),
+        ("hex", _HEX, lambda m: _hex(m.group(1))),
+        ("x_escapes", _X_ESCAPES, lambda m: _printable(bytes(int(h, 16) for h in m.group(0).split("\\x")[1:]))),
+        ("octal_escapes", _OCTAL_ESCAPES,
+         lambda m: _printable(bytes(int(o, 8) for o in m.group(0).split("\\")[1:] if o))),
+        ("unicode_escapes", _U_ESCAPES, lambda m: "".join(chr(int(u, 16)) for u in m.group(0).split("\\u")[1:])),
+        ("percent", _PERCENT,
+         lambda m: _printable(bytes(int(p, 16) for p in m.group(0).split("%")[1:]))),
+        ("html_entities", _ENTITY, lambda m: html.unescape(m.group(0))),
+    )
+    for name, pattern, decode in decoders:
+        payloads: list[str] = []
+
+        def keep(match: re.Match[str], decode=decode, payloads=payloads) -> str | None:
+            decoded = decode(match)
+            if decoded is not None:
+                payloads.append(decoded)
+            return decoded
+
+        view = _substitute(text, pattern, keep)
+        if view is not None:
+            yield name, view, payloads
+    leet = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
+    if leet != text:
+        yield "leetspeak", leet, []
+    if _ROT13_NAMED.search(text):
+        decoded = codecs.encode(text, "rot13")
+        yield "rot13", decoded, [decoded]
+    if _REVERSE_NAMED.search(text):
+        yield "reversed", text[::-1], [text[::-1]]
+
+
+def looks_like_command(payload: str) -> bool:
+    """True when a decoded payload reads as a shell/script command (``rm -rf ~``, ``curl … | sh``, ``os.system(…)``)."""
+    return bool(_COMMAND.search(payload))
