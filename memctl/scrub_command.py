@@ -37,6 +37,8 @@ apksigner                   ``--ks-pass``/``--key-pass`` ``pass:PASS``
 doctl                       ``-t TOKEN``, ``--access-token``
 twine                       ``-p PASS``
 gh                          ``secret set NAME -b VALUE`` / ``--body``
+az, aws, gcloud             ``--value VALUE`` into a secret store (``az keyvault secret set``,
+                            ``aws ssm put-parameter``); ``echo X | gcloud secrets … --data-file=-``
 xfreerdp                    ``/p:PASS``
 ==========================  =========================================================
 
@@ -108,6 +110,7 @@ _USERPASS_FLAGS: dict[str, tuple[str, ...]] = {
 }
 _OTHER_LONG_FLAGS: dict[str, tuple[str, ...]] = {
     "oauth2-bearer": ("curl",), "cookie": ("curl",), "body": ("gh",), "new": ("keytool",),
+    "value": ("az", "aws", "gcloud", "doppler", "infisical"),
     "storepass": ("keytool", "jarsigner"), "keypass": ("keytool", "jarsigner"),
 }
 _USERPASS_SEPARATORS = {"lftp": ",", "smbclient": "%", "rpcclient": "%", "smbmap": "%"}
@@ -131,7 +134,7 @@ _FLAG = re.compile(
     (?P<dashes>-?)
     (?P<name>
         (?i:[a-z0-9-]{0,24}?(?:pass|pwd|pw|secret|token|cred|key|auth|user|cookie|body|new|bearer|plaintext
-            |stdin|literal)[a-z0-9_-]{0,40})
+            |stdin|literal|value|data-file)[a-z0-9_-]{0,40})
         |[A-Za-z]{0,3}b[A-Za-z]{0,3}(?=[ \t])
         |hp|[pPauUwkbtSN]
     )
@@ -220,7 +223,7 @@ def _secret_part(value: str, form: str, client: str) -> tuple[int, int] | None:
     return 0, len(value)
 
 
-_STDIN_FLAGS = frozenset({"password-stdin", "with-token", "stdin", "S"})
+_STDIN_FLAGS = frozenset({"password-stdin", "with-token", "stdin", "S", "data-file"})
 # Where a credential is piped in: "echo [-n] PASS |", "printf '%s' PASS |" (last one before the flag).
 _PIPED_VALUE = re.compile(
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+(?:'%s[^\x00'\n]*'|\"%s[^\x00\"\n]*\"))?)[ \t]+"
@@ -265,7 +268,10 @@ def _triggered_span(text: str, match: re.Match[str], flag_name: str, words: list
     password for ``--password-stdin``/``--with-token``/``sudo -S``, PowerShell's
     secure string, htpasswd's positional password."""
     word_end = match.start("name") + len(flag_name)
-    if flag_name in _STDIN_FLAGS and (flag_name != "S" or "sudo" in words):
+    reads_stdin = flag_name != "data-file" or (
+        text.startswith(("=-", " -"), word_end) and _stores_a_secret(words)  # gcloud secrets … --data-file=-
+    )
+    if flag_name in _STDIN_FLAGS and (flag_name != "S" or "sudo" in words) and reads_stdin:
         line_start = _line_start(text, match.start())
         piped = _PIPED_VALUE.search(text, line_start, match.start())
         return _group_value(piped) or _group_value(_HERE_STRING.match(text, word_end))
@@ -275,6 +281,12 @@ def _triggered_span(text: str, match: re.Match[str], flag_name: str, words: list
     if "b" in flag_name and not match.group("dashes") and _client(words) == "htpasswd":
         return _group_value(_HTPASSWD_ARGS[0 if "n" in flag_name else 1].match(text, word_end))
     return None
+
+
+def _stores_a_secret(words: list[str]) -> bool:
+    """The command writes into a secret store: gh secret set, az keyvault secret set,
+    aws secretsmanager / ssm put-parameter, gcloud secrets versions add."""
+    return any("secret" in word.lower() for word in words) or "put-parameter" in words
 
 
 def _flag_kind(lower_name: str) -> str:
@@ -340,7 +352,7 @@ def _long_flag(text: str, match: re.Match[str], flag_name: str) -> tuple[int, st
         allowed = _USERPASS_FLAGS.get(lower) or _OTHER_LONG_FLAGS.get(lower, ())
         if client not in allowed and lower not in {"storepass", "keypass"}:
             return None
-        if lower == "body" and "secret" not in words:
+        if lower in {"body", "value"} and not _stores_a_secret(words):
             return None
         form = "userpass" if lower in _USERPASS_FLAGS else "pair" if lower == "cookie" else "plain"
     elif lower == "from-literal":
@@ -395,6 +407,8 @@ def _flag_spans(text: str, lowered: str | None) -> Iterator[Span]:
             kind = _KIND if form == "userpass" or (not dashes and len(flag_name) == 1) else _flag_kind(
                 flag_name.lower()
             )
+            if part[1] - part[0] < (6 if kind == "secret" else 3):
+                continue  # --secret=db names a secret; a credential is longer (the keyword rules' minimum)
             yield start + part[0], start + part[1], kind
 
 

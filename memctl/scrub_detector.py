@@ -190,7 +190,7 @@ _PLACEHOLDER_WORDS = frozenset(
     {
         "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off",
         "string", "str", "bool", "int", "required", "optional", "redacted", "hidden",
-        "secret", "password", "passwd", "token", "changeme", "placeholder", "example",
+        "secret", "password", "passwd", "pass", "pwd", "token", "key", "value", "changeme", "placeholder", "example",
         "todo", "tbd", "env", "empty", "missing", "unset", "default",
         # type names in annotations (password: str, api_key: SecretStr)
         "float", "bytes", "any", "secretstr", "secretbytes", "text", "varchar", "number",
@@ -218,8 +218,8 @@ def is_placeholder(value: str) -> bool:
 
     Empty, masked (``****``), template or variable references (``<…>``,
     ``${…}``, ``$VAR``, ``$(cmd)``, ``{{…}}``, ``{name}``, ``os.environ[…]``,
-    ``process.env.X``), markers, and a few literal words (``null``,
-    ``changeme``, ``string``…). A value that merely starts with ``$``
+    ``process.env.X``, YAML tags such as ``!Ref``), markers, and a few literal
+    words (``null``, ``changeme``, ``string``, a usage line's ``PASSWORD``…). A value that merely starts with ``$``
     (``$3cr3t``, ``$ecretPass``) is a literal, not a placeholder.
     """
     stripped = value.strip()
@@ -231,6 +231,8 @@ def is_placeholder(value: str) -> bool:
         return True
     if "{" in stripped and (_FORMAT_FIELD.search(stripped) or "${" in stripped):
         return True  # a template: f"{prefix}-secret", "${DB_PASSWORD}"
+    if stripped[0] == "!" and stripped[1:2].isalpha():
+        return True  # a YAML tag: !Ref DBPassword (CloudFormation), !vault (Ansible)
     if stripped.lower() in _PLACEHOLDER_WORDS:
         return True
     return all(c in _MASK_CHARS for c in stripped)

@@ -12,7 +12,9 @@ Sources:
 * ``Cookie`` / ``Set-Cookie`` (RFC 6265): cookie values (names stay; Set-Cookie
   attributes such as ``Path`` or ``HttpOnly`` are not secrets).
 * ``auth`` fields holding base64 of ``user:password`` (Docker's
-  ``config.json`` ``auths`` entries, ``.npmrc``'s ``_auth``).
+  ``config.json`` ``auths`` entries, ``.npmrc``'s ``_auth``), a ``(user,
+  password)`` pair given to an auth argument (requests' ``auth=("u", "p")``,
+  ``HTTPBasicAuth("u", "p")``), and redis' ``AUTH [user] password`` command.
 * URL userinfo (RFC 3986 3.2.1) in any scheme: ``scheme://user:password@host``
   (detect-secrets' BasicAuthDetector, extended to passwords with ``@`` and
   sub-delimiters), and a credential-shaped user part on its own, the way
@@ -45,13 +47,20 @@ _TOKEN_SCHEMES = frozenset(
     }
 )
 
-# One gate, "auth", for the Authorization headers and for auth fields holding base64 user:password.
+# One gate, "auth", for: Authorization headers; auth fields holding base64 user:password;
+# a (user, password) pair given to an auth argument (requests' auth=("u", "p"),
+# HTTPBasicAuth("u", "p")); redis' AUTH [user] password command.
 _AUTH = (
     r"auth(?:orization\\*[\"']?[ \t]*[:=,][ \t]*\\*[\"']?"
     r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9._-]{0,40})[ \t]+)?"
     rf"(?:(?P<params>{_PARAMS})|(?P<value>{_TOKEN_CHARS}{{4,}}=*))"
-    r"|(?P<field>\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?P<fvalue>[A-Za-z0-9+/]{8,}={0,2})))"
+    r"|(?P<field>\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+    r"(?P<fvalue>(?:[A-Za-z0-9+/]{4}){2,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)(?![A-Za-z0-9+/=]))"
+    r"|(?P<pair>(?:[ \t]*=[ \t]*)?[(\[][ \t]*(?P<uq>\\*[\"'])[^\x00\"'\n\\]*(?P=uq)[ \t]*,[ \t]*"
+    r"(?P<pq>\\*[\"'])(?P<pvalue>[^\x00\"'\n\\]+)(?P=pq))"
+    r"|(?P<redis>(?-i:(?<=AUTH))[ \t]+(?:[^\s\x00\"']+[ \t]+)?(?P<rvalue>[^\s\x00\"']+)[ \t]*(?=$|\r?\n|\\n|\x00|\\?[\"'])))"
 )
+_REDIS_PROMPT = re.compile(r"(?:^|[\n\x00\"']|\\n)(?:[^\s>\x00\"']{0,64}>[ \t]*)?$")
 _NEXT_WORD = re.compile(r"[ \t]+[\[A-Za-z0-9]")
 
 
@@ -87,6 +96,15 @@ def _accept_authorization(match: re.Match[str]) -> bool | tuple[int, int]:
 def _accept_auth(match: re.Match[str]) -> bool | tuple[int, int]:
     if match.group("field") is not None:
         return match.span("fvalue") if _accept_basic_auth_field(match) else False
+    if match.group("pair") is not None:
+        return match.span("pvalue") if not is_placeholder(match.group("pvalue")) else False
+    if match.group("redis") is not None:
+        # "AUTH [user] password" typed at a redis prompt (redis-cli, "127.0.0.1:6379> "): upper case, line start.
+        text = match.string
+        if text[match.start() : match.start() + 4] != "AUTH" or is_placeholder(match.group("rvalue")):
+            return False
+        before = text[max(0, match.start() - 80) : match.start()]
+        return match.span("rvalue") if _REDIS_PROMPT.search(before) else False
     return _accept_authorization(match)
 
 
@@ -212,7 +230,7 @@ HTTP_DETECTORS: tuple[Detector, ...] = (
         flags=re.IGNORECASE,
         anchors=("auth",),
         accept=_accept_auth,
-        kind_groups=(("field", "password"),),
+        kind_groups=(("field", "password"), ("pair", "password"), ("redis", "password")),
         origin="RFC 9110 Authorization header; Docker config.json auths / .npmrc _auth (RFC 7617 user:password)",
     ),
     detector(

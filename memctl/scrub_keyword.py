@@ -56,12 +56,15 @@ _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _ANNOTATION_END = re.compile(r"[ \t]*[=,)|\]]")
 _EOL_AFTER_VALUE = re.compile(r"[ \t]*(?:$|[\n\r\x00,;}\])#\"'`<]|\\[nr\"])")
 _DOTTED_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_PATH = re.compile(r"(?:/|~/|\./)[\w.-]+(?:/[\w.-]+)+")
 _SNAKE_IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z]+)+")
 # A call or subscript as the whole value: get_password(), os.environ.get( (cut at a quote), data[.
 _CALL_OR_SUBSCRIPT = re.compile(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[])")
 # Where an unquoted value stops early: the next name=value pair, or a shell list operator.
 _NEXT_PAIR = re.compile(r"&&|\|\||[,;&][ \t]*(?=[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*=)")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
+# Words that start an expression in code: password = await getPassword(), token = new Token(…).
+_CODE_WORDS = frozenset({"await", "new", "yield", "typeof", "function", "async", "lambda", "require", "import"})
 # A netrc entry up to its "password" token.
 _NETRC_BEFORE = re.compile(
     r"(?:^|\s)(?:machine|default|login|account|port)[ \t]+\S*[ \t]*"
@@ -250,15 +253,19 @@ def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[
             return False
         if root_start > 0:
             before = text[root_start - 1]
-            if before.isalpha() and not (before.islower() and root[0].isupper()):
+            # SSHPASS=, ADMINPASS= (an upper-case variable name) count; bypass, compass do not.
+            glued_env_name = key.isupper() and key.upper().endswith(("PASS", "PASSWD", "PASSWORD"))
+            if before.isalpha() and not (before.islower() and root[0].isupper()) and not glued_env_name:
                 return False
     elif root_lower == "pwd" and key_lower in {"pwd", "oldpwd"} and value.startswith(("/", "~", ".")):
         return False  # the shell's working directory, not a password
+    if not quoted and _PATH.fullmatch(value):
+        return False  # GIT_ASKPASS=/usr/bin/askpass, SSH_ASKPASS=~/bin/x: a program, not a password
 
     if sep_core in {"==", "===", "!=", "!=="} and not quoted:
         return False  # comparison with a variable, not a literal
     if not quoted:
-        if _CALL_OR_SUBSCRIPT.fullmatch(value) or value[0] in "([{":
+        if _CALL_OR_SUBSCRIPT.fullmatch(value) or value[0] in "([{" or value in _CODE_WORDS:
             return False  # a call, subscript, tuple or literal: password=get_password(), token=(lambda …)
         if value == key or value.lower() == key_lower:
             return False  # api_key=api_key (keyword argument pass-through)

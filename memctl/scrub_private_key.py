@@ -10,7 +10,7 @@ body, not just its armour line:
   lines plain, escaped (``\\n``, ``\\r\\n``, ``\\\\n`` in JSON inside JSON,
   ``\\/``), numbered (OpenCode's ``read`` tool: ``1: ``, ``00001| ``;
   ``cat -n``: ``     1<TAB>``; ``grep -n``/ripgrep ``path:1:``; OpenCode's
-  grep tool ``Line 1: ``), diff-prefixed (``+``, ``-``, `` ``), quoted
+  grep tool ``Line 1: ``), URL-encoded (``%0A``, ``%20``), diff-prefixed (``+``, ``-``, `` ``), quoted
   (Markdown/email ``> ``, comment leaders), indented (YAML block scalars) or
   split into string literals (``'…\\n' +``, ``"…",``). From BEGIN to END
   whatever lies between when it is key-like; a BEGIN without an END (a cut
@@ -46,14 +46,16 @@ _KIND = "private_key"
 _MAX_BLOCK = 65536
 _MAX_EMPTY_RUN = 2  # blank lines allowed inside a block (PGP: one after the headers)
 
+# A space in the armour may be URL-encoded (%20, +) when a key travels in a form or query.
+_SP = r"(?:[ ]|%20|\+)"
 _ARMOUR = re.compile(
-    r"-{4,5}[ ]?(?P<which>BEGIN|END)[ ](?P<label>[A-Z0-9 ]{0,30}PRIVATE[ ]KEY(?:[ ]BLOCK)?)[ ]?-{4,5}"
+    rf"-{{4,5}}{_SP}?(?P<which>BEGIN|END){_SP}(?P<label>(?:[A-Z0-9]|{_SP}){{0,30}}PRIVATE{_SP}KEY(?:{_SP}BLOCK)?){_SP}?-{{4,5}}"
 )
 _PUTTY = "PuTTY-User-Key-File-"
 
 # Line separators a key's lines may be joined with: real newlines, and the
 # JSON/JS escapes of them at any escaping depth.
-_SEPARATOR = re.compile(r"\r?\n|\r|\\+r\\+n|\\+n|\\+r")
+_SEPARATOR = re.compile(r"\r?\n|\r|\\+r\\+n|\\+n|\\+r|(?:%0[dD])?%0[aA]")
 
 # What may precede a key line: line numbers of every OpenCode read-tool
 # version, cat -n, grep/ripgrep and OpenCode's grep tool; then diff markers,
@@ -71,9 +73,9 @@ _SUFFIX = r"""
 (?:["'`])?[ \t]*(?:[+,;)\\]|\.\.\.)?[ \t]*(?:["'`])?[ \t]*(?:\^M)?\$?
 """
 _PREFIX_RE = re.compile(_PREFIX, re.VERBOSE)
-_BODY_LINE = re.compile(
-    _PREFIX + r"(?P<body>(?:[A-Za-z0-9+=]|\\?/){4,}(?:[ ](?:[A-Za-z0-9+=]|\\?/){4,})*)" + _SUFFIX, re.VERBOSE
-)
+# Base64 characters, also JSON-escaped (\/) or URL-encoded (%2B, %2F, %3D).
+_B64 = r"(?:[A-Za-z0-9+=]|\\?/|%2[BbFf]|%3[Dd])"
+_BODY_LINE = re.compile(_PREFIX + rf"(?P<body>{_B64}{{4,}}(?:(?:[ ]|%20){_B64}{{4,}})*)" + _SUFFIX, re.VERBOSE)
 _HEADER_LINE = re.compile(
     _PREFIX + r"(?P<body>[A-Za-z][A-Za-z0-9-]{1,40}:[ \t]*[^\n\r\x00]{0,200}?)" + _SUFFIX, re.VERBOSE
 )
@@ -334,7 +336,7 @@ def _bare_body_spans(text: str, outside: Callable[[int], bool]) -> Iterator[tupl
             yield start, end
 
 
-_ARMOUR_HINT = re.compile(r"P(?:RIVATE[ ]KEY|uTTY-User-Key-File-)")
+_ARMOUR_HINT = re.compile(r"P(?:RIVATE(?:[ ]|%20|\+)KEY|uTTY-User-Key-File-)")
 
 
 def private_key_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
@@ -347,8 +349,7 @@ def private_key_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
     del lowered
     found: list[tuple[int, int]] = []
     if _ARMOUR_HINT.search(text) is not None:
-        if "PRIVATE KEY" in text:
-            found.extend(_armoured_spans(text))
+        found.extend(_armoured_spans(text))
         if _PUTTY in text:
             found.extend(_putty_spans(text))
     for start, end in found:

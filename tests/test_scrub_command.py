@@ -105,6 +105,12 @@ CLI_CASES = [
     ("nmcli device wifi connect HomeNet password FAKEwifi0000", "FAKEwifi0000"),
     ("netlify deploy --prod --auth FAKEnetlify0000deadbeef", "FAKEnetlify0000deadbeef"),
     ("http --auth admin:FAKEhttpie0001 GET api.example.invalid", "FAKEhttpie0001"),
+    ("SSHPASS=FAKEsshenv0000 sshpass -e ssh host.example.invalid", "FAKEsshenv0000"),
+    ("az keyvault secret set --vault-name v --name db --value FAKEkv0000", "FAKEkv0000"),
+    ("aws ssm put-parameter --name /app/db --type SecureString --value FAKEssm0000", "FAKEssm0000"),
+    ("echo -n FAKEgcs0000 | gcloud secrets versions add db --data-file=-", "FAKEgcs0000"),
+    ('requests.get(url, auth=("admin", "FAKEreq0000"))', "FAKEreq0000"),
+    ("session.auth = HTTPBasicAuth('svc', 'FAKEbasicauth0000')", "FAKEbasicauth0000"),
     # sudo, PowerShell
     ("echo FAKEsudo0000 | sudo -S apt-get update", "FAKEsudo0000"),
     ("$cred = ConvertTo-SecureString 'FAKEps0000' -AsPlainText -Force", "FAKEps0000"),
@@ -181,6 +187,25 @@ def test_argv_lists_in_code_are_commands_too(argv: list[str], secret: str) -> No
         assert secret not in out, out
 
 
+REDIS_SESSIONS = [
+    ("$ redis-cli -h cache.example.invalid\ncache.example.invalid:6379> AUTH FAKEredisauth0000\nOK", "FAKEredisauth0000"),
+    ("127.0.0.1:6379> AUTH default FAKEredisauth0001\nOK\n127.0.0.1:6379> keys *", "FAKEredisauth0001"),
+    ("AUTH FAKEredisauth0002", "FAKEredisauth0002"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), REDIS_SESSIONS, ids=range(len(REDIS_SESSIONS)))
+def test_redis_auth_command_at_a_prompt(text: str, secret: str) -> None:
+    for placed in (text, json.dumps({"output": text})):
+        out = scrub(placed).text
+        assert secret not in out and "[REDACTED:password]" in out, out
+
+
+def test_auth_in_prose_or_config_is_not_a_redis_command() -> None:
+    for text in ("auth required pam_unix.so", "Auth flows differ per tenant", "session.auth = HTTPBasicAuth(user, pw)"):
+        assert scrub(text).text == text, find_secrets(text)
+
+
 def test_the_user_part_and_the_command_stay_readable() -> None:
     out = scrub("curl -u admin:FAKEbasic0000 https://api.example.invalid/v1/health").text
     assert out == "curl -u admin:[REDACTED:password] https://api.example.invalid/v1/health"
@@ -227,6 +252,14 @@ NEAR_MISSES = [
     "ssh-keygen -t ed25519 -N '' -f key && ssh-keygen -l -f key.pub",
     "sqlplus /nolog && sqlplus -s /@orcl",
     "netlify deploy --auth $NETLIFY_AUTH_TOKEN",
+    "export GIT_ASKPASS=/usr/bin/true SSH_ASKPASS=/usr/lib/ssh/x11-ssh-askpass",
+    "usage: deploy --password PASSWORD --api-key KEY [-u USER:PASS]",
+    "ssh -o PasswordAuthentication=no -o PubkeyAuthentication=yes host.example.invalid",
+    "auth required pam_unix.so nullok",
+    "az keyvault secret show --vault-name v --name db --query value",
+    "gcloud secrets versions access latest --secret=db --data-file=out.txt",
+    'requests.get(url, auth=(user, password))',
+    "aws ssm get-parameter --name /app/db --with-decryption",
     'headers = {"Authorization": f"Bearer {token}", "Cookie": cookie_header}',
 ]
 

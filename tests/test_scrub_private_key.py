@@ -61,6 +61,9 @@ WRAPPINGS = {
     "crlf": lambda k: k.replace("\n", "\r\n"),
     "xml_element": lambda k: "<key>" + k + "</key>",
     "heredoc": lambda k: "cat > key.pem <<'EOF'\n" + k + "\nEOF",
+    "url_encoded": lambda k: "key=" + k.replace("\n", "%0A").replace(" ", "%20").replace("+", "%2B").replace("/", "%2F"),
+    "comment_lines": lambda k: "\n".join("# " + line for line in k.splitlines()),
+    "java_concat": lambda k: "String k = " + " +\n".join(f'"{line}\\n"' for line in k.splitlines()) + ";",
 }
 
 BEFORE = "context before the key"

@@ -124,6 +124,10 @@ PLACEHOLDERS = [
     '$password = $request->input("password");',
     "token: null",
     "password: ********",
+    "MasterUserPassword: !Ref DBPassword",
+    "password: !vault |",
+    "const password = await getPassword();",
+    "token = new TokenProvider(config)",
 ]
 
 
