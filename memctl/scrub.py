@@ -231,13 +231,15 @@ def _apply(text: str, findings: list[tuple[str, tuple[int, int]]], counts: dict[
 def scrub(text: str) -> ScrubResult:
     """Replace every secret in ``text`` with ``[REDACTED:<kind>]``.
 
-    Kinds: ``private_key``, ``slack_webhook``, ``url_credentials`` (only the
-    ``user:pass`` of a URL; scheme and host stay), ``anthropic_key``,
-    ``openai_key``, ``github_token``, ``gitlab_token``, ``slack_token``,
-    ``stripe_key``, ``google_api_key``, ``aws_access_key``,
-    ``aws_secret_key``, ``npm_token``, ``pypi_token``, ``huggingface_token``,
-    ``sendgrid_key``, ``bearer_token``, ``jwt``, and for keyword assignments
-    ``password`` / ``secret`` (the value only; the key name stays).
+    Kinds: ``private_key`` (the whole block, whatever its wrapping),
+    ``url_credentials`` (only the ``user:pass`` or key of a URL; scheme and
+    host stay), ``bearer_token`` (the credential of an Authorization header),
+    ``cookie`` (cookie values; names stay), ``jwt``, ``aws_secret_key``,
+    ``stripe_key``, ``slack_webhook``, the issued-token kinds of
+    :mod:`memctl.scrub_token` (``github_token``, ``openai_key``…), and
+    ``password`` / ``secret`` for values under credential-named keys and on
+    command lines (the value only; the key name or flag stays). A secret
+    found inside a base64 carrier is reported with its own kind.
 
     Repeats detection until nothing matches (at most a few passes), so the
     result is idempotent: ``scrub(scrub(x).text).text == scrub(x).text``.
