@@ -1,4 +1,4 @@
-"""Tests for memctl.scrub: every secret kind redacted, near-misses untouched.
+"""Tests for memctl.ingest.scrub: every secret kind redacted, near-misses untouched.
 
 All secret values below are fake but shaped like the real thing (prefixes,
 lengths, alphabets), so the detectors see what they would see in a session.
@@ -218,9 +218,20 @@ BRIEF_KINDS = {
 
 
 def test_every_kind_has_a_positive_case() -> None:
+    from tests import test_scrub_command, test_scrub_formats, test_scrub_values
+
     covered = {m[len("[REDACTED:") : -1] for _, _, expected in POSITIVE_CASES for m in MARKER_PATTERN.findall(expected)}
-    detector_kinds = {d.kind for d in DETECTORS} | {kind for d in DETECTORS for _, kind in d.kind_groups}
     assert BRIEF_KINDS <= covered
+    # Kinds tested in the per-kind modules: what those tables produce.
+    texts = [text for text, _ in test_scrub_command.CLI_CASES + test_scrub_command.HEADER_CASES]
+    texts += [text for text, _ in test_scrub_values.WHOLE_VALUE_CASES + test_scrub_values.URL_CASES]
+    texts += [token for _, token in test_scrub_formats.CASES]
+    texts += [PEM, "data:text/plain;base64,REJfUEFTU1dPUkQ9RkFLRTAwMDA="]
+    for text in texts:
+        covered |= set(scrub(text).counts)
+    # The base64-carrier detector reports the kind of the secret it decoded.
+    detector_kinds = {d.kind for d in DETECTORS if d.kind != "encoded_secret"}
+    detector_kinds |= {kind for d in DETECTORS for _, kind in d.kind_groups}
     assert detector_kinds <= covered
 
 
@@ -359,6 +370,10 @@ def test_idempotent_on_all_cases() -> None:
 def test_detector_table_shape() -> None:
     for detector in DETECTORS:
         assert re.fullmatch(r"[a-z0-9_]+", detector.kind)
+        assert detector.origin
+        if detector.finder is not None:
+            assert detector.pattern is None and callable(detector.finder)
+            continue
         assert isinstance(detector.pattern, re.Pattern)
         if isinstance(detector.group, str):
             assert detector.group in detector.pattern.groupindex
@@ -536,6 +551,20 @@ def test_no_catastrophic_backtracking_on_adversarial_input() -> None:
         "Authorization: " * 5_000,
         "key" * 20_000,
         "token=" * 10_000,
+        # layouts of the newer rules (each was quadratic in a draft)
+        "AAAA\n-----END RSA PRIVATE KEY-----\n" * 3_000,
+        "LS0t" * 10_000,
+        " -p x" * 10_000,
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join("12: " + "A" * 64 for _ in range(5_000)),
+        "-----BEGIN RSA PRIVATE KEY-----\n" * 3_000,
+        ("x" * 290 + ":1:") * 200 + "-----BEGIN RSA PRIVATE KEY-----",
+        ("MIIEowIBAAKCAQEA" + " ") * 3_000,
+        "Cookie: " + "a=b;" * 20_000,
+        "Authorization: Digest " + 'a="b", ' * 10_000,
+        "base64 " * 5_000 + "QUJD" * 1_000,
+        "fly secrets set " + "A=b " * 10_000,
+        '<add key="password" value="' * 5_000,
+        ("1234567890:" + "A" * 35 + "9") * 1_000,
     ]
     # Catastrophic backtracking would run for hours; the timeout marker fails the test then.
     for text in adversarial:

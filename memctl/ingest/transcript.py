@@ -69,7 +69,7 @@ from typing import Any
 
 from memctl.config import Settings
 from memctl.connectors.model import Part, Session
-from memctl.ingest.scrub import scrub_texts
+from memctl.ingest.scrub import multiline_secret_before, scrub_texts
 
 __all__ = ["Transcript", "build_transcript", "derive_title", "LIFECYCLE_PART_TYPES", "CHARS_PER_TOKEN",
            "TOOL_STATUSES", "UNTITLED"]
@@ -595,7 +595,7 @@ def _scrub_windows(raw: str, limit: int | None, head_share: float) -> tuple[int,
     tail_start = max(raw.rfind(c, max(0, tail_edge - _WHITESPACE_REACH), tail_edge) for c in " \n\t")
     if tail_start < 0 or tail_start <= head_end:
         return None
-    if raw.find("PRIVATE KEY", 0, tail_start + 64) != -1 or raw.find("PuTTY-User-Key", 0, tail_start + 64) != -1:
+    if multiline_secret_before(raw, tail_start + 64):
         return None
     return head_end, tail_start
 

@@ -1,0 +1,263 @@
+"""The detector type behind :mod:`memctl.ingest.scrub`, and the value-shape tests its rules share.
+
+A :class:`Detector` says where to look for one kind of secret and which part
+of a match is the secret. Most are one regex; the few that need more than a
+regex (a private key wrapped in line numbers, a password given to a known
+client's flag) supply a ``finder`` function instead. Speed rules every
+detector follows (see the module docstring of :mod:`memctl.ingest.scrub`): a regex
+scanned over the whole text starts with a literal; case-insensitive rules are
+driven by literal *gates* searched in ``text.lower()`` and matched only there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+Span = tuple[int, int, str]
+"""``(start, end, kind)``: character offsets of one secret and its kind."""
+
+Accept = Callable[[re.Match[str]], "bool | tuple[int, int]"]
+"""Extra check on a match: False drops it, True keeps the group's span, a
+``(start, end)`` pair replaces that span (a value trimmed to its real end)."""
+
+Finder = Callable[[str, "str | None"], Iterable[Span]]
+"""``(text, lowered) -> spans`` for detectors that are not one regex."""
+
+ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+WORD_CHARS = ALNUM | {"_"}
+HEX = frozenset("0123456789abcdefABCDEF")
+BASE64_CHARS = ALNUM | set("+/=")
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    """One secret detector: where to look and what part of a match to replace.
+
+    Attributes:
+        kind: the marker kind (``[REDACTED:<kind>]``) and the counter key.
+        pattern: compiled regex. Run on the original text; the span of
+            ``group`` is what gets replaced (the rest of the match, e.g. a key
+            name or a URL host, is context and stays). None for a ``finder``.
+        group: group number or name whose span is the secret (0 = whole match).
+        anchors: gate regexes (lowercase) for case-insensitive detectors. When
+            set, ``pattern`` is only tried (``pattern.match``) at each hit of a
+            gate in ``text.lower()``: at the start of the gate's ``at`` group
+            when it has one, else at the hit's start. Empty:
+            ``pattern.finditer`` over the whole text.
+        anchor_filter: optional cheap test ``(text, anchor_pos) -> bool`` run
+            before the pattern is tried at an anchor, and on every match of the
+            fallback scan.
+        anchor_back: the pattern starts this many characters before the
+            anchor (Stripe: anchor ``k_live_``, pattern ``[sr]k_live_…``).
+        kind_groups: ``(group, kind)`` pairs: when ``group`` took part in a
+            match, the secret is of ``kind`` instead (one scan for several
+            kinds that share a first character).
+        accept: optional check on a match (see :data:`Accept`).
+        finder: replaces the pattern machinery: ``finder(text, lowered)``
+            yields :data:`Span` triples.
+        origin: where the rule comes from (a detect-secrets plugin, an
+            issuer's documentation, or memctl).
+    """
+
+    kind: str
+    pattern: re.Pattern[str] | None
+    group: int | str = 0
+    anchors: tuple[str, ...] = ()
+    accept: Accept | None = None
+    origin: str = "memctl"
+    anchor_filter: Callable[[str, int], bool] | None = None
+    anchor_back: int = 0
+    kind_groups: tuple[tuple[str, str], ...] = ()
+    finder: Finder | None = None
+    _anchor_patterns: tuple[re.Pattern[str], ...] = field(default=(), repr=False, compare=False)
+
+    def kind_of(self, match: re.Match[str]) -> str:
+        """The kind of secret ``match`` found (see ``kind_groups``)."""
+        for group, kind in self.kind_groups:
+            if match.group(group) is not None:
+                return kind
+        return self.kind
+
+    def _span(self, match: re.Match[str]) -> Span | None:
+        verdict = True if self.accept is None else self.accept(match)
+        if verdict is False:
+            return None
+        start, end = match.span(self.group) if verdict is True else verdict
+        if end <= start:
+            return None
+        return start, end, self.kind_of(match) if self.kind_groups else self.kind
+
+    def spans(self, text: str, lowered: str | None) -> Iterator[Span]:
+        """Yield ``(start, end, kind)`` for each secret in ``text`` (character offsets).
+
+        ``lowered`` is ``text.lower()`` when it has the same length as ``text``
+        (so offsets agree), else None; gated detectors then fall back to a
+        full case-insensitive scan.
+        """
+        if self.finder is not None:
+            yield from self.finder(text, lowered)
+            return
+        assert self.pattern is not None
+        if self.anchors and lowered is not None:
+            yield from self._gated_spans(text, lowered)
+            return
+        for match in self.pattern.finditer(text):
+            if self.anchor_filter is not None and not self.anchor_filter(text, match.start() + self.anchor_back):
+                continue
+            span = self._span(match)
+            if span is not None:
+                yield span
+
+    def _gated_spans(self, text: str, lowered: str) -> Iterator[Span]:
+        assert self.pattern is not None
+        positions: set[int] = set()
+        for gate in self._anchor_patterns:
+            if "at" in gate.groupindex:
+                positions.update(hit.start("at") for hit in gate.finditer(lowered))
+            else:
+                positions.update(hit.start() for hit in gate.finditer(lowered))
+        # Like finditer, never start inside an earlier match of this
+        # detector: keeps "token=token=token=…" linear.
+        resume = 0
+        anchor_filter = self.anchor_filter
+        for pos in sorted(positions):
+            pos -= self.anchor_back
+            if pos < resume:
+                continue
+            if anchor_filter is not None and not anchor_filter(text, pos + self.anchor_back):
+                continue
+            match = self.pattern.match(text, pos)
+            if match is None:
+                continue
+            resume = match.end()
+            span = self._span(match)
+            if span is not None:
+                yield span
+
+
+def detector(
+    kind: str,
+    pattern: str | re.Pattern[str] | None = None,
+    *,
+    flags: int = 0,
+    group: int | str = 0,
+    anchors: tuple[str, ...] = (),
+    accept: Accept | None = None,
+    origin: str = "memctl",
+    anchor_filter: Callable[[str, int], bool] | None = None,
+    anchor_back: int = 0,
+    kind_groups: tuple[tuple[str, str], ...] = (),
+    finder: Finder | None = None,
+) -> Detector:
+    """Build a :class:`Detector` (compiles ``pattern`` and the gate regexes)."""
+    compiled = pattern if isinstance(pattern, re.Pattern) or pattern is None else re.compile(pattern, flags)
+    return Detector(
+        kind=kind,
+        pattern=compiled,
+        group=group,
+        anchors=anchors,
+        accept=accept,
+        origin=origin,
+        anchor_filter=anchor_filter,
+        anchor_back=anchor_back,
+        kind_groups=kind_groups,
+        finder=finder,
+        _anchor_patterns=tuple(re.compile(a) for a in anchors),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Value shapes shared by the rules
+# ---------------------------------------------------------------------------
+
+
+def has_digit_and_letter(value: str) -> bool:
+    """True when ``value`` has at least one ASCII-or-Unicode digit and one letter."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def left_boundary(text: str, start: int, chars: frozenset[str] = ALNUM) -> bool:
+    """True when ``start`` is not glued to a preceding character from ``chars``; an
+    escaped newline or tab before it (``\\nAKIA…`` in JSON) counts as a boundary."""
+    if start == 0 or text[start - 1] not in chars:
+        return True
+    return start >= 2 and text[start - 2] == "\\" and text[start - 1] in "nrt"
+
+
+_PLACEHOLDER_WORDS = frozenset(
+    {
+        "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off",
+        "string", "str", "bool", "int", "required", "optional", "redacted", "hidden",
+        "secret", "password", "passwd", "pass", "pwd", "token", "key", "value", "changeme", "placeholder", "example",
+        "todo", "tbd", "env", "empty", "missing", "unset", "default",
+        # type names in annotations (password: str, api_key: SecretStr)
+        "float", "bytes", "any", "secretstr", "secretbytes", "text", "varchar", "number",
+        "boolean", "object", "integer",
+    }
+)
+_PLACEHOLDER_PREFIXES = (
+    "<", "{{", "{%", "%(", "%s", "[REDACTED:",
+    "os.environ", "os.getenv", "getenv", "process.env", "import.meta.env", "env.", "env[",
+    "ENV[", "ENV.", "System.getenv", "System.Environment", "secrets.", "vault:", "ref+",
+    "...", "…",
+)
+_MASK_CHARS = frozenset("*xX.•…-_#?")
+# A shell/Makefile/PHP/Perl variable reference standing for the value. Only
+# these shapes: "$3cr3t" or "$ecretPass" are literals that start with "$".
+_SHELL_REFERENCE = re.compile(
+    r"\$(?:[{(]|(?:\d|[@*#?$!]|[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)(?![A-Za-z0-9_]))"
+)
+# A format field: f"{token}", "{0}", "{api_key}".
+_FORMAT_FIELD = re.compile(r"\{[A-Za-z_0-9.\[\]'\"]*\}")
+
+
+def is_placeholder(value: str) -> bool:
+    """True for values that are obviously not a real credential.
+
+    Empty, masked (``****``), template or variable references (``<…>``,
+    ``${…}``, ``$VAR``, ``$(cmd)``, ``{{…}}``, ``{name}``, ``os.environ[…]``,
+    ``process.env.X``, YAML tags such as ``!Ref``), markers, and a few literal
+    words (``null``, ``changeme``, ``string``, a usage line's ``PASSWORD``…). A value that merely starts with ``$``
+    (``$3cr3t``, ``$ecretPass``) is a literal, not a placeholder.
+    """
+    stripped = value.strip()
+    if not stripped:
+        return True
+    if stripped[0] == "$":
+        return _SHELL_REFERENCE.match(stripped) is not None
+    if stripped.startswith(_PLACEHOLDER_PREFIXES) or stripped.lower().startswith(("your_", "your-", "yourpass")):
+        return True
+    if "{" in stripped and (_FORMAT_FIELD.search(stripped) or "${" in stripped):
+        return True  # a template: f"{prefix}-secret", "${DB_PASSWORD}"
+    if stripped[0] == "!" and stripped[1:2].isalpha():
+        return True  # a YAML tag: !Ref DBPassword (CloudFormation), !vault (Ansible)
+    if stripped.lower() in _PLACEHOLDER_WORDS:
+        return True
+    return all(c in _MASK_CHARS for c in stripped)
+
+
+_HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def credential_shaped(value: str, *, min_len: int = 16) -> bool:
+    """:func:`looks_random`, or ``min_len``+ hex digits, or a UUID: the shapes issued key
+    ids, DSN keys and secret ids take (hex that happens to have no digit included)."""
+    return looks_random(value, min_len=min_len) or (len(value) >= min_len and _HEX_OR_UUID.fullmatch(value) is not None)
+
+
+def looks_random(value: str, *, min_len: int = 16) -> bool:
+    """Credential-shaped: ``min_len``+ characters without spaces, and a digit
+    with a letter, or base64 padding, or random-looking mixed case (a third of
+    the letters upper case, unlike ``CamelCaseNames``): what issued keys, key
+    ids and session tokens look like; words and identifiers do not."""
+    if len(value) < min_len or any(c.isspace() for c in value):
+        return False
+    if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+        return True
+    if value.endswith("="):
+        return True
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    return upper >= 3 and lower >= 3 and upper * 3 >= upper + lower

@@ -1,0 +1,159 @@
+"""Issued tokens recognised by their format: prefix, length and alphabet as the issuer documents them.
+
+Each format matches what the issuer guarantees, not what most samples look
+like: a Hugging Face token of letters only is still ``hf_`` + 30+ letters and
+digits, so no "must contain a digit" rule applies to prefixed formats. Only
+the bare ``sk-`` shape (shared by several providers, and by prose such as
+``sk-learn``) keeps a shape check.
+
+Scanning the text, not matching, is what a format costs, so formats that
+share a literal start share one scan (a ``group``): a literal of two or more
+characters, or one rare character (upper case, ``x``).
+
+======================  ==========================================================================
+kind                    format (source)
+======================  ==========================================================================
+github_token            ``gh[pousr]_`` + 36+, ``github_pat_`` + 22+ (detect-secrets GitHubTokenDetector;
+                        GitHub docs, "About authentication to GitHub")
+gitlab_token            ``glpat-``, ``gldt-``, ``glft-``, ``glsoat-``, ``glrt-``, ``glcbt-``, ``glimt-``,
+                        ``glptt-``, ``glagent-``, ``gloas-``, ``GR1348941`` (detect-secrets GitLabTokenDetector)
+grafana_token           ``glsa_`` + 32 + ``_`` + 8 hex, ``glc_`` + base64 (Grafana service account / Cloud tokens)
+google_oauth_secret     ``GOCSPX-`` + 28 (Google OAuth client secrets)
+anthropic_key           ``sk-ant-`` (Anthropic console keys: ``sk-ant-api03-``, ``sk-ant-admin01-``)
+openai_key              ``sk-proj-``, ``sk-svcacct-``, ``sk-admin-``, ``sk-None-``, OpenRouter ``sk-or-v1-``, legacy
+                        ``sk-…T3BlbkFJ…`` (detect-secrets OpenAIDetector; OpenAI API key formats)
+slack_token             ``xoxb-``, ``xoxp-``, ``xoxa-``, ``xoxo-``, ``xoxs-``, ``xoxr-``, ``xoxe-``, ``xapp-N-``
+                        (detect-secrets SlackDetector; Slack token types)
+xai_key                 ``xai-`` + 80 (xAI console keys)
+brevo_key               ``xkeysib-`` + 64 hex + ``-`` + 16 (Brevo/Sendinblue API v3 keys)
+npm_token               ``npm_`` + 36 (npm access tokens)
+huggingface_token       ``hf_`` + 30+ (Hugging Face user access tokens)
+vault_token             ``hvs.``, ``hvb.``, ``hvr.`` + 24+ (HashiCorp Vault token prefixes, 1.10+)
+pypi_token              ``pypi-AgEIcHlwaS5vcmc…``, ``pypi-AgENdGVzdC5weXBpLm9yZw…`` (detect-secrets PypiTokenDetector)
+google_api_key          ``AIza`` + 35 (Google API keys)
+aws_access_key          ``AKIA``, ``ASIA``, ``ABIA``, ``ACCA``, ``A3T.`` + 16 (detect-secrets AWSKeyDetector)
+age_secret_key          ``AGE-SECRET-KEY-1`` + 58 bech32 (C2SP age specification)
+atlassian_token         ``ATATT3`` + 150+ (Atlassian API tokens), ``ATBB`` + 32 (Bitbucket app passwords)
+artifactory_token       ``AKCp`` + 60+ (detect-secrets ArtifactoryDetector; JFrog API keys)
+firebase_key            ``AAAA`` + 7 + ``:APA91b`` + 100+ (Firebase Cloud Messaging legacy server keys)
+sendgrid_key            ``SG.`` + 22 + ``.`` + 43 (detect-secrets SendGridDetector)
+twilio_key              ``SK`` + 32 hex (detect-secrets TwilioKeyDetector, API key SIDs)
+======================  ==========================================================================
+
+Stripe keys (``sk_live_``…), AWS secret keys, JWTs and Slack webhooks are
+in :mod:`memctl.ingest.scrub`'s table, Telegram bot tokens in :mod:`memctl.ingest.scrub_http`; tokens of other services are caught by the
+credential-named key, flag or header they are given under
+(:mod:`memctl.ingest.scrub_keyword`, :mod:`memctl.ingest.scrub_command`, :mod:`memctl.ingest.scrub_http`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memctl.ingest.scrub_detector import WORD_CHARS, Detector, detector, has_digit_and_letter, left_boundary
+
+__all__ = ["TOKEN_DETECTORS", "TOKEN_FORMATS", "TokenFormat"]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenFormat:
+    """One issued-token format.
+
+    Attributes:
+        kind: marker kind.
+        group: the literal the pattern starts with that formats scanned together
+            share (a scan costs about the same whatever it looks for, so
+            formats are grouped on a literal of two or more characters, or one
+            rare character: upper case, ``x``).
+        pattern: regex starting with ``group``.
+        accept: optional check on the whole matched token.
+    """
+
+    kind: str
+    group: str
+    pattern: str
+    accept: Callable[[str], bool] | None = None
+
+
+def _bare_sk_key(token: str) -> bool:
+    """``sk-`` with no provider infix: the legacy OpenAI shape (``T3BlbkFJ`` inside) or a random body."""
+    if token.startswith(("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-", "sk-ant-", "sk-or-")):
+        return True
+    return "T3BlbkFJ" in token or has_digit_and_letter(token[3:])
+
+
+_B = "(?![A-Za-z0-9_])"  # right boundary of a fixed-length token
+_BH = "(?![A-Za-z0-9_-])"
+
+TOKEN_FORMATS: tuple[TokenFormat, ...] = (
+    TokenFormat("github_token", "gh", r"gh[pousr]_[A-Za-z0-9_]{36,255}" + _B),
+    TokenFormat("github_token", "github_pat_", r"github_pat_[A-Za-z0-9_]{22,255}"),
+    TokenFormat(
+        "gitlab_token",
+        "gl",
+        r"gl(?:(?:pat|dt|ft|soat|rt)-[A-Za-z0-9_\-]{20,50}|cbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_\-]{20,50}"
+        r"|imt-[A-Za-z0-9_\-]{25}|ptt-[A-Za-z0-9_\-]{40}|agent-[A-Za-z0-9_\-]{50,1024}"
+        r"|oas-[A-Za-z0-9_\-]{64})(?!\w)",
+    ),
+    TokenFormat("grafana_token", "gl", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _B),
+    TokenFormat("grafana_token", "gl", r"glc_[A-Za-z0-9+/]{32,400}={0,2}"),
+    TokenFormat("gitlab_token", "G", r"GR1348941[A-Za-z0-9_\-]{20,50}(?!\w)"),
+    TokenFormat("google_oauth_secret", "G", r"GOCSPX-[A-Za-z0-9_-]{28}" + _BH),
+    TokenFormat("anthropic_key", "sk", r"sk-ant-[A-Za-z0-9_-]{20,}"),
+    TokenFormat("openai_key", "sk", r"sk-(?:proj-|svcacct-|admin-|None-|or-v1-)?[A-Za-z0-9_-]{20,}", _bare_sk_key),
+    TokenFormat("slack_token", "x", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}"),
+    TokenFormat("xai_key", "x", r"xai-[A-Za-z0-9]{80}" + _B),
+    TokenFormat("brevo_key", "x", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _B),
+    TokenFormat("npm_token", "npm_", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    TokenFormat("huggingface_token", "hf_", r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"),
+    TokenFormat("vault_token", "hv", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    TokenFormat("pypi_token", "pypi-", r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9-_]{70,}"),
+    TokenFormat("google_api_key", "A", r"AIza[0-9A-Za-z_-]{35}" + _BH),
+    TokenFormat("aws_access_key", "A", r"A(?:3T[A-Z0-9]|BIA|CCA|KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])"),
+    TokenFormat("age_secret_key", "A", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    TokenFormat("atlassian_token", "A", r"ATATT3[A-Za-z0-9_\-=]{150,}"),
+    TokenFormat("atlassian_token", "A", r"ATBB[A-Za-z0-9_=.-]{32}" + _BH),
+    TokenFormat("artifactory_token", "A", r"AKCp[A-Za-z0-9]{60,}"),
+    TokenFormat("firebase_key", "A", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
+    TokenFormat("sendgrid_key", "S", r"SG\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9_-]{43}[A-Za-z0-9_-]*"),
+    TokenFormat("twilio_key", "S", r"SK[0-9a-fA-F]{32}" + _B),
+)
+"""Every prefixed format; formats with the same ``group`` prefix share one scan."""
+
+# A token glued to a preceding word character is part of a longer identifier.
+_LEFT = WORD_CHARS
+
+
+def _group_detector(prefix: str, formats: list[TokenFormat]) -> Detector:
+    names = [f"t{i}" for i in range(len(formats))]
+    body = "|".join(f"(?P<{name}>{fmt.pattern[len(prefix):]})" for name, fmt in zip(names, formats))
+    pattern = re.compile(re.escape(prefix) + "(?:" + body + ")")
+    by_group = dict(zip(names, formats))
+
+    def accept(match: re.Match[str]) -> bool:
+        if not left_boundary(match.string, match.start(), _LEFT):
+            return False
+        fmt = by_group[str(match.lastgroup)]
+        return fmt.accept is None or fmt.accept(match.group(0))
+
+    return detector(
+        formats[0].kind,
+        pattern,
+        accept=accept,
+        kind_groups=tuple((name, fmt.kind) for name, fmt in zip(names, formats)),
+        origin="issuer token formats (see memctl.ingest.scrub_token)",
+    )
+
+
+def _grouped() -> tuple[Detector, ...]:
+    groups: dict[str, list[TokenFormat]] = {}
+    for fmt in TOKEN_FORMATS:
+        assert fmt.pattern.startswith(fmt.group), fmt.pattern
+        groups.setdefault(fmt.group, []).append(fmt)
+    return tuple(_group_detector(prefix, formats) for prefix, formats in groups.items())
+
+
+TOKEN_DETECTORS: tuple[Detector, ...] = _grouped()
+"""One detector per group of prefixed formats."""
