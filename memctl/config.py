@@ -45,7 +45,8 @@ def config_file_path() -> Path:
 class Settings(BaseSettings):
     """All tunables of memctl. Sizes are characters unless named ``*_bytes``."""
 
-    model_config = SettingsConfigDict(env_prefix="MEMCTL_", extra="forbid", populate_by_name=True)
+    # An empty variable (`MEMCTL_HOME= memctl …`) means "not set", never "the current directory".
+    model_config = SettingsConfigDict(env_prefix="MEMCTL_", extra="forbid", populate_by_name=True, env_ignore_empty=True)
 
     # Where runtime data lives (see README "Where data goes").
     home: Path = Field(default=Path("var"))
@@ -210,6 +211,11 @@ class DataHome:
         return self.root / "sleep_state.json"
 
     @property
+    def graph_rejections(self) -> Path:
+        """Notes Cognee rejected, with the reason (:mod:`memctl.graph.rejections`; shown by ``doctor``)."""
+        return self.root / "graph_rejections.json"
+
+    @property
     def consolidate_cache(self) -> Path:
         """Consolidation results by content key (a cache: unchanged clusters cost no model call)."""
         return self.root / "cache" / "consolidate"
@@ -227,6 +233,16 @@ class DataHome:
         """The file behind :meth:`lock`."""
         return self.root / ".memctl.lock"
 
+    def refuse_file(self, error: Callable[[str, int], ExitCodeError] | None = None) -> None:
+        """Raise when the data home's path is a file (a typo in ``--home``), before anything reads or writes under it.
+
+        Raises:
+            HomeError: the data home is a file (exit 7), or ``error(message, 7)`` when given.
+        """
+        if self.root.exists() and not self.root.is_dir():
+            message = f"the data home {self.root} is a file; pass --home DIR (or MEMCTL_HOME) naming a directory"
+            raise error(message, HOME) if error else HomeError(message)
+
     @contextmanager
     def lock(self, *, wait: bool, offer_wait: bool = True,
              error: Callable[[str, int], ExitCodeError] | None = None) -> Iterator[None]:
@@ -243,9 +259,7 @@ class DataHome:
         """
         from filelock import FileLock, Timeout
 
-        if self.root.exists() and not self.root.is_dir():
-            message = f"the data home {self.root} is a file; pass --home DIR (or MEMCTL_HOME) naming a directory"
-            raise error(message, HOME) if error else HomeError(message)
+        self.refuse_file(error)
         self.root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(self.lock_file))
         try:

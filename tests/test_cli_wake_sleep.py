@@ -11,7 +11,9 @@ import pytest
 from tests.test_cli import memctl
 
 
-@pytest.mark.parametrize("command", [("ask", "what?"), ("sleep",), ("remember", "x", "--session", "s")])
+@pytest.mark.parametrize("command", [("ask", "what?"), ("sleep",), ("remember", "x", "--session", "s"),
+                                     ("ingest", "--db", "/nonexistent/opencode.db"),
+                                     ("ingest", "--dry-run", "--db", "/nonexistent/opencode.db")])
 @pytest.mark.parametrize("host", ["notaurl::::", "host:99999", "http://[::1"])
 def test_a_malformed_ollama_host_is_a_usage_error(tmp_path: Path, command: tuple[str, ...], host: str) -> None:
     result = memctl(*command, "--home", str(tmp_path / "var"), env={"OLLAMA_HOST": host})
@@ -153,3 +155,13 @@ def test_remember_does_not_echo_text_given_to_the_wrong_option(tmp_path: Path, o
     out, squeezed = (result.stdout + result.stderr).decode(), _squeezed(result.stdout + result.stderr)
     assert result.returncode == 2 and "notshown" in squeezed and "Traceback" not in out, out
     assert all(line not in squeezed for line in body) and "PRIVATEKEY" not in squeezed
+
+
+@pytest.mark.parametrize("command", [("ask", "what did we decide?"), ("ask", "what?", "--no-graph")])
+def test_ask_with_a_file_as_data_home_says_so(tmp_path: Path, command: tuple[str, ...]) -> None:
+    home = tmp_path / "home-is-a-file"
+    home.write_text("not a directory\n")
+    result = memctl(*command, "--home", str(home))
+    assert result.returncode == 7, result.stderr
+    assert "is a file" in result.stderr and "topic_index" not in result.stderr and "Traceback" not in result.stderr
+    assert home.read_text() == "not a directory\n"

@@ -108,3 +108,32 @@ def test_code_names_no_document_outside_the_repository() -> None:
     hits = [f"{p.relative_to(REPO)}:{n}" for p in sources if p.name != "test_docs.py"
             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1) if _OUTSIDE.search(line)]
     assert hits == []
+
+
+# -- code that names a module or file names one that exists ----------------------------------------------
+
+_PATH_MENTION = re.compile(r"\bmemctl/[\w/]+\.(?:py|md|j2)\b")
+_MODULE_MENTION = re.compile(r":mod:`(memctl(?:\.\w+)+)`")
+
+
+def _dangling_mentions(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    missing = [m for m in _PATH_MENTION.findall(text) if not (REPO / m).exists()]
+    for module in _MODULE_MENTION.findall(text):
+        parts = module.split(".")
+        if not ((REPO / Path(*parts)).with_suffix(".py").exists() or (REPO / Path(*parts) / "__init__.py").exists()):
+            missing.append(module)
+    return missing
+
+
+def test_code_names_only_modules_and_files_that_exist() -> None:
+    # The product's own modules only: tests and benchmarks name old paths on purpose (fixture text, git revisions).
+    dangling = {str(p.relative_to(REPO)): found for p in (REPO / "memctl").rglob("*.py")
+                if (found := _dangling_mentions(p))}
+    assert dangling == {}
+
+
+def test_the_dangling_mention_check_can_fail(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text('"""See memctl/wake.py and :mod:`memctl.note_search`; memctl/ask/run.py is fine."""\n')
+    assert _dangling_mentions(bad) == ["memctl/wake.py", "memctl.note_search"]

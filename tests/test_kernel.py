@@ -163,3 +163,18 @@ def test_every_reporter_follows_the_protocol(capsys: pytest.CaptureFixture[str])
     with pytest.raises(RuntimeError), reporter_for(Console(file=io.StringIO()), as_json=True) as used:
         assert isinstance(used, LineReporter)
         raise RuntimeError("the run failed")  # the reporter is still closed on the way out
+
+
+@pytest.mark.parametrize("variable", ["MEMCTL_HOME", "OLLAMA_HOST", "MEMCTL_WORKERS"])
+def test_an_empty_variable_counts_as_unset(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, variable: str) -> None:
+    from memctl.config import Settings
+
+    monkeypatch.setenv("MEMCTL_CONFIG", str(tmp_path / "absent.toml"))
+    for name in ("MEMCTL_HOME", "OLLAMA_HOST", "MEMCTL_WORKERS"):
+        monkeypatch.delenv(name, raising=False)
+    defaults = Settings()
+    monkeypatch.setenv(variable, "")
+    settings = Settings()
+    assert (settings.home, settings.ollama_host, settings.workers) == (defaults.home, defaults.ollama_host,
+                                                                       defaults.workers)
+    assert settings.home == Path("var")

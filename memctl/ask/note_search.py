@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from memctl.front_matter import strip_front_matter
+from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.store import MemoryStore
 
 MANIFEST = "manifest.json"
@@ -36,13 +36,10 @@ class NoteHit:
     text: str
 
 
-def _title_of(text: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("title:"):
-            return line[6:].strip().strip("'\"")
-        if line == "---" and not text.startswith(line):
-            break
-    return ""
+def _indexed_text(text: str) -> str:
+    """What BM25 indexes of one note: its front-matter ``title`` (see :mod:`memctl.front_matter`), then its body."""
+    title = read_front_matter(text).get("title")
+    return f"{title if isinstance(title, str) else ''}\n{strip_front_matter(text)}"
 
 
 class _TopicIndex:
@@ -112,7 +109,7 @@ class NoteSearch:
         texts = []
         for path in paths:
             text = self.store.read_text(path)[0]
-            texts.append(f"{_title_of(text)}\n{strip_front_matter(text)}")
+            texts.append(_indexed_text(text))
         tokenizer = Tokenizer(stopwords="en")
         retriever = bm25s.BM25()
         if texts:

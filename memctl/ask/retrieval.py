@@ -7,7 +7,7 @@
    maps back to its session id, title and date through the topic index.
 2. Fallback: when the graph layer is missing, raises (its store locked by a
    running ingest or sleep, an incomplete graph) or times out, or returns
-   nothing, BM25 over the topic's raw notes (:mod:`memctl.note_search`).
+   nothing, BM25 over the topic's raw notes (:mod:`memctl.ask.note_search`).
    Retrieval never returns nothing just because the graph layer failed;
    :class:`Retrieval` says which path served and why.
 """

@@ -11,7 +11,7 @@ file under ``user/global/``, ``user/sessions/<session>/`` and
 ``user/topics/<routed topic>/`` — and ``[REFERENCE]`` the retrieved note
 excerpts, numbered for citation. Staged proposals are never read. The whole
 context is at most ``max_context_chars`` (user memory takes up to a third,
-references the rest; excerpts are cut to fit). Prompt: ``prompts/answer.md``.
+references the rest; excerpts are cut to fit). Prompt: ``memctl/prompts/answer.md``.
 
 Every memory and excerpt is one opaque entry (:mod:`memctl.ask.context_quoting`):
 memctl writes the structure, the stored text only ever appears as a JSON
@@ -126,6 +126,7 @@ def load_index(home: DataHome) -> TopicIndex:
     Raises:
         AskError: unreadable index (7), or nothing ingested yet (12).
     """
+    home.refuse_file(AskError)
     try:
         index = TopicIndex.load(home.topic_index)
     except TopicIndexError as exc:

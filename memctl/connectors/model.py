@@ -28,7 +28,7 @@ class Part:
             ``snapshot``, ``retry``, ``compaction``, …).
         data: the decoded part JSON (OpenCode `part.data`, message-v2 schema;
             rows of the dev build's ``session_message`` layout are converted
-            to the same shape by ``connectors/opencode_session_message.py``).
+            to the same shape by ``memctl/connectors/opencode/session_message.py``).
             Raw and unscrubbed: it must never be persisted as is.
         time_created: milliseconds since the epoch.
     """

@@ -44,7 +44,7 @@ NON_SECRET_KEY_SUFFIXES = frozenset(
         "settings", "config", "source", "sources", "class", "cls", "factory", "handler",
         "cache", "map", "dict", "list", "getter", "setter", "validator", "schema", "model",
         "loader", "reader", "writer", "parser", "generator", "stdin", "fd", "command", "cmd",
-        "helper", "arn", "location", "ttl", "age", "length", "bits",
+        "helper", "arn", "location", "age", "bits",
     }
 )
 # Suffixes naming an identifier of a secret: a credential-shaped value under

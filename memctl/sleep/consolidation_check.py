@@ -28,7 +28,7 @@ Rules, in order (the first failing one is the reason):
    60% of its distinctive tokens appear in one newer member) keeps at least
    half of its distinctive tokens and at least half of those no other
    member has (``pnpm-lock.yaml``); an older member a newer one restates may
-   be dropped — newest wins, as ``prompts/consolidate.md`` asks;
+   be dropped — newest wins, as ``memctl/prompts/consolidate.md`` asks;
 4. a length floor: at least half of the longest member that must survive
    (the newest and the non-restated older ones) and 30% of their total.
 

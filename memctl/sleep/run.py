@@ -449,7 +449,7 @@ class SleepRun:
                                                             self.limits.max_lines * CONSOLIDATED_LIMIT_FACTOR))
         if not verdict.ok:
             # Not cached either: a refused merge is asked for again next run, like a lossy one.
-            (self.home.root / "cache" / "consolidate" / f"{result.cache_key}.json").unlink(missing_ok=True)
+            (self.home.consolidate_cache / f"{result.cache_key}.json").unlink(missing_ok=True)
             self._failed(report, cluster, f"merged memory for {target} refused by the validator "
                                           f"({verdict.reason}: {verdict.detail}); members kept", text=result.text)
             return

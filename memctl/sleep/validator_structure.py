@@ -12,12 +12,12 @@ evidence)`` or None.
 kind                what (sources)
 ==================  =================================================================================
 ``section_marker``  memctl's own section headers, opening or closing: ``[USER_MEMORY]``,
-                    ``[/REFERENCE]``, ``USER_MEMORY:`` (memctl/wake.py, prompts/answer.md), and
+                    ``[/REFERENCE]``, ``USER_MEMORY:`` (memctl/ask/run.py, memctl/prompts/answer.md), and
                     bracketed role sections ``[SYSTEM]``, ``[SYSTEM NOTE]``, ``[INSTRUCTIONS]``,
                     ``【System】`` (CJK brackets, which NFKC leaves alone)
 ``citation_line``   a reference header in memctl's shape ``[n] Title (session <id>, <date>)``
-                    (memctl/wake.py) at the start of a line, also ``(ses_…, <date>)``
-``memory_entry``    a memory entry in memctl's shape ``- (user/…) text`` (memctl/wake.py), or a
+                    (memctl/ask/run.py) at the start of a line, also ``(ses_…, <date>)``
+``memory_entry``    a memory entry in memctl's shape ``- (user/…) text`` (memctl/ask/run.py), or a
                     fenced/quoted entry naming a store path (``memory user/…``)
 ``chat_template``   special tokens of model chat templates: ChatML ``<|im_start|>``, Llama 3
                     ``<|start_header_id|>``/``<|eot_id|>``, Phi/Zephyr ``<|system|>``/``<|end|>``,

@@ -76,7 +76,7 @@ def ingest(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Read, normalize, scrub, sample and plan; no model, nothing written.")] = False,
     since: Annotated[Optional[str], typer.Option("--since", metavar="DATE|AGE", help="Only sessions updated since a date (2026-11-01) or age (7d, 12h).")] = None,
     session: Annotated[Optional[list[str]], typer.Option("--session", metavar="ID", help="Only this session id (repeatable); a subagent id selects its parent.")] = None,
-    project: Annotated[Optional[str], typer.Option("--project", metavar="NAME", help="Only this project: topic slug, project id, worktree path or its name.")] = None,
+    project: Annotated[Optional[str], typer.Option("--project", metavar="NAME", help="Only this project: topic slug or alias, project id, worktree path (current or earlier) or its name.")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", metavar="N", min=1, help="At most N top-level sessions.")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", min=1, max=64, help="Concurrent model calls (default from config: 2).")] = None,
     batch_size: Annotated[Optional[int], typer.Option("--batch-size", metavar="N", min=1, help="Notes per Cognee add batch.")] = None,
@@ -88,14 +88,16 @@ def ingest(
     wait: WaitOption = False,
 ) -> None:
     """Read OpenCode history → distill notes → add to Cognee → cognify. Resumable."""
-    from memctl.connectors.opencode.source import resolve_db_path
     from memctl.durations import parse_since
+
+    since_dt = parse_since(since) if since else None
+    # Settings first: they validate OLLAMA_HOST, which the ollama package reads when it is imported.
+    settings = settings_from_flags(home, workers=workers, batch_size=batch_size, chunks_per_batch=chunks_per_batch,
+                                   data_per_batch=data_per_batch)
+    from memctl.connectors.opencode.source import resolve_db_path
     from memctl.ingest.options import IngestOptions
     from memctl.ingest.run import IngestRun
 
-    since_dt = parse_since(since) if since else None
-    settings = settings_from_flags(home, workers=workers, batch_size=batch_size, chunks_per_batch=chunks_per_batch,
-                                   data_per_batch=data_per_batch)
     options = IngestOptions(
         db=resolve_db_path(db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
         project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, wait=wait,
