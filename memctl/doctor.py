@@ -6,7 +6,8 @@ output" list (cognee/infrastructure/llm/ollama_support.py, 1.6.5: mistral,
 phi3, qwen2.5 below 14B); the embedding model's dimension equals the
 configured one and the one already stored in the vector store (a model switch
 otherwise corrupts retrieval); the OpenCode DB found, readable and of a
-supported layout; the data home writable; free disk.
+supported layout; the topics and the other names (aliases) of moved or
+renamed projects; the data home writable; free disk.
 """
 
 from __future__ import annotations
@@ -143,6 +144,25 @@ def check_source(db_path: Path) -> Check:
                  f"({report.sessions - roots} subagent sessions folded in); {report.describe()}")
 
 
+def check_topics(home: DataHome) -> Check:
+    """The topics file reads; the detail lists each topic that has aliases (a moved or renamed project)
+    with its other names and paths."""
+    from memctl.ingest.checkpoint import CheckpointError
+    from memctl.ingest.topics import TopicRegistry
+
+    try:
+        registry = TopicRegistry.load(home.topics, read_only=True)
+    except CheckpointError as exc:
+        return Check("topics", "fail", str(exc), f"move {home.topics} aside; the next `memctl ingest` rebuilds it")
+    slugs = registry.slugs
+    if not slugs:
+        return Check("topics", "ok", "none yet")
+    moved = [f"{slug} also {', '.join(f'{a.name} ({a.path})' for a in registry.aliases_of(slug))}"
+             for slug in slugs if registry.aliases_of(slug)]
+    count = f"{len(slugs)} topic" + ("s" if len(slugs) != 1 else "")
+    return Check("topics", "ok", count + ("; " + "; ".join(moved) if moved else ""))
+
+
 def check_home(home: DataHome) -> list[Check]:
     """The data home is writable and has free disk."""
     checks = []
@@ -168,5 +188,6 @@ def run_checks(settings: Settings, db_path: Path) -> list[Check]:
     checks.append(check_graph_location(home))
     checks.append(check_memory_store(home))
     checks.append(check_source(db_path))
+    checks.append(check_topics(home))
     checks.extend(check_home(home))
     return checks

@@ -3,12 +3,15 @@
 Model route: ``prompts/route.md`` + the topic list, ``format`` = a JSON
 schema whose ``topics`` items are ``enum``-constrained to the known slugs
 (Ollama structured outputs), temperature 0, a short timeout
-(``router_timeout_s``). Unknown slugs are dropped; output without any known
-slug, invalid JSON, a timeout or any error → the lexical fallback: BM25
-(``bm25s``) over each topic's description and note titles, the best one, and
-a second when it scores at least half as high. If no word of the question
-occurs anywhere, the topics with the most notes are taken (never an empty
-route). ``--topic`` overrides everything; a single topic needs no call.
+(``router_timeout_s``). A topic's aliases (the later names of a moved or
+renamed project) are listed with it and allowed in the answer, which maps
+them back to the slug. Unknown names are dropped; output without any known
+topic, invalid JSON, a timeout or any error → the lexical fallback: BM25
+(``bm25s``) over each topic's slug, alias names, description and note titles,
+the best one, and a second when it scores at least half as high. If no word
+of the question occurs anywhere, the topics with the most notes are taken
+(never an empty route). ``--topic`` (a slug or an alias) overrides
+everything; a single topic needs no call.
 """
 
 from __future__ import annotations
@@ -17,18 +20,15 @@ import json
 import time
 from dataclasses import dataclass
 
-from memctl.ask.topic_index import TopicIndex
+from memctl.ask.topic_index import TopicIndex, UnknownTopicError
 from memctl.config import Settings
-from memctl.exit_codes import UsageError
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import load_prompt
 
 MAX_TOPICS = 2
 SECOND_TOPIC_MIN_RATIO = 0.5
 
-
-class UnknownTopicError(UsageError, ValueError):
-    """``--topic`` named a topic that does not exist; the message lists the known ones."""
+__all__ = ["Route", "UnknownTopicError", "lexical_route", "route_question", "route_schema"]
 
 
 @dataclass
@@ -42,7 +42,7 @@ class Route:
 
 
 def route_schema(slugs: list[str]) -> dict:
-    """JSON schema constraining the router's answer to 1–2 of ``slugs``."""
+    """JSON schema constraining the router's answer to 1–2 of ``slugs`` (topic slugs and alias names)."""
     return {"type": "object", "properties": {"topics": {
         "type": "array", "items": {"type": "string", "enum": slugs}, "minItems": 1, "maxItems": MAX_TOPICS,
         "uniqueItems": True}}, "required": ["topics"]}
@@ -54,8 +54,8 @@ def lexical_route(question: str, index: TopicIndex) -> tuple[list[str], str]:
     from bm25s.tokenization import Tokenized, Tokenizer
 
     slugs = index.slugs
-    docs = [" ".join([slug, index.topics[slug].description, *(n.title for n in index.topics[slug].notes)])
-            for slug in slugs]
+    docs = [" ".join([slug, *(a.name for a in index.topics[slug].aliases), index.topics[slug].description,
+                      *(n.title for n in index.topics[slug].notes)]) for slug in slugs]
     tokenizer = Tokenizer(stopwords="en")
     retriever = bm25s.BM25()
     retriever.index(tokenizer.tokenize(docs, return_as="tuple", show_progress=False), show_progress=False)
@@ -80,15 +80,11 @@ def route_question(question: str, index: TopicIndex, settings: Settings, *,
     """Pick the topics for ``question``.
 
     Raises:
-        UnknownTopicError: an ``override`` slug is not in the index.
+        UnknownTopicError: an ``override`` name is no slug or alias in the index (or an alias of several).
     """
     started = time.monotonic()
     if override:
-        unknown = [t for t in override if t not in index.topics]
-        if unknown:
-            raise UnknownTopicError(f"unknown topic {', '.join(unknown)}; known topics: "
-                                    f"{', '.join(index.slugs) or 'none (run memctl ingest first)'}")
-        return Route(list(dict.fromkeys(override)), "override", route_s=time.monotonic() - started)
+        return Route(index.resolve(override), "override", route_s=time.monotonic() - started)
     if len(index.slugs) == 1:
         return Route(index.slugs, "single", route_s=time.monotonic() - started)
     reason = None
@@ -107,14 +103,16 @@ def route_question(question: str, index: TopicIndex, settings: Settings, *,
 
 def _model_route(question: str, index: TopicIndex, settings: Settings) -> list[str]:
     prompt = load_prompt("route")
+    aliases = index.alias_names()
     listing = "\n".join(f"- {slug}: {index.topics[slug].description}" for slug in index.slugs)
     client = client_for(settings, settings.router_timeout_s)
     content = chat_once(client, settings, model=settings.router_model, timeout_s=settings.router_timeout_s,
-                        schema=route_schema(index.slugs), options={"num_predict": 64},
+                        schema=route_schema([*index.slugs, *aliases]), options={"num_predict": 64},
                         messages=[{"role": "system", "content": prompt.body},
                                   {"role": "user", "content": f"Topics:\n{listing}\n\nQuestion: {question}"}])
     data = json.loads(content)
     if not isinstance(data, dict) or not isinstance(data.get("topics"), list):
         raise ValueError(f"expected {{\"topics\": [...]}}, got {content[:80]!r}")
-    known = [t for t in data["topics"] if isinstance(t, str) and t in index.topics]
+    known = [t if t in index.topics else aliases[t] for t in data["topics"]
+             if isinstance(t, str) and (t in index.topics or t in aliases)]
     return list(dict.fromkeys(known))[:MAX_TOPICS]

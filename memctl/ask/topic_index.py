@@ -5,14 +5,19 @@ derived data, rebuilt from the checkpoint and ``topics.json`` after every
 ingest). Shape (version 1)::
 
     {"version": 1, "topics": {"alpha": {
-        "name": "alpha", "worktree": "/home/me/src/alpha", "note_count": 2,
-        "description": "alpha: work in /home/me/src/alpha. Sessions: Fix the Kuzu lock; …",
+        "name": "alpha", "worktree": "/home/me/src/orders", "note_count": 2,
+        "aliases": [{"path": "/home/me/src/orders", "name": "orders"}],
+        "description": "alpha (also orders): work in /home/me/src/orders. Sessions: Fix the Kuzu lock; …",
         "notes": [{"source_id": "ses_…", "path": "memory/alpha/ses_….md",
                    "title": "Fix the Kuzu lock", "date": "2026-11-02"}]}}}
 
-The router offers the slugs and descriptions to the model, the lexical
-fallback ranks the descriptions and titles, and retrieval maps a hit's note
-path back to its session id, title and date here (no file read per hit).
+``aliases`` (later worktree paths of a moved or renamed project, see
+:mod:`memctl.ingest.topics`) is absent from indexes written before it
+existed; they load with none. The router offers the slugs, their aliases and
+descriptions to the model, the lexical fallback ranks the descriptions and
+titles, ``--topic`` takes a slug or an alias (:meth:`TopicIndex.resolve`), and
+retrieval maps a hit's note path back to its session id, title and date here
+(no file read per hit).
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ from pathlib import Path
 from memctl.atomic import atomic_write_json
 from memctl.config import DataHome
 from memctl.connectors.opencode.titles import is_placeholder_title
-from memctl.exit_codes import HomeError
-from memctl.ingest.checkpoint import Checkpoint
+from memctl.exit_codes import HomeError, UsageError
+from memctl.ingest.checkpoint import Checkpoint, CheckpointError
+from memctl.ingest.topics import TopicAlias, TopicRegistry, slugify
 
 INDEX_VERSION = 1
 DESCRIPTION_TITLES = 12
@@ -35,6 +41,10 @@ DESCRIPTION_MAX_CHARS = 700
 
 class TopicIndexError(HomeError):
     """The topic index file is unreadable; the message names it and the fix."""
+
+
+class UnknownTopicError(UsageError, ValueError):
+    """A topic name (``--topic``) is no slug or alias, or an alias of several topics; the message lists the known ones."""
 
 
 @dataclass(frozen=True)
@@ -50,12 +60,14 @@ class NoteRef:
 
 @dataclass
 class TopicEntry:
-    """One topic: slug ``name``, project ``worktree``, ``description``, ``notes`` (newest first)."""
+    """One topic: slug ``name``, current project ``worktree``, ``description``, ``notes`` (newest first),
+    ``aliases`` (the later paths and names of a moved or renamed project)."""
 
     name: str
     worktree: str
     description: str
     notes: list[NoteRef] = field(default_factory=list)
+    aliases: list[TopicAlias] = field(default_factory=list)
 
     @property
     def note_count(self) -> int:
@@ -79,6 +91,44 @@ class TopicIndex:
     def slugs(self) -> list[str]:
         return sorted(self.topics)
 
+    def alias_names(self) -> dict[str, str]:
+        """Alias name → slug, for names that are no slug themselves and belong to one topic only."""
+        owners: dict[str, set[str]] = {}
+        for slug, entry in self.topics.items():
+            for alias in entry.aliases:
+                owners.setdefault(alias.name, set()).add(slug)
+        return {name: next(iter(slugs)) for name, slugs in sorted(owners.items())
+                if len(slugs) == 1 and name not in self.topics}
+
+    def resolve(self, names: list[str]) -> list[str]:
+        """The slugs ``names`` select, in order, without repeats: a slug as is, else the topic
+        with that alias (its name, its path, or a name with the same slug).
+
+        Raises:
+            UnknownTopicError: a name is no slug and no alias, or an alias of several topics.
+        """
+        found = {name: self._named(name) for name in names}
+        unknown = [name for name, slugs in found.items() if not slugs]
+        if unknown:
+            raise UnknownTopicError(f"unknown topic {', '.join(unknown)}; known topics: "
+                                    f"{self.listing() or 'none (run memctl ingest first)'}")
+        shared = [f"{name} ({' or '.join(slugs)})" for name, slugs in found.items() if len(slugs) > 1]
+        if shared:
+            raise UnknownTopicError(f"topic name {', '.join(shared)} names several topics; pass the slug")
+        return list(dict.fromkeys(found[name][0] for name in names))
+
+    def _named(self, name: str) -> list[str]:
+        if name in self.topics:
+            return [name]
+        wanted = name.rstrip("/") or name
+        return sorted({slug for slug, entry in self.topics.items() for alias in entry.aliases
+                       if wanted in (alias.name, alias.path) or slugify(wanted) == slugify(alias.name)})
+
+    def listing(self) -> str:
+        """``slug (also alias, …)`` for every topic, comma-separated (for messages)."""
+        return ", ".join(slug + (f" (also {', '.join(dict.fromkeys(a.name for a in self.topics[slug].aliases))})"
+                                 if self.topics[slug].aliases else "") for slug in self.slugs)
+
     @classmethod
     def load(cls, path: Path) -> "TopicIndex":
         """Read the index; a missing file is an empty index.
@@ -98,8 +148,9 @@ class TopicIndex:
             topics = {}
             for slug, entry in raw["topics"].items():
                 notes = [NoteRef(**n) for n in entry["notes"]]
+                aliases = [TopicAlias(**a) for a in entry.get("aliases", [])]
                 topics[slug] = TopicEntry(name=entry["name"], worktree=entry["worktree"],
-                                          description=entry["description"], notes=notes)
+                                          description=entry["description"], notes=notes, aliases=aliases)
             return cls(topics)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise TopicIndexError(f"{path} is not a memctl topic index ({exc}); delete it and run "
@@ -109,7 +160,7 @@ class TopicIndex:
         """Write atomically (readers never see a partial index)."""
         atomic_write_json(path, {"version": INDEX_VERSION, "topics": {
             slug: {"name": t.name, "worktree": t.worktree, "description": t.description, "note_count": t.note_count,
-                   "notes": [asdict(n) for n in t.notes]}
+                   "aliases": [asdict(a) for a in t.aliases], "notes": [asdict(n) for n in t.notes]}
             for slug, t in sorted(self.topics.items())}})
 
 
@@ -120,25 +171,26 @@ def _date(ms: object) -> str:
         return ""
 
 
-def describe(name: str, worktree: str, titles: list[str]) -> str:
-    """Deterministic topic description: project name and path, then the newest session titles."""
-    head = f"{name}: work in {worktree}." if worktree else f"{name}."
+def describe(name: str, worktree: str, titles: list[str], aliases: list[str] | None = None) -> str:
+    """Deterministic topic description: project name (and alias names) and path, then the newest session titles."""
+    also = [a for a in dict.fromkeys(aliases or ()) if a != name]
+    label = f"{name} (also {', '.join(also)})" if also else name
+    head = f"{label}: work in {worktree}." if worktree else f"{label}."
     text = head + (" Sessions: " + "; ".join(titles[:DESCRIPTION_TITLES]) if titles else "")
     return text if len(text) <= DESCRIPTION_MAX_CHARS else text[: DESCRIPTION_MAX_CHARS - 1] + "…"
 
 
 def build_topic_index(home: DataHome) -> TopicIndex:
-    """Rebuild the index from the checkpoint (accepted notes) and ``topics.json`` (worktrees).
+    """Rebuild the index from the checkpoint (accepted notes) and ``topics.json`` (worktrees, aliases).
 
     Only notes published in the store (``memory/<topic>/<id>.md`` exists) are listed.
+    An unreadable ``topics.json`` gives topics without worktree or aliases (ingest reports that file).
     """
     distilled = Checkpoint(home.progress, home.skipped).distilled()
-    worktrees: dict[str, str] = {}
     try:
-        paths = json.loads(home.topics.read_text(encoding="utf-8")).get("paths", {})
-        worktrees = {slug: path for path, slug in paths.items()}
-    except (FileNotFoundError, ValueError, AttributeError):
-        pass
+        registry = TopicRegistry.load(home.topics, read_only=True)
+    except CheckpointError:
+        registry = TopicRegistry(None)
     by_topic: dict[str, list[tuple[int, NoteRef]]] = {}
     for sid, entry in distilled.items():
         topic = entry.topic or "misc"
@@ -152,9 +204,9 @@ def build_topic_index(home: DataHome) -> TopicIndex:
     for slug, refs in by_topic.items():
         refs.sort(key=lambda pair: (-pair[0], pair[1].source_id))
         notes = [r for _, r in refs]
-        worktree = worktrees.get(slug, "")
+        worktree, aliases = registry.worktree_of(slug), registry.aliases_of(slug)
         # Placeholders (notes of older runs) say nothing a router could match.
         titles = [n.title for n in notes if not is_placeholder_title(n.title)]
-        topics[slug] = TopicEntry(name=slug, worktree=worktree, description=describe(slug, worktree, titles),
-                                  notes=notes)
+        topics[slug] = TopicEntry(name=slug, worktree=worktree, notes=notes, aliases=aliases,
+                                  description=describe(slug, worktree, titles, [a.name for a in aliases]))
     return TopicIndex(topics)

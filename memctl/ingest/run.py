@@ -78,14 +78,24 @@ class IngestRun:
         except SourceError as exc:
             raise IngestError(str(exc), exc.exit_code) from exc
 
+    def _registry(self, source: OpenCodeSource, checkpoint: Checkpoint, *, read_only: bool) -> TopicRegistry:
+        """``topics.json``; in a data home written before topics were keyed by project id, its projects
+        are first bound to the topics the checkpoint already filed their sessions under."""
+        registry = TopicRegistry.load(self.home.topics, read_only=read_only)
+        if not registry.keyed_by_project and checkpoint.entries:
+            entries = checkpoint.entries
+            registry.adopt((info, entries[info.id].topic or "") for info in source.iter_root_infos()
+                           if info.id in entries)
+        return registry
+
     def distill_phase(self) -> None:
         """Run phase 1 (or its dry-run plan). Fills ``self.summary``."""
         opts, settings = self.options, self.settings
         source = self._open_source()
         try:
             source.check_schema()
-            registry = TopicRegistry(None) if opts.dry_run else TopicRegistry.load(self.home.topics)
             checkpoint = Checkpoint(self.home.progress, self.home.skipped)
+            registry = self._registry(source, checkpoint, read_only=opts.dry_run)
             prompt = load_prompt("distill")
             flt = self._filter(registry)
             self.reporter.phase("plan" if opts.dry_run else "distill", source.count_roots(flt))
@@ -101,6 +111,9 @@ class IngestRun:
                     self._plan_sessions(source, flt, registry, checkpoint, rules, executor)
                     executor.finish()
                 registry.save()
+                for slug, alias in registry.new_aliases:
+                    self.reporter.log(f"topic {slug}: its project is now at {alias.path}; "
+                                      f"recorded {alias.name!r} as another name of the topic")
         except SourceError as exc:
             raise IngestError(str(exc), exc.exit_code) from exc
         finally:
@@ -212,7 +225,7 @@ class IngestRun:
         source = self._open_source()
         try:
             source.check_schema()
-            registry = TopicRegistry.load(self.home.topics)
+            registry = TopicRegistry.load(self.home.topics, read_only=True)
             return [info.id for info in source.iter_root_infos(self._filter(registry))]
         except SourceError as exc:
             raise IngestError(str(exc), exc.exit_code) from exc

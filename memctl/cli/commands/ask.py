@@ -17,7 +17,7 @@ from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_f
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in quotes.")],
     session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", help="Session id: its promoted memories apply, proposals go to its inbox (default 'cli').")] = None,
-    topic: Annotated[Optional[list[str]], typer.Option("--topic", "-t", metavar="TOPIC", help="Skip routing: search this topic (repeatable).")] = None,
+    topic: Annotated[Optional[list[str]], typer.Option("--topic", "-t", metavar="TOPIC", help="Skip routing: search this topic, by its slug or an alias (a later name of a moved project; repeatable).")] = None,
     top_k: Annotated[Optional[int], typer.Option("--top-k", metavar="N", min=1, max=50, help="Excerpts to retrieve (default from config: 6).")] = None,
     max_context_chars: Annotated[Optional[int], typer.Option("--max-context-chars", metavar="N", min=500, help="Bound on the context given to the model (default 12000).")] = None,
     propose: Annotated[Optional[bool], typer.Option("--propose/--no-propose", help="Let the model propose a durable memory from this exchange into staging/ (default off; config ask_propose).")] = None,
