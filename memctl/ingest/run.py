@@ -1,5 +1,8 @@
 """`memctl ingest`: the three resumable phases over an OpenCode database.
 
+0. survey — validate the database and find the work, read-only
+   (:mod:`memctl.ingest.survey`): a bad database or a run with nothing to do
+   creates, locks and calls nothing.
 1. distill — connector → per session a :func:`~memctl.ingest.plan.decide` →
    normalize/scrub/sample (:mod:`memctl.ingest.transcript`) → the executor
    (:mod:`memctl.ingest.executor`: model calls on a pool, one checkpoint
@@ -29,6 +32,7 @@ from memctl.ingest.plan import Action, PlanRules, decide, plan_work
 from memctl.ingest.publish import memory_path, publish_notes, refresh_indexes
 from memctl.ingest.scrub import scrub
 from memctl.ingest.summary import IngestSummary, PlanItem
+from memctl.ingest.survey import DISTILL_PHASES, GRAPH_PHASES, Survey, survey_notes, survey_sessions
 from memctl.ingest.topics import TopicRegistry
 from memctl.ingest.transcript import build_transcript
 from memctl.ollama_client import ModelError
@@ -78,6 +82,12 @@ class IngestRun:
         except SourceError as exc:
             raise IngestError(str(exc), exc.exit_code) from exc
 
+    def _rules(self, prompt_version: str) -> PlanRules:
+        opts = self.options
+        return PlanRules(prompt_version=prompt_version, reparse_skipped=opts.reparse_skipped,
+                         reparse_all=opts.reparse_all, settle_minutes=self.settings.settle_minutes,
+                         now_ms=int(time.time() * 1000))
+
     def _registry(self, source: OpenCodeSource, checkpoint: Checkpoint, *, read_only: bool) -> TopicRegistry:
         """``topics.json``; in a data home written before topics were keyed by project id, its projects
         are first bound to the topics the checkpoint already filed their sessions under."""
@@ -87,6 +97,38 @@ class IngestRun:
             registry.adopt((info, entries[info.id].topic or "") for info in source.iter_root_infos()
                            if info.id in entries)
         return registry
+
+    def survey(self) -> Survey:
+        """Validate the database and find the work, creating and calling nothing (:mod:`memctl.ingest.survey`).
+
+        Raises:
+            IngestError: the database is missing, not SQLite, of an unknown layout or busy (3), or
+                ``--session`` names no session (2); CheckpointError (7) for an unreadable state file.
+        """
+        opts = self.options
+        checkpoint = Checkpoint(self.home.progress, self.home.skipped)
+        found, selected = Survey(), None
+        if opts.phase in DISTILL_PHASES or self._filtered():
+            source = self._open_source()
+            try:
+                source.check_schema()
+                registry = self._registry(source, checkpoint, read_only=True)
+                found = survey_sessions(source, registry, checkpoint, self._filter(registry),
+                                        self._rules(load_prompt("distill").version))
+            except SourceError as exc:
+                raise IngestError(str(exc), exc.exit_code) from exc
+            finally:
+                source.close()
+            selected = set(found.root_ids) if self._filtered() else None
+        survey_notes(found, self.home, checkpoint, selected)
+        return found
+
+    def _nothing_to_do(self, found: Survey) -> None:
+        summary = self.summary
+        summary.found, summary.already_done = found.found, found.already_done
+        summary.deferred_active, summary.orphaned_sessions = found.deferred_active, found.orphaned_sessions
+        if self.options.phase in GRAPH_PHASES:
+            summary.add_status = summary.cognify_status = "nothing to do"
 
     def distill_phase(self) -> None:
         """Run phase 1 (or its dry-run plan). Fills ``self.summary``."""
@@ -99,9 +141,7 @@ class IngestRun:
             prompt = load_prompt("distill")
             flt = self._filter(registry)
             self.reporter.phase("plan" if opts.dry_run else "distill", source.count_roots(flt))
-            rules = PlanRules(prompt_version=prompt.version, reparse_skipped=opts.reparse_skipped,
-                              reparse_all=opts.reparse_all, settle_minutes=settings.settle_minutes,
-                              now_ms=int(time.time() * 1000))
+            rules = self._rules(prompt.version)
             if opts.dry_run:
                 self._plan_sessions(source, flt, registry, checkpoint, rules, None)
             else:
@@ -319,9 +359,6 @@ class IngestRun:
                 USAGE,
             )
 
-    def _check_source_exists(self) -> None:
-        self._open_source().close()
-
     def _remove_stale_temp_files(self) -> None:
         """Delete temp files a killed run left mid-write (safe: we hold the data-home lock)."""
         for directory in (self.home.transcripts, self.home.distilled, self.home.root):
@@ -339,14 +376,14 @@ class IngestRun:
             raise IngestError(f"unknown phase {opts.phase!r}; choose one of {', '.join(PHASES)}", USAGE)
         if opts.dry_run:
             self.distill_phase()
+        elif not (found := self.survey()).has_work(opts.phase):
+            self._nothing_to_do(found)
         else:
-            if opts.phase in ("all", "distill"):
-                self._check_source_exists()  # before anything is created in the data home
             with self.home.lock(wait=opts.wait, error=IngestError):
                 self._remove_stale_temp_files()
                 if opts.reparse_all and opts.phase in ("all", "distill"):
                     self._refuse_reparse_all_into_used_datasets()
-                if opts.phase in ("all", "add", "cognify"):
+                if found.needs_graph(opts.phase):
                     self._check_graph_models()  # before hours of distilling, not after
                 if opts.phase in ("all", "distill"):
                     self.distill_phase()
