@@ -403,3 +403,24 @@ def test_a_move_without_a_new_session_is_recorded_without_a_model_call(tmp_path:
     assert json.loads((home / "topics.json").read_text())["projects"]["prj_orders"]["aliases"] == [
         {"path": new, "name": name}]
     assert TopicIndex.load(home / "topic_index.json").resolve([name]) == ["alpha"]
+
+
+@pytest.mark.parametrize(("name", "slug"), [("orders-service", "alpha"), ("alpha", "alpha"),
+                                            ("/home/dev/code/payments", "billing")])
+def test_remember_topic_accepts_an_alias_and_stages_under_the_topic(tmp_path: Path, name: str, slug: str) -> None:
+    home = tmp_path / "var"
+    _index().save(DataHome(home).topic_index)
+    result = _memctl("remember", "Retries use exponential backoff.", "-s", "s1", "--topic", name, "--json",
+                     "--home", str(home), env={})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["path"].startswith(f"user/topics/{slug}/")
+
+
+@pytest.mark.parametrize(("name", "shown"), [("nope", "unknown topic nope"), ("shared-ui", "names several topics"),
+                                             ("/no/such/path sk-FAKE0000", "characters, not shown")])
+def test_remember_refuses_an_unknown_or_shared_topic_name(tmp_path: Path, name: str, shown: str) -> None:
+    home = tmp_path / "var"
+    _index().save(DataHome(home).topic_index)
+    result = _memctl("remember", "x y z", "-s", "s1", "--topic", name, "--home", str(home), env={})
+    assert result.returncode == 2 and shown in result.stderr, result.stderr
+    assert "sk-FAKE0000" not in result.stderr and not (home / "store" / "staging").exists()

@@ -137,7 +137,7 @@ def remember(
     """Stage a memory as a proposal (quarantine): trusted only after `memctl sleep` validates it."""
     settings = settings_from_flags(home)  # validates OLLAMA_HOST before anything imports the ollama client
     from memctl.ask.proposals import SESSION_ID, TOPIC_SLUG, stage_proposal
-    from memctl.ask.topic_index import TopicIndex
+    from memctl.ask.topic_index import TopicIndex, UnknownTopicError
     from memctl.config import DataHome
     from memctl.store import MemoryStore
 
@@ -145,14 +145,15 @@ def remember(
         raise UsageError("--topic and --global exclude each other")
     if not SESSION_ID.match(session):
         raise UsageError(f"invalid session id {_shown(session)}: use letters, digits, '_', '.', '-' (max 128)")
-    if topic is not None and not TOPIC_SLUG.match(topic):
-        raise UsageError(f"invalid topic {_shown(topic)}: a topic is a slug such as 'alpha'")
     content = _read_text(text, file)
     data_home = DataHome(settings.home)
-    if topic:
-        known = TopicIndex.load(data_home.topic_index).slugs
-        if topic not in known:
-            raise UsageError(f"unknown topic {topic!r}; known topics: {', '.join(known) or 'none (run memctl ingest first)'}")
+    if topic is not None:
+        try:  # a topic's slug, or one of its aliases (the project's other worktree names)
+            topic = TopicIndex.load(data_home.topic_index).resolve([topic])[0]
+        except UnknownTopicError:
+            if TOPIC_SLUG.match(topic):
+                raise
+            raise UsageError(f"unknown topic {_shown(topic)}; `memctl doctor` lists the topics") from None
     proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=content, source="remember",
                               topic=topic, kind=kind.value, global_scope=global_scope,
                               max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)
