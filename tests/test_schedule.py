@@ -305,7 +305,9 @@ def test_status_launchd(tmp_path):
                          ("launchctl", "print", f"gui/{UID}/com.memctl.ingest"): (113, "", "Could not find service")})
     sleep, ingest = job_status("launchd", agents, UID, tmp_path / "home", runner)
     assert sleep.installed and sleep.loaded and sleep.details == {"state": "not running", "runs": "3", "last exit code": "0"}
-    assert ingest.installed and ingest.loaded is False
+    assert sleep.state == "installed"
+    # its file is there but launchd does not know it: not installed (it would never run)
+    assert not ingest.installed and ingest.loaded is False and ingest.state == "not loaded"
     assert sleep.logs[0] == tmp_path / "home" / "logs" / "sleep.out.log"
 
 

@@ -289,6 +289,11 @@ class SchedulePlan:
         before: commands run before touching files (e.g. ``launchctl bootout``).
         after: commands run after (e.g. ``launchctl bootstrap``, ``systemctl --user enable --now``).
         log_dir: created before loading (launchd and systemd open log files, not directories).
+        undo: when an ``after`` command fails, run (failures tolerated) before the
+            written files are put back as they were (e.g. unload what did load).
+        reload: then, when the files were new and are now removed, run (failures
+            tolerated) so the service manager forgets them (``daemon-reload``).
+            Files that replaced earlier ones are put back and loaded with ``after``.
     """
 
     platform: str
@@ -297,6 +302,8 @@ class SchedulePlan:
     before: tuple[Command, ...] = ()
     after: tuple[Command, ...] = ()
     log_dir: Path | None = None
+    undo: tuple[Command, ...] = ()
+    reload: tuple[Command, ...] = ()
 
     def describe(self) -> str:
         """What the plan would do, for ``--dry-run``: every file's full content and every command."""

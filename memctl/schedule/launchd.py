@@ -50,12 +50,15 @@ def gui_domain(uid: int) -> str:
 
 
 def install_plan(config: ScheduleConfig, unit_dir: Path, uid: int) -> SchedulePlan:
-    """Write both agents, unloading a previous install first (that may fail: not loaded), then load them."""
+    """Write both agents, unloading a previous install first (that may fail: not loaded), then load them.
+
+    If loading fails, the agents that did load are booted out again (``undo``).
+    """
     writes = tuple((unit_dir / f"{job.label}.plist", render_plist(config, job)) for job in config.jobs)
     before = tuple(Command(("launchctl", "bootout", f"{gui_domain(uid)}/{job.label}"), tolerate_failure=True)
                    for job in config.jobs)
     after = tuple(Command(("launchctl", "bootstrap", gui_domain(uid), str(path))) for path, _ in writes)
-    return SchedulePlan("launchd", writes=writes, before=before, after=after, log_dir=config.log_dir)
+    return SchedulePlan("launchd", writes=writes, before=before, after=after, log_dir=config.log_dir, undo=before)
 
 
 def uninstall_plan(jobs: list[Job], unit_dir: Path, uid: int) -> SchedulePlan:

@@ -3,9 +3,11 @@
 systemd.service(5), systemd.timer(5): the units go to ``~/.config/systemd/user``,
 then ``systemctl --user daemon-reload`` and ``enable --now`` of the timers.
 Both timers use ``OnCalendar=`` because ``Persistent=true`` (a run missed
-while the machine was off or asleep happens at the next start) only applies
-to calendar timers: every 6 h is ``*-*-* 00/6:00:00``, daily at 03:00 is
-``*-*-* 03:00:00``. That is why an interval must divide a day.
+while the user manager was not running happens once when it starts again)
+only applies to calendar timers: every 6 h is ``*-*-* 00/6:00:00``, daily at
+03:00 is ``*-*-* 03:00:00``. That is why an interval must divide a day. The
+user manager runs while the user is logged in, or from boot with lingering
+(:mod:`memctl.schedule.user_manager`).
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ def render_timer(config: ScheduleConfig, job: Job) -> str:
         "",
         "[Timer]",
         *(f"OnCalendar={line}" for line in calendar),
-        "# A run missed while the machine was off or asleep happens at the next start (OnCalendar only).",
+        "# A run missed while your user manager was not running (machine off, or logged out without",
+        "# lingering: loginctl enable-linger) happens once when it starts again (OnCalendar only).",
         "Persistent=true",
         f"Unit={job.unit}.service",
         "",
@@ -117,27 +120,41 @@ def render_timer(config: ScheduleConfig, job: Job) -> str:
 
 
 
+def _disable(jobs) -> Command:  # noqa: ANN001 - Job objects
+    return Command(("systemctl", "--user", "disable", "--now", *(f"{job.unit}.timer" for job in jobs)),
+                   tolerate_failure=True)
+
+
+DAEMON_RELOAD = ("systemctl", "--user", "daemon-reload")
+
+
 def install_plan(config: ScheduleConfig, unit_dir: Path) -> SchedulePlan:
-    """Write both jobs' service and timer, reload systemd, enable and start the timers."""
+    """Write both jobs' service and timer, reload systemd, enable and start the timers.
+
+    If reloading or enabling fails, the timers are disabled again (``undo``)
+    and, once the new files are removed, systemd reloads (``reload``).
+    """
     writes = tuple(pair for job in config.jobs for pair in (
         (unit_dir / f"{job.unit}.service", render_service(config, job).encode("utf-8")),
         (unit_dir / f"{job.unit}.timer", render_timer(config, job).encode("utf-8")),
     ))
     after = (
-        Command(("systemctl", "--user", "daemon-reload")),
+        Command(DAEMON_RELOAD),
         Command(("systemctl", "--user", "enable", "--now", *(f"{job.unit}.timer" for job in config.jobs))),
     )
-    return SchedulePlan("systemd", writes=writes, after=after, log_dir=config.log_dir)
+    return SchedulePlan("systemd", writes=writes, after=after, log_dir=config.log_dir,
+                        undo=(_disable(config.jobs),), reload=(Command(DAEMON_RELOAD, tolerate_failure=True),))
 
 
 def uninstall_plan(jobs: list[Job], unit_dir: Path) -> SchedulePlan:
-    """Disable and stop the timers (failures tolerated), remove the units, reload systemd."""
+    """Disable and stop the timers (failures tolerated), remove the units and their ``timers.target.wants``
+    links (``enable`` made them; ``disable`` removes them only when it reaches the manager), reload systemd."""
     return SchedulePlan(
         "systemd",
-        removes=tuple(unit_dir / f"{job.unit}.{kind}" for job in jobs for kind in ("timer", "service")),
-        before=(Command(("systemctl", "--user", "disable", "--now", *(f"{job.unit}.timer" for job in jobs)),
-                        tolerate_failure=True),),
-        after=(Command(("systemctl", "--user", "daemon-reload")),),
+        removes=tuple(unit_dir / f"{job.unit}.{kind}" for job in jobs for kind in ("timer", "service"))
+        + tuple(unit_dir / "timers.target.wants" / f"{job.unit}.timer" for job in jobs),
+        before=(_disable(jobs),),
+        after=(Command(DAEMON_RELOAD),),
     )
 
 

@@ -1,22 +1,26 @@
 """``memctl schedule install|uninstall|status``. Thin: parse, call :mod:`memctl.schedule.plan`, render.
 
-Exit codes: 0 success; 1 launchctl/systemctl missing or refused a command;
+Exit codes: 0 success; 1 launchctl/systemctl missing or refused a command, or (systemd)
+``systemctl --user`` cannot reach the user manager — checked before anything is written, and a
+failed load rolls the files back;
 2 a bad ``--sleep-every``/``--ingest-at``/``--platform`` value or config;
 7 a job file or the log directory could not be written.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
+from memctl.cli.terminal import write_out
 from memctl.exit_codes import UsageError
 from memctl.schedule.jobs import Platform
 
@@ -43,10 +47,27 @@ def _apply(plan, dry_run: bool) -> None:  # noqa: ANN001 - a memctl.schedule.job
     from memctl.schedule.plan import apply_plan
 
     if dry_run:
-        sys.stdout.write(plan.describe())
-        sys.stdout.flush()
+        write_out(plan.describe())
         return
     apply_plan(plan)
+
+
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+
+
+def _reachable_user_manager():  # noqa: ANN202 - a memctl.schedule.user_manager.UserManagerState
+    """The user manager's state; raises before anything is written when ``systemctl --user`` cannot reach it."""
+    from memctl.schedule.plan import user_manager
+    from memctl.schedule.user_manager import UserManagerUnreachableError
+
+    state = user_manager(os.getuid())
+    if not state.reachable:
+        raise UserManagerUnreachableError(state.unreachable_message())
+    if state.runtime_dir_set:
+        console.print(f"note: XDG_RUNTIME_DIR was not set; using {state.runtime_dir_set}", highlight=False)
+    return state
 
 
 def _flag(name: str, parse, text: str):  # noqa: ANN001, ANN202
@@ -85,13 +106,21 @@ def install(
                             search_path=default_search_path(program), sleep_every_s=every, ingest_at=at,
                             extra_env=extra_env)
     plan = plan_install(config, resolved, target_dir, os.getuid())
+    # Check the user manager before writing anything: files it cannot load would look installed and never run.
+    manager = _reachable_user_manager() if resolved == "systemd" and not dry_run else None
     _apply(plan, dry_run)
-    if not dry_run:
-        for job in config.jobs:
-            stdout.print(f"installed {job.name} ({job.when}) with {resolved}; logs in {config.log_dir}", highlight=False)
-        if not any(os.path.exists(os.path.join(d, "ollama")) for d in config.search_path.split(":")):
-            console.print(f"[yellow]warning:[/] ollama is not in any directory of the jobs' PATH "
-                          f"({config.search_path}); install it or add its directory", highlight=False)
+    if dry_run:
+        return
+    for job in config.jobs:
+        stdout.print(f"installed {job.name} ({job.when}) with {resolved}; logs in {config.log_dir}", highlight=False)
+    if manager is not None:
+        _warn(manager.warnings())
+        if manager.linger:
+            stdout.print(f"lingering is on for {manager.user}: the timers run also while you are logged out",
+                         highlight=False)
+    if not any(os.path.exists(os.path.join(d, "ollama")) for d in config.search_path.split(":")):
+        _warn([f"ollama is not in any directory of the jobs' PATH ({config.search_path}); "
+               "install it or add its directory"])
 
 
 @schedule_app.command("uninstall")
@@ -101,13 +130,23 @@ def uninstall(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be unloaded and removed.")] = False,
 ) -> None:
     """Unload the sleep and ingest jobs and remove their files (logs stay)."""
-    from memctl.schedule.plan import plan_uninstall
+    from memctl.schedule.plan import plan_uninstall, user_manager
 
     resolved, target_dir = _target(platform, unit_dir)
     plan = plan_uninstall(resolved, target_dir, os.getuid())
+    manager = user_manager(os.getuid()) if resolved == "systemd" and not dry_run else None
+    had_files = any(path.exists() for path in plan.removes)
+    if manager is not None and not manager.reachable:
+        # Nothing to unload from here: remove the files, and say what a running manager still holds.
+        plan = dataclasses.replace(plan, before=(), after=())
     _apply(plan, dry_run)
-    if not dry_run:
-        stdout.print(f"removed the memctl jobs from {resolved} ({target_dir})", highlight=False)
+    if dry_run:
+        return
+    stdout.print(f"removed the memctl jobs from {resolved} ({target_dir})", highlight=False)
+    if manager is not None and not manager.reachable and had_files:
+        _warn([f"systemctl --user cannot reach your user manager ({manager.problem}), so nothing was unloaded: "
+               "a user manager running elsewhere keeps the timers until `systemctl --user daemon-reload` "
+               "in a session of yours, or until it restarts"])
 
 
 @schedule_app.command("status")
@@ -117,21 +156,34 @@ def status(
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:
-    """Which jobs are installed and loaded, what the service manager last reported, where the logs are."""
+    """Which jobs are installed and loaded, what the service manager last reported, where the logs are.
+
+    A job is ``installed`` only when all its files are there and the service manager has loaded (and, on
+    systemd, started) it; on systemd the user manager's reachability and lingering are checked too.
+    """
     from memctl.config import DataHome
-    from memctl.schedule.plan import job_status
+    from memctl.schedule.plan import job_status, user_manager
 
     resolved, target_dir = _target(platform, unit_dir)
     settings = settings_from_flags(home)
     statuses = job_status(resolved, target_dir, os.getuid(), DataHome(settings.home).root)
+    manager = user_manager(os.getuid()) if resolved == "systemd" else None
     if as_json:
-        stdout.print_json(json.dumps({"platform": resolved, "jobs": [s.as_dict() for s in statuses]}))
+        stdout.print_json(json.dumps({"platform": resolved, "jobs": [s.as_dict() for s in statuses],
+                                      "user_manager": manager.as_dict() if manager else None}))
         return
     table = Table(title=f"memctl schedule ({resolved})")
-    for column in ("job", "installed", "loaded", "details", "logs"):
+    for column in ("job", "state", "loaded", "details", "logs"):
         table.add_column(column, overflow="fold")
     for s in statuses:
         loaded = "?" if s.loaded is None else ("yes" if s.loaded else "no")
         details = ", ".join(f"{k}={v}" for k, v in s.details.items()) or "-"
-        table.add_row(s.name, "yes" if s.installed else "no", loaded, details, str(s.logs[0].parent))
+        table.add_row(s.name, s.state, loaded, details, str(s.logs[0].parent))
     stdout.print(table)
+    for s in statuses:
+        if s.next_step and s.state != "absent":
+            console.print(f"{s.name}: {s.next_step}", highlight=False, soft_wrap=True)
+    if all(s.state == "absent" for s in statuses):
+        console.print("no jobs installed: memctl schedule install", highlight=False)
+    if manager is not None and any(s.state != "absent" for s in statuses):
+        _warn(manager.warnings())
