@@ -8,6 +8,12 @@ takes seconds) happen inside the commands that need them, so ``memctl
 
 Errors: commands raise the domain's errors; :mod:`memctl.cli.boundary` (the
 root group's ``invoke``) turns each into one line on stderr and its exit code.
+
+Output: :data:`stdout` (results, ``--json``) and :data:`console` (progress,
+notes, warnings) write to the streams the command started with
+(:mod:`memctl.cli.terminal`), never to whatever ``sys.stdout``/``sys.stderr``
+are at the time: those carry library output to ``<home>/logs/library.log``
+(:mod:`memctl.cli.log_routing`; :func:`settings_from_flags` names the home).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
+from memctl.cli import log_routing, terminal
 from memctl.cli.boundary import ErrorBoundaryGroup
 from memctl.config import Settings
 from memctl.exit_codes import OK, UsageError
@@ -35,8 +42,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console(stderr=True)
-stdout = Console()
+console = Console(file=terminal.ERR)
+stdout = Console(file=terminal.OUT)
 
 HomeOption = Annotated[Optional[Path], typer.Option(
     "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default ./var; also MEMCTL_HOME).")]
@@ -57,6 +64,8 @@ def _version(value: bool) -> None:
 def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Also show the libraries' log lines (Cognee, litellm, "
+                                          "LanceDB, …) on stderr; they always go to <home>/logs/library.log.")] = False,
 ) -> None:
     """Local-first memory for coding agents: OpenCode history → distilled notes → Cognee graph memory."""
 
@@ -68,7 +77,8 @@ class ConfigError(UsageError):
 def settings_from_flags(home: Optional[Path], **overrides: object) -> Settings:
     """Settings from flags (``None`` = not given) over the environment, the config file and defaults.
 
-    Validate before importing the ollama client: it reads ``OLLAMA_HOST`` at import.
+    Validate before importing the ollama client: it reads ``OLLAMA_HOST`` at import. The data home's
+    ``logs/`` receives library output from here on (:func:`memctl.cli.log_routing.attach`).
 
     Raises:
         ConfigError: naming every invalid key and where settings come from.
@@ -85,9 +95,11 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> Settings:
         update["home"] = home
     try:
         # Validate flags together with the file and environment (model_copy would skip validation).
-        return Settings(**update)
+        settings = Settings(**update)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"invalid configuration (flags, MEMCTL_* environment, {source}): {problems}") from exc
     except ValueError as exc:  # TOML syntax errors
         raise ConfigError(f"cannot read the config file {source}: {exc}") from exc
+    log_routing.attach(Path(settings.home).absolute())
+    return settings

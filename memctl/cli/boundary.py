@@ -6,11 +6,21 @@ through it. Each error class carries its code (:class:`memctl.exit_codes.ExitCod
 this module holds no table. An ``OSError`` that reaches it is the data home's
 (not writable, disk full, a file where a directory belongs). Anything else is
 a bug and keeps its traceback (exit 1).
+
+Before the command runs, the boundary pins memctl's own streams
+(:mod:`memctl.cli.terminal`) and prepares the routing of library output to
+the data home's log (:mod:`memctl.cli.log_routing`; it starts when the
+command reads its settings and ends here). With ``--json`` among the command's
+arguments, an error is also printed as ``{"error": <message>, "exit_code":
+<code>}`` on stdout (the human line stays on stderr), so a script reading
+stdout always gets JSON.
 """
 
 from __future__ import annotations
 
 import errno
+import json
+import sys
 from typing import Any
 
 import typer
@@ -18,21 +28,40 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
+from memctl.cli import log_routing, terminal
 from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError
 
-_stderr = Console(stderr=True)
+_stderr = Console(file=terminal.ERR)
+_json_errors = False  # the running command was given --json
+
+
+def json_error(message: str, exit_code: int) -> str:
+    """The JSON document of a failed ``--json`` command: ``{"error": message, "exit_code": exit_code}``."""
+    return json.dumps({"error": message, "exit_code": exit_code})
 
 
 def fail(message: str, exit_code: int) -> typer.Exit:
-    """Print ``error: <message>`` on stderr; return the :class:`typer.Exit` to raise."""
+    """Print ``error: <message>`` on stderr (and its JSON on stdout under ``--json``); return the Exit to raise."""
+    if _json_errors:
+        terminal.write_out(json_error(message, exit_code) + "\n")
     _stderr.print(f"[red]error:[/] {escape(message)}", soft_wrap=True, highlight=False)
     return typer.Exit(exit_code)
+
+
+def _json_requested(ctx: typer.Context) -> bool:
+    """``--json`` among the command line's words after the root options (up to a ``--``)."""
+    args = [*(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or ()), *ctx.args]
+    return "--json" in (args[:args.index("--")] if "--" in args else args)
 
 
 class ErrorBoundaryGroup(TyperGroup):
     """The root ``memctl`` group: runs the chosen command and maps what it raises to an exit code."""
 
     def invoke(self, ctx: typer.Context) -> Any:
+        global _json_errors
+        _json_errors = _json_requested(ctx)
+        terminal.pin(sys.stdout, sys.stderr)
+        routing = log_routing.prepare(sys.stdout, sys.stderr, verbose=bool(ctx.params.get("verbose")))
         try:
             return super().invoke(ctx)
         except ExitCodeError as exc:
@@ -43,3 +72,12 @@ class ErrorBoundaryGroup(TyperGroup):
             if exc.errno == errno.EPIPE:
                 raise  # the reader went away (`| head`): Typer exits quietly
             raise fail(f"cannot use the data home: {exc}", HOME) from exc
+        except Exception as exc:
+            if _json_errors and isinstance(getattr(exc, "exit_code", None), int) and hasattr(exc, "format_message"):
+                # Click's usage errors: JSON here, Click prints its usage message on stderr afterwards
+                terminal.write_out(json_error(exc.format_message(), exc.exit_code) + "\n")
+            raise
+        finally:
+            routing.end()
+            terminal.unpin()
+            _json_errors = False

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from typing import Iterator
 
 from rich.console import Console
 
+from memctl.cli.terminal import write_err
 from memctl.reporting import Reporter
 
 
 class LineReporter:
-    """Plain log lines on stderr (non-TTY: cron, launchd, CI)."""
+    """Plain log lines on memctl's stderr (non-TTY: cron, launchd, CI), each starting ``memctl:``."""
 
     def __init__(self) -> None:
         self.name, self.total, self.count, self.step = "", None, 0, 1
@@ -20,15 +20,15 @@ class LineReporter:
     def phase(self, name: str, total: int | None) -> None:
         self.name, self.total, self.count = name, total, 0
         self.step = max(1, (total or 0) // 20)
-        print(f"memctl: phase {name} started" + (f" ({total} items)" if total is not None else ""), file=sys.stderr, flush=True)
+        write_err(f"memctl: phase {name} started" + (f" ({total} items)" if total is not None else "") + "\n")
 
     def advance(self, n: int = 1) -> None:
         self.count += n
         if self.count % self.step == 0 or (self.total and self.count >= self.total):
-            print(f"memctl: {self.name} {self.count}/{self.total if self.total is not None else '?'}", file=sys.stderr, flush=True)
+            write_err(f"memctl: {self.name} {self.count}/{self.total if self.total is not None else '?'}\n")
 
     def log(self, message: str) -> None:
-        print(f"memctl: {message}", file=sys.stderr, flush=True)
+        write_err(f"memctl: {message}\n")
 
     def done(self) -> None:
         pass
@@ -48,7 +48,8 @@ class RichReporter:
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             RateColumn(""), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-            console=console, transient=False,
+            # No redirection of sys.stdout/sys.stderr through the bar: they carry library output to the log.
+            console=console, transient=False, redirect_stdout=False, redirect_stderr=False,
         )
         self.task = None
         self.progress.start()

@@ -2,7 +2,7 @@
 
 While a command runs, ``sys.stdout`` and ``sys.stderr`` carry whatever the
 libraries write (``print()`` in Cognee's migrations, log handlers, warnings)
-and the CLI sends that to the data home's log. memctl
+and :mod:`memctl.cli.log_routing` sends that to the data home's log. memctl
 writes its results and messages through the streams pinned here instead, so
 ``--json`` lands on stdout whatever a library or a thread does to
 ``sys.stdout`` (``contextlib.redirect_stdout`` is process-wide: a background

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
 
+from memctl.cli import terminal
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
 
 
@@ -32,23 +32,19 @@ def ask(
 
     options = AskOptions(question=question, session=session, topics=list(topic or ()), top_k=top_k,
                          max_context_chars=max_context_chars, propose=propose, use_graph=not no_graph)
-    stream = sys.stdout.isatty() and not as_json
-    on_token = (lambda piece: (sys.stdout.write(piece), sys.stdout.flush())) if stream else None
+    stream = terminal.OUT.isatty() and not as_json
+    on_token = terminal.write_out if stream else None
     result = run_ask(settings, options, on_token=on_token)
     if debug or os.environ.get("AI_MEMORY_STORE_DEBUG") == "1":
-        print(f"memctl: route={result.route_method} topics={','.join(result.topics)} "
-              f"retrieval={result.retrieval_method} route_s={result.route_s:.3f} retrieve_s={result.retrieve_s:.3f} "
-              f"answer_s={result.answer_s:.3f} ctx_chars={result.ctx_chars}"
-              + (f" fallback_reason={result.fallback_reason!r}" if result.fallback_reason else ""),
-              file=sys.stderr, flush=True)
+        terminal.write_err(f"memctl: route={result.route_method} topics={','.join(result.topics)} "
+                           f"retrieval={result.retrieval_method} route_s={result.route_s:.3f} "
+                           f"retrieve_s={result.retrieve_s:.3f} answer_s={result.answer_s:.3f} "
+                           f"ctx_chars={result.ctx_chars}"
+                           + (f" fallback_reason={result.fallback_reason!r}" if result.fallback_reason else "") + "\n")
     if as_json:
         stdout.print_json(json.dumps(result.as_dict()))
         return
-    if stream:
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(result.answer.rstrip() + "\n")
-    sys.stdout.flush()
+    terminal.write_out("\n" if stream else result.answer.rstrip() + "\n")
     if result.sources:
         table = Table(title="sources", title_justify="left")
         for column in ("#", "session", "title", "date", "topic"):

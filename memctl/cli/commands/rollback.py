@@ -10,6 +10,7 @@ import typer
 
 from memctl.cli.app import HomeOption, app, console, stdout
 from memctl.cli.store_flags import store_from_flags
+from memctl.cli.terminal import interactive, write_out
 from memctl.exit_codes import FAILED_ITEMS, UsageError
 
 
@@ -45,12 +46,13 @@ def rollback(
         current, label = "", f"{canonical} (now: not UTF-8 text, replaced entirely)"
     diff = difflib.unified_diff(current.splitlines(keepends=True), target.splitlines(keepends=True),
                                 fromfile=label, tofile=f"{canonical} (version {target_sha[:12]})")
-    sys.stdout.writelines(line if line.endswith("\n") else line + "\n" for line in diff)
-    sys.stdout.flush()
+    write_out("".join(line if line.endswith("\n") else line + "\n" for line in diff))
     if not yes:
         if not sys.stdin.isatty():
             raise UsageError("not on a terminal: re-run with --yes to apply this rollback")
-        if not typer.confirm(f"Roll {canonical} back to {target_sha[:12]}?", default=False):
+        with interactive():
+            confirmed = typer.confirm(f"Roll {canonical} back to {target_sha[:12]}?", default=False)
+        if not confirmed:
             console.print("nothing changed")
             raise typer.Exit(FAILED_ITEMS)  # declined: nothing done, and a script must not take it for success
     actor = "ingest" if as_ingest else "cli"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
 
 from memctl.cli.app import HomeOption, app
 from memctl.cli.store_flags import store_from_flags
+from memctl.cli.terminal import write_out
 
 
 @app.command()
@@ -20,5 +20,4 @@ def show(
     """Print a file's current content, or one of its versions, verbatim on stdout."""
     store = store_from_flags(home)
     content = store.read_version(path, version) if version else store.read_text(path)[0]
-    sys.stdout.write(content)
-    sys.stdout.flush()
+    write_out(content)
