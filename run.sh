@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Quick start, command 1: set up .venv (pinned by constraints.txt) and run the main job.
-# With no arguments: a dry-run ingest over the bundled sample OpenCode database
-# (connector + normalize + scrub + sample + plan; no model, nothing written).
+# Quick start, command 1: set up .venv (pinned by constraints.txt) and run the main job on the bundled
+# sample OpenCode database.
+# With no arguments:
+#   - when OLLAMA_HOST (default http://127.0.0.1:11434) answers with the configured models (as
+#     `memctl doctor` checks them): the real ingest of the sample into a throw-away data home, then one
+#     `memctl ask` about it, which prints the answer and the sessions it cites;
+#   - otherwise: the dry run over the sample (connector + normalize + scrub + sample + plan; no model,
+#     nothing written) and one line saying how to get the real run.
 # Any arguments are passed to `memctl ingest` instead, e.g.
 #   ./run.sh --db ~/.local/share/opencode/opencode.db --dry-run
 set -euo pipefail
@@ -15,11 +20,42 @@ if [ ! -f .venv/.installed-run ] || [ constraints.txt -nt .venv/.installed-run ]
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e .
   touch .venv/.installed-run
 fi
-if [ "$#" -eq 0 ]; then
-  # Work on a copy: even a read-only SQLite reader may touch the -shm of a WAL database.
-  sample="$(mktemp -d)"
-  trap 'rm -rf "$sample"' EXIT
-  cp tests/fixtures/opencode-1.18/opencode.db* "$sample"/
-  set -- --dry-run --db "$sample/opencode.db"
+if [ "$#" -gt 0 ]; then
+  exec .venv/bin/memctl ingest "$@"
 fi
-exec .venv/bin/memctl ingest "$@"
+
+QUESTION="What was wrong with add() in calc.py, and how was it fixed?"
+host="${OLLAMA_HOST:-http://127.0.0.1:11434}"
+# Work on a copy: even a read-only SQLite reader may touch the -shm of a WAL database.
+sample="$(mktemp -d)"
+home="$(mktemp -d "${TMPDIR:-/tmp}/memctl-sample.XXXXXX")"
+trap 'rm -rf "$sample"' EXIT
+cp tests/fixtures/opencode-1.18/opencode.db* "$sample"/
+
+# memctl's own model check: Ollama reachable, every configured model pulled, the embedding size right.
+# Prints nothing when the real run can go ahead, else "<what failed>|<its fix>".
+problem="$( { .venv/bin/memctl doctor --json --db "$sample/opencode.db" --home "$home" 2>/dev/null || true; } \
+  | .venv/bin/python -c '
+import json, sys
+try:
+    checks = json.load(sys.stdin)
+except ValueError:
+    checks = []
+model = [c for c in checks if c["name"] in ("ollama", "embedding dimension") or c["name"].endswith(" model")]
+bad = [c for c in model if c["status"] == "fail"]
+if bad or not model:
+    first = bad[0] if bad else {"name": "memctl doctor", "detail": "gave no answer", "fix": ""}
+    print(first["name"] + ": " + first["detail"] + "|" + (first["fix"] or "see .venv/bin/memctl doctor"))
+')"
+
+if [ -z "$problem" ]; then
+  echo "run.sh: $host answers with the configured models: the real ingest of the bundled sample into $home" >&2
+  MEMCTL_SETTLE_MINUTES=0 .venv/bin/memctl ingest --db "$sample/opencode.db" --home "$home"
+  echo "run.sh: memctl ask \"$QUESTION\"" >&2
+  .venv/bin/memctl ask --home "$home" "$QUESTION"
+  echo "run.sh: the sample's memory stays in $home (ask more: .venv/bin/memctl ask --home $home \"...\"; remove it: rm -rf $home)" >&2
+else
+  rm -rf "$home"
+  .venv/bin/memctl ingest --dry-run --db "$sample/opencode.db"
+  echo "run.sh: that was the dry run (${problem%%|*}). For the real run: ${problem#*|}, then ./run.sh again" >&2
+fi
