@@ -10,18 +10,21 @@ prompt-injection write-ups, e.g. the OWASP LLM01 examples and Unicode TR39 "conf
 
 1. NFKC — fullwidth forms, mathematical alphanumerics, ligatures, circled and super/subscript
    letters, the fullwidth ``：``/``｜`` of chat templates → ASCII.
-2. Invisibles removed — every format character (category Cf: zero-width space/joiners, word joiner,
+2. Dashes and bidi — every dash (category Pd, U+2212) becomes ``-``, one opening a word (``—force``)
+   ``--``; text after a right-to-left override (U+202E) is followed by its reversed (displayed) reading.
+   Invisibles removed — every format character (category Cf: zero-width space/joiners, word joiner,
    bidi embeddings/overrides/isolates, soft hyphen, BOM, …) and a few invisible letters outside Cf.
 3. Upper-case look-alikes → Latin (Cyrillic ``А В Е К М Н О Р С Т Х``, Greek ``Α Β Ε Η Ι Κ Μ Ν
    Ο Ρ Τ Χ``), then case folding, then lower-case look-alikes → Latin (Cyrillic ``а е о р с х у
    і``…, Greek ``ο ι ν κ α ρ``…, Latin small capitals ``ᴀ ʙ ᴄ``…, a few Armenian and IPA
-   letters). Two tables because some letters look Latin only in one case (Greek ``Η`` is H, ``η``
+   letters, Lisu, Coptic and Cherokee look-alikes). Two tables because some letters look Latin only in one case (Greek ``Η`` is H, ``η``
    is n). A subset of Unicode's confusables.txt: the letters an English phrase needs.
-4. NFKC again (case folding can denormalise), then combining marks after an ASCII letter removed
+4. NFKC again (case folding can denormalise), then enclosing marks (category Me) removed anywhere and
+   combining marks after an ASCII letter removed
    (strike-through/underline overlays such as U+0336, and accents: ``é`` → ``e``, so lexicons of
    French, Spanish and German words are written without accents).
-5. Letter spacing undone — ``i g n o r e``, ``s.e.n.d`` or ``s-e-n-d`` (single letters one space,
-   dot or hyphen apart) becomes one word; words two spaces apart stay two words.
+5. Letter spacing undone — ``i g n o r e``, ``s.e.n.d``, ``s-e-n-d`` or ``s_e_n_d`` (single letters
+   one space, dot, hyphen or underscore apart) becomes one word; words two spaces apart stay two words.
 6. Whitespace collapsed — a run with a line break becomes one ``\\n``, any other run one space.
 """
 
@@ -41,6 +44,13 @@ _UPPER_CONFUSABLES = str.maketrans({
     "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ԁ": "D",
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
     "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+    # Lisu (uppercase-looking syllables)
+    "ꓐ": "B", "ꓑ": "P", "ꓒ": "d", "ꓓ": "D", "ꓔ": "T", "ꓖ": "G", "ꓗ": "K", "ꓙ": "J", "ꓚ": "C", "ꓜ": "Z",
+    "ꓝ": "F", "ꓟ": "M", "ꓠ": "N", "ꓡ": "L", "ꓢ": "S", "ꓣ": "R", "ꓦ": "V", "ꓧ": "H", "ꓪ": "W", "ꓫ": "X",
+    "ꓬ": "Y", "ꓮ": "A", "ꓰ": "E", "ꓲ": "I", "ꓳ": "O", "ꓴ": "U",
+    # Coptic capitals
+    "Ⲁ": "A", "Ⲃ": "B", "Ⲉ": "E", "Ⲍ": "Z", "Ⲏ": "H", "Ⲓ": "I", "Ⲕ": "K", "Ⲙ": "M", "Ⲛ": "N", "Ⲟ": "O",
+    "Ⲣ": "P", "Ⲥ": "C", "Ⲧ": "T", "Ⲩ": "Y", "Ⲭ": "X",
 })
 _LOWER_CONFUSABLES = str.maketrans({
     # Cyrillic
@@ -55,11 +65,36 @@ _LOWER_CONFUSABLES = str.maketrans({
     "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j",
     "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ǫ": "q", "ʀ": "r", "ꜱ": "s", "ᴛ": "t",
     "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z",
+    # more Cyrillic and Coptic small letters
+    "ҽ": "e", "ҿ": "e", "ԍ": "g", "ѵ": "v", "ҳ": "x", "ү": "y", "ѡ": "w", "ԧ": "h",
+    "ⲁ": "a", "ⲉ": "e", "ⲓ": "i", "ⲕ": "k", "ⲛ": "n", "ⲟ": "o", "ⲣ": "p", "ⲥ": "c", "ⲧ": "t", "ⲩ": "y",
+    "ⲭ": "x", "ⲱ": "w",
+    # Cherokee: case folding maps the small letters (U+AB70…) to these capitals
+    "Ꭰ": "d", "Ꭱ": "r", "Ꭲ": "t", "Ꭵ": "i", "Ꭹ": "y", "Ꭺ": "a", "Ꭻ": "j", "Ꭼ": "e", "Ꮃ": "w", "Ꮇ": "m",
+    "Ꮋ": "h", "Ꮍ": "y", "Ꮐ": "g", "Ꮒ": "h", "Ꮓ": "z", "Ꮏ": "b", "Ꮢ": "r", "Ꮤ": "w", "Ꮥ": "s", "Ꮩ": "v",
+    "Ꮪ": "s", "Ꮮ": "l", "Ꮯ": "c", "Ꮲ": "p", "Ꮶ": "k", "Ꮷ": "d", "Ᏼ": "b",
 })
+# the skeleton keeps case, so it also needs the small Cherokee letters (U+AB70… = capital + 0x97D0)
+_LOWER_CONFUSABLES.update({code + 0x97D0: latin for code, latin in list(_LOWER_CONFUSABLES.items())
+                           if 0x13A0 <= code <= 0x13EF})
+# Every dash (category Pd) and the minus sign read as ``-``; an em/en dash or a minus sign opening a
+# word (``—force``) reads as ``--`` (word processors turn a typed ``--`` into one of them).
+_DASHES = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Pd") + "\u2212"
+_OPTION_DASH = re.compile(r"(?:(?<=\s)|^)[\u2012-\u2015\u2212\ufe58\ufe63\uff0d](?=[A-Za-z])")
+_ANY_DASH = re.compile("[" + re.escape(_DASHES) + "]")
+# Right-to-left override: the run after U+202E (up to its pop or isolate end, or the line end) displays reversed.
+_RTL_RUN = re.compile(r"\u202e([^\u202c\u2069\n]*)")
 _WHITESPACE_RUN = re.compile(r"\s+")
 _SPACED_LETTERS = re.compile(r"(?<!\S)(?:[a-z] ){2,}[a-z](?!\S)|(?<![\w.])(?:[a-z]\.){3,}[a-z](?![\w])"
-                             r"|(?<![\w-])(?:[a-z]-){3,}[a-z](?![\w-])", re.IGNORECASE)
+                             r"|(?<![\w-])(?:[a-z]-){3,}[a-z](?![\w-])"
+                             r"|(?<![a-z0-9_])(?:[a-z]_){3,}[a-z](?![a-z0-9_])", re.IGNORECASE)
 _HORIZONTAL_RUN = re.compile(r"[^\S\n]{2,}")
+
+
+def _dashes_and_bidi(text: str) -> str:
+    # the model reads the stored order, a person the displayed one: keep both readings
+    text = _RTL_RUN.sub(lambda m: m.group(1) + "\n" + m.group(1)[::-1], text)
+    return _ANY_DASH.sub("-", _OPTION_DASH.sub("--", text))
 
 
 def _strip_invisibles(text: str) -> str:
@@ -70,8 +105,10 @@ def _strip_marks_after_ascii(text: str) -> str:
     out: list[str] = []
     base_ascii = False
     for ch in unicodedata.normalize("NFD", text):
-        if unicodedata.category(ch) == "Mn":
-            if base_ascii:
+        category = unicodedata.category(ch)
+        if category in ("Mn", "Me"):
+            # enclosing marks (U+0489, U+20DD…) never belong to a word; accents only go after ASCII
+            if base_ascii or category == "Me":
                 continue
         else:
             base_ascii = ch.isascii()
@@ -86,11 +123,11 @@ def _collapse(match: re.Match[str]) -> str:
 
 def deobfuscate(text: str) -> str:
     """NFKC and invisibles removed, case and letters kept (what the case-sensitive secret detectors see)."""
-    return _strip_invisibles(unicodedata.normalize("NFKC", text))
+    return _strip_invisibles(_dashes_and_bidi(unicodedata.normalize("NFKC", text)))
 
 
 def _unspace(text: str) -> str:
-    return _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-]", "", m.group(0)), text)
+    return _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-_]", "", m.group(0)), text)
 
 
 def skeleton(text: str) -> str:
