@@ -238,6 +238,45 @@ SECRETS: tuple[Planted, ...] = (
 """The planted secrets (kind, snippet, values that must go)."""
 
 
+def _gutter(key: str, prefix: Callable[[int], str], keep: str = "both") -> str:
+    """``key`` with ``prefix(line_number)`` before each line; ``keep``: ``both``
+    armour lines, ``begin`` only (a cut block) or ``end`` only (its start cut)."""
+    lines = key.splitlines()
+    lines = lines[:-1] if keep == "begin" else lines[1:] if keep == "end" else lines
+    return "\n".join(prefix(i + 12) + line for i, line in enumerate(lines))
+
+
+_GUTTERS: tuple[tuple[str, Callable[[int], str]], ...] = (
+    ("pipe gutter", lambda n: f"  {n} | "),
+    ("bat box gutter", lambda n: f"{n:>4} \u2502 "),
+    ("bracketed number", lambda n: f"[{n}] "),
+    ("dotted number", lambda n: f"{n}. "),
+    ("less -N", lambda n: f"{n:>6} "),
+    ("L-number", lambda n: f"L{n}: "),
+    ("latex comment", lambda n: "% "),
+    ("batch comment", lambda n: "REM "),
+    ("doctest continuation", lambda n: "... "),
+    ("html tag", lambda n: "<span>"),
+    ("ansi colour", lambda n: "\x1b[32m"),
+    ("grep of numbered file", lambda n: f"notes/keys.txt:{n}:[{n + 1}] "),
+)
+
+HELD_OUT_SECRETS: tuple[Planted, ...] = (
+    # Private keys whose lines carry a prefix no rule names: cut at either end, or whole.
+    *(
+        _p(f"private_key_gutter_{keep}", _gutter(RSA_PEM if i % 2 else EC_PEM, prefix, keep),
+           *body_lines(RSA_PEM if i % 2 else EC_PEM))
+        for i, (_, prefix) in enumerate(_GUTTERS)
+        for keep in ("begin", "end", "both")
+    ),
+)
+"""A held-out group: instances of the same kinds found after the corpus above
+passed (a red team's second round); kept apart so the figures show both."""
+
+ALL_SECRETS: tuple[Planted, ...] = SECRETS + HELD_OUT_SECRETS
+"""Every planted secret: the corpus and its held-out group."""
+
+
 NEAR_MISSES: tuple[NearMiss, ...] = tuple(
     NearMiss(kind, snippet)
     for kind, snippet in (
@@ -293,6 +332,17 @@ NEAR_MISSES: tuple[NearMiss, ...] = tuple(
     )
 )
 """Near-misses: each must come out of the scrubber unchanged in every position."""
+
+HELD_OUT_NEAR_MISSES: tuple[NearMiss, ...] = tuple(
+    NearMiss(kind, snippet)
+    for kind, snippet in (
+        ("prose", "The password reset email expired; rotate API keys every 90 days."),
+    )
+)
+"""Near-misses of the held-out group: code that names the same things."""
+
+ALL_NEAR_MISSES: tuple[NearMiss, ...] = NEAR_MISSES + HELD_OUT_NEAR_MISSES
+"""Every near-miss: the corpus and its held-out group."""
 
 
 # --- positions: where an OpenCode history carries text ----------------------------------
@@ -402,7 +452,7 @@ def measure(scrub_text: Callable[[str], str]) -> CorpusFigures:
     """Run every secret and near-miss in every position through ``scrub_text``."""
     planted = masked = 0
     missed = []
-    for secret in SECRETS:
+    for secret in ALL_SECRETS:
         for name, place in POSITIONS.items():
             planted += 1
             if survivors(secret.values, scrub_text(place(secret.snippet))):
@@ -411,7 +461,7 @@ def measure(scrub_text: Callable[[str], str]) -> CorpusFigures:
                 masked += 1
     checked = wrong = 0
     falsely = []
-    for miss in NEAR_MISSES:
+    for miss in ALL_NEAR_MISSES:
         for name, place in POSITIONS.items():
             checked += 1
             placed = place(miss.snippet)

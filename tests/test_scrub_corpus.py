@@ -23,14 +23,14 @@ def test_corpus_is_as_large_as_the_issue_asks() -> None:
 
 def test_placed_secrets_are_really_in_the_text() -> None:
     # Every planted value is readable in its placed text before scrubbing (so recall can fail).
-    for secret in corpus.SECRETS:
+    for secret in corpus.ALL_SECRETS:
         for name, place in corpus.POSITIONS.items():
             assert corpus.survivors(secret.values, place(secret.snippet)) == list(secret.values), (secret, name)
 
 
 def test_recall_is_one_and_false_redactions_at_most_one_percent() -> None:
     figures = corpus.measure(lambda text: scrub(text).text)
-    assert figures.planted == len(corpus.SECRETS) * len(corpus.POSITIONS)
+    assert figures.planted == len(corpus.ALL_SECRETS) * len(corpus.POSITIONS)
     assert figures.missed == (), figures.missed[:10]
     assert figures.recall == 1.0
     assert figures.false_redaction_rate <= 0.01, figures.falsely_redacted
@@ -45,7 +45,7 @@ def test_joined_fields_give_the_same_result_as_one_by_one() -> None:
 
 
 def test_every_redaction_is_typed_and_counted() -> None:
-    for secret in corpus.SECRETS:
+    for secret in corpus.ALL_SECRETS:
         for place in corpus.POSITIONS.values():
             result = scrub(place(secret.snippet))
             markers = MARKER_PATTERN.findall(result.text)
@@ -57,8 +57,8 @@ def test_no_redaction_crosses_a_field_boundary() -> None:
     # scrub_texts joins a session's fields with NUL; a span over a NUL would merge two fields.
     import random
 
-    texts = [place(s.snippet) for s in corpus.SECRETS for place in corpus.POSITIONS.values()]
-    texts += [place(n.snippet) for n in corpus.NEAR_MISSES for place in corpus.POSITIONS.values()]
+    texts = [place(s.snippet) for s in corpus.ALL_SECRETS for place in corpus.POSITIONS.values()]
+    texts += [place(n.snippet) for n in corpus.ALL_NEAR_MISSES for place in corpus.POSITIONS.values()]
     random.Random(7).shuffle(texts)
     joined = "\x00".join(texts)
     crossing = [(kind, joined[start:end][:60]) for kind, (start, end) in find_secrets(joined) if "\x00" in joined[start:end]]

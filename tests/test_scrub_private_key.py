@@ -217,6 +217,21 @@ def test_code_naming_both_armour_lines_keeps_the_code_between() -> None:
     assert "def parse(text):\n    return text.split(HEADER)[1]\n" in out
 
 
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ('if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):\n    in_key_block = True\n', "in_key_block = True"),
+        ("  12 | -----BEGIN OPENSSH PRIVATE KEY-----\n  13 | {{ ssh_private_key_contents }}\n", "ssh_private_key_contents"),
+        ("[3] -----BEGIN PRIVATE KEY-----\n[4] see docs/KeyRotationProcedure for details", "KeyRotationProcedure"),
+        ("REM -----BEGIN EC PRIVATE KEY-----\nREM configurationManagement\n", "configurationManagement"),
+        ("see below\n  16 │ -----END RSA PRIVATE KEY-----", "see below"),
+    ],
+    ids=range(5),
+)
+def test_lines_around_a_lone_armour_line_under_a_gutter_that_hold_no_key_are_kept(text: str, kept: str) -> None:
+    assert kept in scrub(text).text
+
+
 # --- long tool outputs are scrubbed in windows: a key crossing a window edge ------------
 
 

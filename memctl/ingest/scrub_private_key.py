@@ -12,7 +12,10 @@ body, not just its armour line:
   ``cat -n``: ``     1<TAB>``; ``grep -n``/ripgrep ``path:1:``; OpenCode's
   grep tool ``Line 1: ``), URL-encoded (``%0A``, ``%20``), diff-prefixed (``+``, ``-``, `` ``), quoted
   (Markdown/email ``> ``, comment leaders), indented (YAML block scalars) or
-  split into string literals (``'…\\n' +``, ``"…",``). From BEGIN to END
+  split into string literals (``'…\\n' +``, ``"…",``), or under any other
+  gutter (pagers' ``  12 │ ``, ``[12] ``, ``REM ``, HTML tags, ANSI colours):
+  after an armour line a line whose last run is base64 of key-line length
+  (16+ characters) is a key line whatever precedes it. From BEGIN to END
   whatever lies between when it is key-like; a BEGIN without an END (a cut
   block) to the end of its body lines; an END without a BEGIN (a block whose
   start was cut) back to the start of its body lines;
@@ -82,6 +85,19 @@ _HEADER_LINE = re.compile(
 _EMPTY_LINE = re.compile(_PREFIX + _SUFFIX, re.VERBOSE)
 _LEADING_RUN = re.compile(_PREFIX + r"(?P<body>(?:[A-Za-z0-9+=]|\\?/){16,})", re.VERBOSE)
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{16,}")
+# A key line under a prefix no rule above names (a pager's gutter ``  12 │ ``,
+# ``[12] ``, ``REM ``, ``% ``, an HTML tag, ANSI colours, ``L12: ``): its last
+# whitespace-free run is a base64 run of key-line length, whatever precedes it.
+_ANSI = r"(?:\x1b|\\+u001[bB]|\\+x1[bB]|\\+033|\\+e)\[[0-9;?]*[A-Za-z]"  # raw or escaped ESC
+_LOOSE_RUN = r"(?<![A-Za-z0-9+/=])(?:[A-Za-z0-9+=]|\\?/){16,}+"
+_LOOSE_BODY_LINE = re.compile(
+    # Lines flattened into one (a title) keep their gutters between the runs.
+    rf"[^\n\r\x00]{{0,300}}?(?P<body>{_LOOSE_RUN}(?:[^\n\r\x00]{{1,40}}?{_LOOSE_RUN})*)"
+    rf"""(?:{_ANSI}|</[A-Za-z]{{1,10}}>|[ \t"'`,;)\\]|\^M|\$)*"""
+)
+# The END line's own prefix, left at the end of the line before it: no run in it.
+_END_GUTTER = re.compile(r"(?:[^\n\r\x00](?<![A-Za-z0-9+/=]{16})){0,40}")
+_LOOSE_LEADING_RUN = re.compile(rf"[^\n\r\x00]{{0,300}}?(?P<body>{_LOOSE_RUN})")
 
 # Bare DER bodies (see the module docstring for the structures).
 _DER_START = re.compile(
@@ -121,9 +137,21 @@ def _classify(text: str, start: int, end: int, *, headers: bool) -> tuple[str, i
         line = _HEADER_LINE.fullmatch(text, start, end)
         if line is not None:
             return "header", line.start("body"), line.end("body")
-    if _EMPTY_LINE.fullmatch(text, start, end) is not None:
+    if _EMPTY_LINE.fullmatch(text, start, end) is not None or _ANSI_ONLY.fullmatch(text, start, end) is not None:
         return "empty", start, start
+    line = _LOOSE_BODY_LINE.fullmatch(text, start, end)
+    if line is not None and _looks_encoded(line.group("body")):
+        return "body", line.start("body"), line.end("body")
     return "other", start, start
+
+
+_ANSI_ONLY = re.compile(rf"[ \t]*(?:{_ANSI}[ \t]*)+")
+
+
+def _looks_encoded(run: str) -> bool:
+    # A long identifier ending a prose line is letters only; a key line of 16+
+    # base64 characters almost always holds a digit, ``+`` or ``/``.
+    return len(run) >= 40 or any(c in "0123456789+/=" for c in run)
 
 
 def _forward_end(text: str, start: int, *, putty: bool = False, headers: bool = True) -> int:
@@ -147,7 +175,7 @@ def _forward_end(text: str, start: int, *, putty: bool = False, headers: bool = 
             continue
         if what == "other":
             # The last key line may run on into prose or a closing bracket: keep its base64 run.
-            run = _LEADING_RUN.match(text, seg_start, seg_end)
+            run = _LEADING_RUN.match(text, seg_start, seg_end) or _LOOSE_LEADING_RUN.match(text, seg_start, seg_end)
             if run is not None and seen_body:
                 end = run.end("body")
             break
@@ -195,6 +223,7 @@ def _backward_start(text: str, end: int, *, min_start: int = 0) -> int:
     :data:`_MAX_BLOCK`) only while every line in it is a body line, so a text
     with many END lines is not rescanned quadratically.
     """
+    end = _before_end_gutter(text, end, min_start)
     span = 1024
     while True:
         lower = max(min_start, end - span)
@@ -220,6 +249,27 @@ def _backward_start(text: str, end: int, *, min_start: int = 0) -> int:
         span *= 4
 
 
+def _before_end_gutter(text: str, end: int, min_start: int) -> int:
+    """``end`` moved back over the END line's own prefix (``  16 │ ``, ``[16] ``,
+    an ANSI colour) when no rule's prefix covers it, onto the key line before it."""
+    runs = list(_BASE64_RUN.finditer(text, max(min_start, end - 160), end))
+    gutter_start = runs[-1].end() if runs else max(min_start, end - 41)
+    if end - gutter_start > 40:
+        return end
+    separator = None
+    for separator in _SEPARATOR.finditer(text, gutter_start, end):
+        pass
+    if _END_GUTTER.fullmatch(text, separator.end() if separator else gutter_start, end) is None:
+        return end
+    if separator is not None:
+        # The gutter has a line of its own: skip it unless a rule already knows it.
+        seg_start = separator.end()
+        return seg_start if _classify(text, seg_start, end, headers=False)[0] == "other" else end
+    if not runs or _classify(text, gutter_start, end, headers=False)[0] == "body":
+        return end
+    return gutter_start  # a line flattened into one: the gutter follows the last run
+
+
 def _key_like(between: str) -> bool:
     """True when the text between a BEGIN and an END line is a key body in some wrapping.
 
@@ -229,11 +279,19 @@ def _key_like(between: str) -> bool:
     """
     if "\x00" in between:
         return False  # never across two fields of scrub_texts
+    if _all_body_lines(between):
+        return True  # every line a key line under some prefix, however long
     runs = sum(len(run) for run in _BASE64_RUN.findall(between.replace("\\/", "/")))
     others = len("".join(between.split())) - runs
     if runs == 0:
         return others <= 4
     return runs >= 2 * others
+
+
+def _all_body_lines(between: str) -> bool:
+    end = _before_end_gutter(between, len(between), 0)
+    kinds = [_classify(between, s, e, headers=True)[0] for s, e in _segments(between, 0, end)]
+    return "body" in kinds and all(kind in ("body", "header", "empty") for kind in kinds)
 
 
 def _armoured_spans(text: str) -> Iterator[tuple[int, int]]:
