@@ -101,7 +101,7 @@ from memctl.sleep.validator_encoded import decoded_views, looks_like_command
 from memctl.sleep.validator_fold import deobfuscate, fold_for_matching, skeleton
 from memctl.sleep.validator_injection import INJECTION_PATTERNS, find_injection
 from memctl.sleep.validator_poisoning import find_poisoning
-from memctl.sleep.validator_structure import find_forged_structure
+from memctl.sleep.validator_structure import find_cased_structure, find_forged_structure
 from memctl.store.errors import InvalidPathError
 from memctl.store.policy import INTERNAL_PREFIXES, PUBLIC_PREFIXES, normalize_path
 
@@ -329,7 +329,7 @@ def _content_rejection(content: str) -> Verdict | None:
         return _reject(f"secret:{kind}", f"the content holds secret material ({kind}); secrets never become memories")
     if _prose_secret(folded):
         return _reject("secret:password_prose", "the content states a password or key in prose")
-    finding = _recognise(folded)
+    finding = _recognise(folded) or find_cased_structure(cased)
     if finding:
         return _reject(finding[0], _described(*finding))
     for encoding, view, payloads in decoded_views(cased):

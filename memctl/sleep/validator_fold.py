@@ -25,7 +25,7 @@ prompt-injection write-ups, e.g. the OWASP LLM01 examples and Unicode TR39 "conf
    French, Spanish and German words are written without accents).
 5. Letter spacing undone — ``i g n o r e``, ``s.e.n.d``, ``s-e-n-d`` or ``s_e_n_d`` (single letters
    one space, dot, hyphen or underscore apart) becomes one word; words two spaces apart stay two words.
-6. Whitespace collapsed — a run with a line break becomes one ``\\n``, any other run one space.
+6. Typographic quotes (``“ ” « » ‘ ’``) become ASCII quotes; whitespace collapsed — a run with a line break becomes one ``\\n``, any other run one space.
 """
 
 from __future__ import annotations
@@ -80,10 +80,12 @@ _LOWER_CONFUSABLES.update({code + 0x97D0: latin for code, latin in list(_LOWER_C
 # Every dash (category Pd) and the minus sign read as ``-``; an em/en dash or a minus sign opening a
 # word (``—force``) reads as ``--`` (word processors turn a typed ``--`` into one of them).
 _DASHES = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Pd") + "\u2212"
-_OPTION_DASH = re.compile(r"(?:(?<=\s)|^)[\u2012-\u2015\u2212\ufe58\ufe63\uff0d](?=[A-Za-z])")
+_OPTION_DASH = re.compile(r"(?:(?<=\s)|^)[\u2012-\u2015\u2212\ufe58\ufe63\uff0d](?=[\u0300-\u036f\u0488\u0489\u20d0-\u20f0]*[^\W\d_])")
 _ANY_DASH = re.compile("[" + re.escape(_DASHES) + "]")
 # Right-to-left override: the run after U+202E (up to its pop or isolate end, or the line end) displays reversed.
 _RTL_RUN = re.compile(r"\u202e([^\u202c\u2069\n]*)")
+# Typographic quotes read as ASCII ones, so a quoted entry cannot be imitated with look-alike quotes.
+_QUOTES = str.maketrans({c: '"' for c in "“”„‟″‶〃«»"} | {c: "'" for c in "‘’‚‛′‵"})
 _WHITESPACE_RUN = re.compile(r"\s+")
 _SPACED_LETTERS = re.compile(r"(?<!\S)(?:[a-z] ){2,}[a-z](?!\S)|(?<![\w.])(?:[a-z]\.){3,}[a-z](?![\w])"
                              r"|(?<![\w-])(?:[a-z]-){3,}[a-z](?![\w-])"
@@ -92,6 +94,8 @@ _HORIZONTAL_RUN = re.compile(r"[^\S\n]{2,}")
 
 
 def _dashes_and_bidi(text: str) -> str:
+    # enclosing marks (U+0489, U+20DD…) decorate, never spell: gone before a dash looks at its neighbours
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Me")
     # the model reads the stored order, a person the displayed one: keep both readings
     text = _RTL_RUN.sub(lambda m: m.group(1) + "\n" + m.group(1)[::-1], text)
     return _ANY_DASH.sub("-", _OPTION_DASH.sub("--", text))
@@ -151,5 +155,5 @@ def fold_for_matching(text: str) -> str:
     """
     folded = deobfuscate(text).translate(_UPPER_CONFUSABLES).casefold().translate(_LOWER_CONFUSABLES)
     folded = _strip_marks_after_ascii(unicodedata.normalize("NFKC", folded))
-    folded = _unspace(folded)
+    folded = _unspace(folded).translate(_QUOTES)
     return _WHITESPACE_RUN.sub(_collapse, folded).strip()

@@ -52,16 +52,31 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["find_forged_structure"]
+from memctl.sleep.validator_fold import fold_for_matching
 
-_LINE = r"(?:^|\n)[ \t>*_\-+]*"  # a line start, after quote marks, bullets or emphasis
+__all__ = ["find_cased_structure", "find_forged_structure"]
 
-_STRONG_ROLES = (r"human|assistant|ai|chatgpt|gpt|claude|gemini|copilot|llm|bot response|assistent|assistente"
-                 r"|asistente|助手|アシスタント")
-_WEAK_ROLES = (r"user|system|benutzer|nutzer|utilisateur|usuario|sistema|systeme|用户|用戶|系统|系統|ユーザー"
-               r"|システム")
-_TURN = re.compile(_LINE + r"(?:\*\*|__)?(?P<role>" + _STRONG_ROLES + "|" + _WEAK_ROLES
-                   + r")(?:\*\*|__)?(?:\s*\([^()\n]{0,40}\))?\s?:(?:\*\*|__)?(?P<rest>[^\n]*)")
+# a line start (also a literal "\n" escape), after quote marks, bullets or emphasis
+_LINE = r"(?:^|\n|\\n)[ \t>*_\-+]*"
+
+
+def _folded_words(words: str) -> str:
+    """An alternation of ``words`` as :func:`fold_for_matching` spells them (Cyrillic letters become partly Latin)."""
+    return "|".join(sorted({re.escape(fold_for_matching(w)) for w in words.split()}, key=len, reverse=True))
+
+
+# Role labels of chat transcripts, in the languages the recognisers know, written naturally and folded here.
+_STRONG_ROLES = _folded_words(
+    "human assistant ai chatgpt gpt claude gemini copilot llm assistent assistente asistente asystent asistan "
+    "ассистент ассистента помощник 助手 アシスタント 어시스턴트")
+_WEAK_ROLES = _folded_words(
+    "user system benutzer nutzer utilisateur usuario usuário utente gebruiker kullanıcı użytkownik пользователь "
+    "система sistema systeme système systeem sistem model modello modelo модель developer operator разработчик sviluppatore desenvolvedor "
+    "ontwikkelaar geliştirici programista 用户 用戶 系统 系統 ユーザー システム 사용자 시스템 開発者 개발자")
+# a question/answer pair reads as a turn only with another turn ("Question: …\nAnswer:")
+_PAIR_ROLES = _folded_words("question answer frage antwort domanda risposta pergunta resposta вопрос ответ")
+_TURN = re.compile(_LINE + r"(?:\*\*|__)?(?P<role>" + _STRONG_ROLES + "|" + _WEAK_ROLES + "|" + _PAIR_ROLES
+                   + r")(?:\*\*|__)?(?:\s*\([^()\n]{0,40}\))?\s?[:：](?:\*\*|__)?(?P<rest>[^\n]*)")
 _INLINE_STRONG_TURN = re.compile(r"(?:[.!?]\s+)(?:\*\*)?(?:human|assistant)(?:\*\*)?:\s")
 
 _HARNESS_TAGS = (
@@ -80,20 +95,33 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(pat
     ("section_marker", r"[\[【〔〖「『]\s*/?\s*(?:user[\s_\-]?memor(?:y|ies)|references?|system(?:[\s_\-]?(?:prompt|note"
                        r"|message|notice|instructions?|override|context))?|instructions?|assistant|end[\s_\-]of[\s_\-]"
                        r"(?:context|memory|reference)|系统|系統|システム)\s*[\]】〕〗」』]"
-                       r"|(?:^|\n)\s*user_memor(?:y|ies)\s*:"),
+                       r"|(?:^|\n)\s*user_memor(?:y|ies)\s*:"
+                       # memctl's consolidation blocks "[memory 9] (stated …)"
+                       r"|\[\s*memor(?:y|ies)\s+\d+\s*\]"
+                       # a bracketed role word used as a label: "[Question]: …", "[Context]:"
+                       r"|(?:^|\n)\s*\[\s*(?:question|answer|query|user|assistant|system|instructions?|context|memory"
+                       r"|prompt|input|output|response|note)\s*\]\s*:"),
     # "[n] Title (session <id>, <date>)"; OpenCode session ids ("ses_…") count without the word
     ("citation_line", _LINE + r"\[\d{1,4}\][^\n]{0,200}?\(\s*(?:session[\s:]+[^\s,()]+|ses_[a-z0-9_]+)\s*,"
-                      r"\s*[^()\n]{1,40}\)"),
-    ("memory_entry", _LINE + r"\(\s*(?:user|memory|staging|audit|versions)/[^()\s]*\)"
+                      r"\s*[^()\n]{1,40}\)"
+                      # variations: "(sess ses_q1, 2026-…)", "— session ses_abc — 2026-11-30"
+                      + "|" + _LINE + r"\[\d{1,4}\][^\n]{0,200}?(?<![a-z0-9])(?:sess(?:ion)?|ses_[a-z0-9_]+)(?![a-z])"
+                      r"[^\n]{0,80}?(?:\d{4}-\d{2}-\d{2}|undated)"),
+    ("memory_entry", _LINE + r"\(\s*(?:user|memory|staging|audit|versions)\s*/[^()\n]*\)"
                      r"|(?:^|\n)\s*(?:`{3,}|~{3,})\s*(?:memory|memctl)?\s*(?:user|memory)/\S+"),
     ("chat_template", r"<\|[^|<>\n]{1,40}\|>|\[/?inst\]|<</?sys>>|\[/?(?:system_prompt|available_tools|tool_calls"
                       r"|tool_results|tool_content)\]|<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>"),
     ("role_heading", r"(?:^|\n)\s*#{1,6}\s*(?:system(?: prompt| message)?|instructions?|assistant|human|user|ai|bot"
                      r"|developer|tool)\s*(?::|(?=\n|$))|(?:^|\n)\s*#{1,6}\s*(?:response|input|output)\s*:"),
-    ("role_json", r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|user|developer|tool|function|model)[\"']"
+    ("role_json", r"[\"'](?:role|from|speaker|author|sender|persona)[\"']\s*:\s*[\"'](?:system|assistant|user|developer"
+                  r"|tool|function|model|gpt|human|bot|ai|chatgpt|claude)[\"']"
                   r"|(?:^|\n)\s*-?\s*role\s*:\s*[\"']?(?:system|assistant|developer)[\"']?\s*(?=\n|$)"),
     ("system_label", r"(?:^|\n|[.!?]\s)[\s>*_\-\[(]*(?:system|anthropic|openai|memctl|opencode)\s*(?:note|message"
-                     r"|notice|override|instructions?|alert|reminder|directive|prompt)s?\s*[\]:)]"),
+                     r"|notice|override|instructions?|alert|reminder|directive|prompt)s?\s*[\]:)]"
+                     # "Notice from memctl:", "Message from the system:"
+                     r"|(?:^|\n|[.!?]\s)[\s>*_\-\[(]*(?:note|message|notice|alert|reminder|directive|update|instructions?)"
+                     r"\s+(?:from|by)\s+(?:the\s+)?(?:system|anthropic|openai|memctl|opencode|admin|administrator"
+                     r"|operator|developer|maintainers?)\s*[\]:)]"),
 ))
 
 
@@ -106,16 +134,30 @@ def _role_turn(folded: str) -> str | None:
     turns = list(_TURN.finditer(folded))
     for turn in turns:
         role, rest = turn.group("role"), turn.group("rest")
+        if re.fullmatch(_PAIR_ROLES, role):
+            if len(turns) > 1:
+                return f"a {role!r} turn line"
+            continue
         if re.fullmatch(_STRONG_ROLES, role) or len(turns) > 1 or _word_count(rest) >= 3:
             return f"a {role!r} turn line"
     match = _INLINE_STRONG_TURN.search(folded)
     return f"an inline turn ({match.group(0).strip()})" if match else None
 
 
+# A tag is a harness tag when one of its name's words names a role, a tool, the system, a policy,
+# a document or the context (``<bash-stdout>``, ``<tool_output>``, ``<search_result>``, ``<policy>``).
+_HARNESS_WORDS = frozenset({
+    "system", "assistant", "human", "developer", "admin", "operator", "model", "agent", "tool", "tools",
+    "function", "command", "bash", "shell", "stdout", "stderr", "output", "result", "results", "response",
+    "document", "documents", "source", "sources", "policy", "policies", "context", "instruction", "instructions",
+    "prompt", "memory", "memories", "reference", "references", "search", "override", "rules", "guidelines",
+})
+
+
 def _harness_tag(folded: str) -> str | None:
     for match in _TAG.finditer(folded):
         name = match.group(1).replace("-", "_")
-        if name in _HARNESS_TAGS:
+        if name in _HARNESS_TAGS or _HARNESS_WORDS.intersection(name.split("_")):
             return f"the <{match.group(1)}> tag"
     return None
 
@@ -135,3 +177,18 @@ def find_forged_structure(folded: str) -> tuple[str, str] | None:
         if evidence:
             return f"forged_context:{kind}", evidence
     return None
+
+
+# memctl's section headers are upper snake case in brackets on their own line; any such header
+# (``[PROMOTED_MEMORY]``, ``[TRUSTED_CONTEXT]``) poses as one. Lower-case ``[feature_flags]`` (TOML) passes.
+_UPPER_SNAKE_HEADER = re.compile(r"(?:^|\n|\\n)[ \t>*]*\[\s*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\s*\][ \t]*(?=\n|\\n|$)")
+
+
+def find_cased_structure(cased: str) -> tuple[str, str] | None:
+    """The case-dependent shapes, over :func:`memctl.sleep.validator_fold.skeleton` output.
+
+    Returns ``("forged_context:section_marker", evidence)`` for a bracketed upper-snake-case header
+    alone on its line, else None.
+    """
+    match = _UPPER_SNAKE_HEADER.search(cased)
+    return ("forged_context:section_marker", match.group(0).strip()[:60]) if match else None
