@@ -261,6 +261,43 @@ _GUTTERS: tuple[tuple[str, Callable[[int], str]], ...] = (
     ("grep of numbered file", lambda n: f"notes/keys.txt:{n}:[{n + 1}] "),
 )
 
+def _xxd(data: bytes) -> str:
+    """``xxd`` output (man xxd: offset, 8 groups of 2 bytes, ASCII column)."""
+    lines = []
+    for at in range(0, len(data), 16):
+        chunk = data[at : at + 16]
+        groups = " ".join(chunk[i : i + 2].hex() for i in range(0, len(chunk), 2))
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+        lines.append(f"{at:08x}: {groups:<39}  {text}")
+    return "\n".join(lines)
+
+
+def _hexdump_c(data: bytes) -> str:
+    """``hexdump -C`` output (offset, 2 x 8 bytes, ``|ASCII|``)."""
+    lines = []
+    for at in range(0, len(data), 16):
+        chunk = data[at : at + 16]
+        left = " ".join(f"{b:02x}" for b in chunk[:8])
+        right = " ".join(f"{b:02x}" for b in chunk[8:])
+        text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+        lines.append(f"{at:08x}  {left:<23}  {right:<23}  |{text}|")
+    return "\n".join([*lines, f"{len(data):08x}"])
+
+
+def _ascii_column(data: bytes) -> tuple[str, ...]:
+    """What a dump of ``data`` must not keep: the ASCII column of its body rows that carry the tag."""
+    rows = (data[at : at + 16] for at in range(0, len(data), 16))
+    return tuple(row.decode() for row in rows if b"KEY" in row and b"\n" not in row and b"-" not in row)
+
+
+def _hex_of_body(key: str) -> str:
+    """What a bare hex run of ``key`` must not keep: the hex of a body line."""
+    return body_lines(key)[1].encode().hex()
+
+
+_KEY_FILE = (EC_PEM + "\n").encode()
+_RSA_FILE = (RSA_PEM + "\n").encode()
+
 HELD_OUT_SECRETS: tuple[Planted, ...] = (
     # Private keys whose lines carry a prefix no rule names: cut at either end, or whole.
     *(
@@ -269,6 +306,15 @@ HELD_OUT_SECRETS: tuple[Planted, ...] = (
         for i, (_, prefix) in enumerate(_GUTTERS)
         for keep in ("begin", "end", "both")
     ),
+    # Key files dumped as hex: the ASCII column and the hex bytes both carry the body.
+    _p("private_key_hex_dump", "$ xxd ~/.ssh/id_ec\n" + _xxd(_KEY_FILE), *_ascii_column(_KEY_FILE)),
+    _p("private_key_hex_dump", _xxd(_RSA_FILE) + "\n(end of dump)", *_ascii_column(_RSA_FILE)),
+    _p("private_key_hex_dump", "$ hexdump -C key.pem\n" + _hexdump_c(_RSA_FILE), *_ascii_column(_RSA_FILE)),
+    _p("private_key_hex_dump", _hexdump_c(_KEY_FILE), *_ascii_column(_KEY_FILE)),
+    _p("private_key_hex_dump", "\n".join(_KEY_FILE.hex()[i : i + 60] for i in range(0, len(_KEY_FILE) * 2, 60)),
+       _hex_of_body(EC_PEM)[:40], _hex_of_body(EC_PEM)[-40:]),
+    _p("private_key_hex_dump", f"stored as {_RSA_FILE.hex()} in the column", _hex_of_body(RSA_PEM)),
+    _p("private_key_hex_dump", f"KEY_HEX={_KEY_FILE.hex().upper()}", _hex_of_body(EC_PEM).upper()),
 )
 """A held-out group: instances of the same kinds found after the corpus above
 passed (a red team's second round); kept apart so the figures show both."""
@@ -336,7 +382,8 @@ NEAR_MISSES: tuple[NearMiss, ...] = tuple(
 HELD_OUT_NEAR_MISSES: tuple[NearMiss, ...] = tuple(
     NearMiss(kind, snippet)
     for kind, snippet in (
-        ("prose", "The password reset email expired; rotate API keys every 90 days."),
+        ("hex_dump", _xxd(b"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTAN\n-----END CERTIFICATE-----\n")),
+        ("hex_dump", "armour bytes: " + b"-----BEGIN PUBLIC KEY-----".hex() + " (a public key, fine to share)"),
     )
 )
 """Near-misses of the held-out group: code that names the same things."""

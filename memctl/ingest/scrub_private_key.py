@@ -19,6 +19,8 @@ body, not just its armour line:
   whatever lies between when it is key-like; a BEGIN without an END (a cut
   block) to the end of its body lines; an END without a BEGIN (a block whose
   start was cut) back to the start of its body lines;
+* hex dumps of a key file (``xxd``, ``hexdump -C``, ``xxd -p``, bare hex):
+  :mod:`memctl.ingest.scrub_key_dump`;
 * base64 (or base64url) of a whole key file (Kubernetes ``tls.key:
   LS0tLS1CRUdJTi…``, a service-account JSON in a CI variable): decoded, and
   redacted whole when the decoded text holds a private key;
@@ -39,6 +41,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from memctl.ingest.scrub_detector import BASE64_CHARS, Detector, Span, detector
+from memctl.ingest.scrub_key_dump import hex_dump_key_spans
 
 __all__ = ["PRIVATE_KEY_DETECTOR", "key_may_start_before", "private_key_spans"]
 
@@ -401,15 +404,15 @@ def private_key_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
     """Yield ``(start, end, "private_key")`` for every private key in ``text``.
 
     Armoured blocks first; encoded files and bare bodies are looked for only
-    outside them. ``lowered`` is unused (the armour and encodings are
-    case-sensitive). Never raises on any ``str``.
+    outside them; hex dumps of key files (:mod:`memctl.ingest.scrub_key_dump`,
+    which uses ``lowered``). Never raises on any ``str``.
     """
-    del lowered
     found: list[tuple[int, int]] = []
     if _ARMOUR_HINT.search(text) is not None:
         found.extend(_armoured_spans(text))
         if _PUTTY in text:
             found.extend(_putty_spans(text))
+    found.extend(span for span in hex_dump_key_spans(text, lowered) if not any(s <= span[0] < e for s, e in found))
     for start, end in found:
         yield start, end, _KIND
 
@@ -431,7 +434,11 @@ def key_may_start_before(text: str, end: int) -> bool:
         _ARMOUR_HINT.search(text, 0, end) is not None
         or text.find(_BASE64_ARMOUR, 0, end) != -1
         or _DER_START.search(text, 0, end) is not None
+        or _HEX_ARMOUR_HINT.search(text, 0, end) is not None
     )
+
+
+_HEX_ARMOUR_HINT = re.compile(r"2[dD][ ]{0,2}2[dD][ ]{0,2}2[dD]")
 
 
 PRIVATE_KEY_DETECTOR: Detector = detector(
