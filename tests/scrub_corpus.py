@@ -315,6 +315,10 @@ HELD_OUT_SECRETS: tuple[Planted, ...] = (
        _hex_of_body(EC_PEM)[:40], _hex_of_body(EC_PEM)[-40:]),
     _p("private_key_hex_dump", f"stored as {_RSA_FILE.hex()} in the column", _hex_of_body(RSA_PEM)),
     _p("private_key_hex_dump", f"KEY_HEX={_KEY_FILE.hex().upper()}", _hex_of_body(EC_PEM).upper()),
+    # Upper-case variable names glued to an escaped newline or tab in escaped tool input.
+    _p("glued_env_password", "cd app\nSSHPASS=FAKEsshglue0000 sshpass -e ssh deploy@h.example.invalid", "FAKEsshglue0000"),
+    _p("glued_env_password", "cd app\\nADMINPASS=FAKEadminglue0000 ./run.sh", "FAKEadminglue0000"),
+    _p("glued_env_password", "set -e\\n\\tROOTPASS=FAKErootglue0000 make install", "FAKErootglue0000"),
 )
 """A held-out group: instances of the same kinds found after the corpus above
 passed (a red team's second round); kept apart so the figures show both."""

@@ -149,6 +149,8 @@ def _identifier_start(text: str, pos: int) -> int:
     start = pos
     limit = max(0, pos - 64)
     while start > limit and text[start - 1] in _IDENT_CHARS:
+        if text[start - 1] in "nrt" and start >= 2 and text[start - 2] == "\\":
+            break  # an escaped newline or tab ("cd app\\nSSHPASS=…") separates, it is not part of the name
         start -= 1
     return start
 
