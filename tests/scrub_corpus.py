@@ -319,6 +319,25 @@ HELD_OUT_SECRETS: tuple[Planted, ...] = (
     _p("glued_env_password", "cd app\nSSHPASS=FAKEsshglue0000 sshpass -e ssh deploy@h.example.invalid", "FAKEsshglue0000"),
     _p("glued_env_password", "cd app\\nADMINPASS=FAKEadminglue0000 ./run.sh", "FAKEadminglue0000"),
     _p("glued_env_password", "set -e\\n\\tROOTPASS=FAKErootglue0000 make install", "FAKErootglue0000"),
+    # Credentials on command lines: switches, positional arguments, password files, piped into stores.
+    _p("cli_switch", "xfreerdp /u:ops /p:FAKErdp0000 /v:rdp.example.invalid", "FAKErdp0000"),
+    _p("cli_switch", "xfreerdp3 /v:h.example.invalid /u:bob /p:'FAKErdp0001 x' +clipboard", "FAKErdp0001 x"),
+    _p("cli_password", "smbclient //fs.example.invalid/share -U DOM\\bob%FAKEsmb0000 -c ls", "FAKEsmb0000"),
+    _p("cli_password", "smbclient //fs.example.invalid/share --user=svc%FAKEsmb0001", "FAKEsmb0001"),
+    _p("cli_password", "psexec \\\\host.example.invalid -u admin -p FAKEpsexec0000 cmd.exe", "FAKEpsexec0000"),
+    _p("cli_positional", "net use Z: \\\\fs.example.invalid\\share FAKEnetuse0000 /user:DOM\\bob", "FAKEnetuse0000"),
+    _p("cli_positional", "gcloud auth activate-refresh-token me@example.invalid FAKEgcrt0000deadbeef",
+       "FAKEgcrt0000deadbeef"),
+    _p("cli_positional", "mc alias set prod https://minio.example.invalid AKFAKE0000 FAKEminio0000deadbeef",
+       "FAKEminio0000deadbeef"),
+    _p("cli_positional", "rclone config create r s3 provider AWS secret_access_key FAKErclone0000deadbeef",
+       "FAKErclone0000deadbeef"),
+    _p("cli_positional", "git config --global github.token FAKEgitcfg0000deadbeef", "FAKEgitcfg0000deadbeef"),
+    _p("password_file", "echo FAKErsyncpf0000 > pw; rsync --password-file=pw u@h.example.invalid::m /x",
+       "FAKErsyncpf0000"),
+    _p("password_file", "echo 'FAKEvaultpw0000' > .vault_pass && ansible-playbook site.yml", "FAKEvaultpw0000"),
+    _p("piped_secret", "echo FAKEvercel0000 | vercel env add DB_URL production", "FAKEvercel0000"),
+    _p("piped_secret", "printf '%s' FAKEwrangler0000 | npx wrangler secret put API_TOKEN", "FAKEwrangler0000"),
 )
 """A held-out group: instances of the same kinds found after the corpus above
 passed (a red team's second round); kept apart so the figures show both."""
@@ -387,6 +406,9 @@ HELD_OUT_NEAR_MISSES: tuple[NearMiss, ...] = tuple(
     NearMiss(kind, snippet)
     for kind, snippet in (
         ("hex_dump", _xxd(b"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTAN\n-----END CERTIFICATE-----\n")),
+        ("cli_prose", "mysql --password (prompt) asks for it; zip -P prompt is insecure"),
+        ("cli_prose", "redis-cli -a then AUTH; git config --global user.email me@example.invalid"),
+        ("cli_prose", "net use Z: \\\\fs.example.invalid\\share * /user:DOM\\bob && echo done > out.txt"),
         ("hex_dump", "armour bytes: " + b"-----BEGIN PUBLIC KEY-----".hex() + " (a public key, fine to share)"),
     )
 )

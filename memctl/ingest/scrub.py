@@ -16,7 +16,8 @@ The rules live in one module per job, each naming the sources of its formats:
   cookies, ``user:password@`` and DSN keys in URLs;
 * :mod:`memctl.ingest.scrub_command`: credentials given to well-known clients'
   flags, piped to ``--password-stdin``, as login arguments, or set into
-  secret stores;
+  secret stores; :mod:`memctl.ingest.scrub_command_args`: positional and
+  Windows-style (``/p:``) ones, and values written into password files;
 * :mod:`memctl.ingest.scrub_keyword`: values under credential-named keys in every
   quoting (env, YAML, TOML, JSON and escaped JSON, XML, netrc).
 
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field
 from detect_secrets.plugins.slack import SlackDetector
 
 from memctl.ingest.scrub_command import COMMAND_DETECTORS
+from memctl.ingest.scrub_command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.ingest.scrub_detector import HEX, Detector, detector
 from memctl.ingest.scrub_encoded import encoded_secret_detector
 from memctl.ingest.scrub_http import HTTP_DETECTORS
@@ -149,6 +151,7 @@ def _build_detectors() -> tuple[Detector, ...]:
             origin="detect-secrets:JwtTokenDetector (extended)",
         ),
         *COMMAND_DETECTORS,
+        *COMMAND_ARGUMENT_DETECTORS,
         *KEYWORD_DETECTORS,
     )
 

@@ -39,7 +39,7 @@ twine                       ``-p PASS``
 gh                          ``secret set NAME -b VALUE`` / ``--body``
 az, aws, gcloud             ``--value VALUE`` into a secret store (``az keyvault secret set``,
                             ``aws ssm put-parameter``); ``echo X | gcloud secrets … --data-file=-``
-xfreerdp                    ``/p:PASS``
+psexec, paexec              ``-p PASS``
 ==========================  =========================================================
 
 Generic rules, client-independent: any ``--flag``/``-flag`` whose name is a
@@ -90,6 +90,8 @@ _SHORT_FLAGS: dict[str, dict[str, str]] = {
         **{c: "both@login" for c in _REGISTRY_LOGIN}, "twine": "both", "ncftp": "both", "ncftpput": "both",
         "ncftpget": "both", "rdesktop": "both", "7z": "attached", "7za": "attached", "7zr": "attached",
         "7zz": "attached", "rar": "attached", "unrar": "attached", "influx": "both",
+        "psexec": "separate", "psexec.exe": "separate", "paexec": "separate", "PsExec": "separate",
+        "PsExec.exe": "separate", "PsExec64.exe": "separate",
     },
     "-hp": {"rar": "attached", "unrar": "attached"},
     "-P": {**{c: "both" for c in ("sqlcmd", "bcp", "osql", "isql", "mosquitto_pub", "mosquitto_sub", "mosquitto_rr",
@@ -105,7 +107,7 @@ _SHORT_FLAGS: dict[str, dict[str, str]] = {
     "-b": {"gh": "separate@secret", "curl": "pair"},
 }
 _USERPASS_FLAGS: dict[str, tuple[str, ...]] = {
-    "user": ("curl",), "proxy-user": ("curl",),
+    "user": ("curl", "smbclient", "rpcclient", "smbmap"), "proxy-user": ("curl",),
     "creds": ("skopeo", "podman", "buildah"), "src-creds": ("skopeo",), "dest-creds": ("skopeo",),
 }
 _OTHER_LONG_FLAGS: dict[str, tuple[str, ...]] = {
@@ -142,7 +144,7 @@ _FLAG = re.compile(
     (?:
         (?P<sep>=|[ \t]+|["'],[ \t]*["'])
         (?P<quote>\\?["'])?
-        (?P<value>(?(quote)[^\x00"'\n\\]+|(?!-)[^\x00\s"'`\\]+))
+        (?P<value>(?(quote)[^\x00"'\n\\]+|(?!-)(?:[^\x00\s"'`\\]|\\{1,4}(?=[A-Za-z0-9_.-]))+))
     )?
     """,
     re.VERBOSE,
@@ -402,6 +404,8 @@ def _flag_spans(text: str, lowered: str | None) -> Iterator[Span]:
         if found is None:
             continue
         start, value, form, client = found
+        if form == "plain" and match.group("quote") is None and value.strip("()[]<>").lower() in _PROSE_WORDS:
+            continue  # prose about the flag: "redis-cli -a then AUTH", "mysql --password (prompt)"
         part = _secret_part(value, form, client)
         if part is not None:
             kind = _KIND if form == "userpass" or (not dashes and len(flag_name) == 1) else _flag_kind(

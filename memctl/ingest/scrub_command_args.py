@@ -1,0 +1,123 @@
+"""Credentials as positional arguments, Windows-style switches, or written into a password file.
+
+Sources (each tool's manual or ``--help``):
+
+* FreeRDP (``xfreerdp``, ``xfreerdp3``, ``wlfreerdp``, ``sdl-freerdp``): ``/p:PASS``, ``/password:PASS``;
+* Windows ``net use [DEVICE] \\\\server\\share PASS /user:DOMAIN\\user``;
+* ``gcloud auth activate-refresh-token ACCOUNT TOKEN``;
+* MinIO client ``mc alias set ALIAS URL ACCESSKEY SECRETKEY`` (also ``mc config host add``);
+* ``rclone config create|update NAME TYPE key value …`` (or ``key=value``): values of
+  credential-named keys (``secret_access_key``, ``pass``, ``token``);
+* ``git config [--global|--local|--system|--file F] KEY VALUE`` with a credential-named KEY
+  (``github.token``, ``credential.password``);
+* ``echo|printf VALUE > FILE`` where FILE is named like a password file (``.vault_pass``,
+  ``rsync.pass``, ``token.txt``) or is passed to a ``--…pass…-file`` flag in the same text
+  (``rsync --password-file=FILE``);
+* ``echo VALUE | vercel env add NAME`` and ``… | wrangler secret put NAME``: the piped value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memctl.ingest.scrub_detector import Detector, Span, detector, is_placeholder
+from memctl.ingest.scrub_keyword import is_credential_name
+
+__all__ = ["COMMAND_ARGUMENT_DETECTORS"]
+
+# A command's start: a word boundary, or right after an escaped newline or tab ("\\nmc alias set").
+_CMD = r"(?:(?<![\w.-])|(?<=\\[nrt]))"
+_WORD = r"""(?:'(?P<sq>[^\x00'\n]+)'|"(?P<dq>[^\x00"\n\\]+)"|(?P<bare>[^\x00\s'"`;|&)\\]+))"""
+_ARG = r"""(?:'[^\x00'\n]*'|"[^\x00"\n]*"|[^\x00\s'"`;|&]+)"""
+_FREERDP = re.compile(r"freerdp3?\b[^\n\x00|;&]*?[ \t]/p(?:assword)?:" + _WORD)
+_NET_USE = re.compile(_CMD + r"net[ \t]+use(?:[ \t]+[A-Za-z]:|[ \t]+\*)?[ \t]+\\\\+[^\s\x00]+[ \t]+(?![/*])" + _WORD)
+_REFRESH_TOKEN = re.compile(r"activate-refresh-token[ \t]+" + _ARG + r"[ \t]+(?!-)" + _WORD)
+_MC_ALIAS = re.compile(
+    _CMD + r"mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+" + _ARG + r"[ \t]+" + _ARG + r"[ \t]+" + _ARG
+    + r"[ \t]+" + _WORD
+)
+_RCLONE = re.compile(r"rclone[ \t]+config[ \t]+(?:create|update)(?P<rest>[^\n\x00|;&]*)")
+_RCLONE_PAIR = re.compile(r"(?:^|(?<=[ \t]))(?P<key>[A-Za-z_][A-Za-z0-9_]*)(?:=|[ \t]+)" + _WORD)
+_GIT_CONFIG = re.compile(
+    r"git[ \t]+config(?:[ \t]+--(?:global|local|system|worktree|add|replace-all)|[ \t]+(?:--file|-f)[ \t]+"
+    + _ARG + r")*[ \t]+(?P<key>[A-Za-z][\w.-]*)[ \t]+(?!-)" + _WORD
+)
+_ECHO_TO_FILE = re.compile(
+    r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+'%s[^\x00'\n]*')?)[ \t]+" + _WORD + r"[ \t]*>>?[ \t]*(?P<file>[^\x00\s;|&'\"]+)"
+)
+_PASSWORD_FILE_FLAG = re.compile(r"--?[\w-]*pass[\w-]*-file[= \t]+(?P<file>[^\x00\s;|&'\"]+)")
+_PASSWORD_FILE_NAME = re.compile(r"(?i)(?:^|[._-])(?:pass(?:word|wd|phrase)?|pw|secret|token|creds?|credentials)(?:$|[._-])")
+_PIPED_INTO_STORE = re.compile(
+    r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+'%s[^\x00'\n]*')?)[ \t]+" + _WORD
+    + r"[ \t]*\|[ \t]*(?:npx[ \t]+)?(?:vercel[ \t]+env[ \t]+add|wrangler[ \t]+secret[ \t]+put|netlify[ \t]+env:set)\b"
+)
+_GATES = ("freerdp", "net use", "activate-refresh-token", "mc alias", "mc config", "rclone config", "git config",
+          ">", "env add", "secret put", "env:set")
+
+
+def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
+    for group in ("sq", "dq", "bare"):
+        value = match.group(group)
+        if value is not None:
+            if is_placeholder(value) or value.startswith("-") or value == "*":
+                return None
+            return match.span(group)
+    return None
+
+
+def _argument_spans(text: str, lowered: str | None) -> Iterator[Span]:
+    """Positional and switch credentials of the tools in the module docstring."""
+    haystack = lowered if lowered is not None else text.lower()
+    present = {gate for gate in _GATES if gate in haystack}
+    if not present:
+        return
+    simple = (("freerdp", _FREERDP, "password"), ("net use", _NET_USE, "password"),
+              ("activate-refresh-token", _REFRESH_TOKEN, "secret"), ("mc alias", _MC_ALIAS, "secret"),
+              ("mc config", _MC_ALIAS, "secret"))
+    for gate, pattern, kind in simple:
+        if gate in present:
+            for match in pattern.finditer(text):
+                span = _value_span(match)
+                if span is not None:
+                    yield span[0], span[1], kind
+    if "rclone config" in present:
+        for match in _RCLONE.finditer(text):
+            for pair in _RCLONE_PAIR.finditer(text, match.start("rest"), match.end("rest")):
+                span = _value_span(pair)
+                if span is not None and is_credential_name(pair.group("key")):
+                    yield span[0], span[1], "secret"
+    if "git config" in present:
+        for match in _GIT_CONFIG.finditer(text):
+            span = _value_span(match)
+            if span is not None and is_credential_name(match.group("key").rsplit(".", 1)[-1]):
+                yield span[0], span[1], "secret"
+    if ">" in present:
+        yield from _password_file_spans(text)
+    if present & {"env add", "secret put", "env:set"}:
+        for match in _PIPED_INTO_STORE.finditer(text):
+            span = _value_span(match)
+            if span is not None:
+                yield span[0], span[1], "secret"
+
+
+def _password_file_spans(text: str) -> Iterator[Span]:
+    """``echo VALUE > FILE`` when FILE is a password file by its name or by a ``--…pass…-file`` flag."""
+    writes = list(_ECHO_TO_FILE.finditer(text)) if ("echo" in text or "printf" in text) else []
+    if not writes:
+        return
+    flagged = {m.group("file") for m in _PASSWORD_FILE_FLAG.finditer(text)}
+    for match in writes:
+        path = match.group("file")
+        name = path.rsplit("/", 1)[-1]
+        if path in flagged or name in {p.rsplit("/", 1)[-1] for p in flagged} or _PASSWORD_FILE_NAME.search(name):
+            span = _value_span(match)
+            if span is not None:
+                yield span[0], span[1], "password"
+
+
+COMMAND_ARGUMENT_DETECTORS: tuple[Detector, ...] = (
+    detector("password", finder=_argument_spans,
+             origin="memctl: FreeRDP, net use, gcloud, mc, rclone, git config, password files, vercel/wrangler"),
+)
+"""Positional and switch credentials (see the module docstring)."""
