@@ -38,7 +38,23 @@ artifactory_token       ``AKCp`` + 60+ (detect-secrets ArtifactoryDetector; JFro
 firebase_key            ``AAAA`` + 7 + ``:APA91b`` + 100+ (Firebase Cloud Messaging legacy server keys)
 sendgrid_key            ``SG.`` + 22 + ``.`` + 43 (detect-secrets SendGridDetector)
 twilio_key              ``SK`` + 32 hex (detect-secrets TwilioKeyDetector, API key SIDs)
+webhook_secret          ``whsec_`` + 24+ base64 (Stripe and Svix webhook signing secrets)
+digitalocean_token      ``dop_v1_``, ``doo_v1_``, ``dor_v1_`` + 64 hex (DigitalOcean tokens)
+shopify_token           ``shpat_``, ``shpss_``, ``shpca_``, ``shppa_`` + 32 hex (Shopify app tokens)
+linear_key              ``lin_api_`` + 32+ (Linear personal API keys)
+groq_key                ``gsk_`` + 40+ (GroqCloud API keys)
+mailgun_key             ``key-`` + 32 hex (Mailgun private API keys)
+square_token            ``sq0atp-`` + 22+, ``sq0csp-`` + 43 (Square access tokens, OAuth secrets)
+pulumi_token            ``pul-`` + 40 hex (Pulumi access tokens)
+tailscale_key           ``tskey-[kind-]ID-`` + 20+ (Tailscale auth, API and OAuth keys)
+doppler_token           ``dp.st.``, ``dp.pt.``, ``dp.sa.``, ``dp.ct.`` [+ config ``.``] + 30+ (Doppler tokens)
+discord_bot_token       base64 of a numeric id ``.`` 6 ``.`` 27+ (Discord bot tokens)
 ======================  ==========================================================================
+
+The formats of the second block are rare in text, so each is looked for only
+when its literal is in the text (a substring test costs a fraction of a regex
+scan); a Discord token has no literal and is gated on its first part, the
+base64 of a decimal id (``MT``, ``Mj``… ``OT``).
 
 Stripe keys (``sk_live_``…), AWS secret keys, JWTs and Slack webhooks are
 in :mod:`memctl.ingest.scrub`'s table, Telegram bot tokens in :mod:`memctl.ingest.scrub_http`; tokens of other services are caught by the
@@ -48,13 +64,15 @@ credential-named key, flag or header they are given under
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from memctl.ingest.scrub_detector import WORD_CHARS, Detector, detector, has_digit_and_letter, left_boundary
+from memctl.ingest.scrub_detector import WORD_CHARS, Detector, Span, detector, has_digit_and_letter, left_boundary
 
-__all__ = ["TOKEN_DETECTORS", "TOKEN_FORMATS", "TokenFormat"]
+__all__ = ["RARE_TOKEN_FORMATS", "TOKEN_DETECTORS", "TOKEN_FORMATS", "TokenFormat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,5 +173,46 @@ def _grouped() -> tuple[Detector, ...]:
     return tuple(_group_detector(prefix, formats) for prefix, formats in groups.items())
 
 
-TOKEN_DETECTORS: tuple[Detector, ...] = _grouped()
-"""One detector per group of prefixed formats."""
+def _discord_id(token: str) -> bool:
+    """The first part of a Discord bot token is the base64 of the bot's numeric id."""
+    first = token.split(".", 1)[0]
+    try:
+        return base64.urlsafe_b64decode(first + "=" * (-len(first) % 4)).isdigit()
+    except (binascii.Error, ValueError):
+        return False
+
+
+RARE_TOKEN_FORMATS: tuple[TokenFormat, ...] = (
+    TokenFormat("webhook_secret", "whsec_", r"whsec_[A-Za-z0-9+/]{24,}={0,2}"),
+    TokenFormat("digitalocean_token", "_v1_", r"do[opr]_v1_[a-f0-9]{64}" + _B),
+    TokenFormat("shopify_token", "shp", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _B),
+    TokenFormat("linear_key", "lin_api_", r"lin_api_[A-Za-z0-9]{32,}" + _B),
+    TokenFormat("groq_key", "gsk_", r"gsk_[A-Za-z0-9]{40,}" + _B),
+    TokenFormat("mailgun_key", "key-", r"key-[0-9a-f]{32}" + _B),
+    TokenFormat("square_token", "sq0", r"sq0(?:atp-[A-Za-z0-9_-]{22,}|csp-[A-Za-z0-9_-]{43,})"),
+    TokenFormat("pulumi_token", "pul-", r"pul-[a-f0-9]{40}" + _B),
+    TokenFormat("tailscale_key", "tskey-", r"tskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"),
+    TokenFormat("doppler_token", "dp.", r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{30,}"),
+    TokenFormat(
+        "discord_bot_token", ".", r"[MNO][A-Za-z0-9_-]{21,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}" + _BH, _discord_id
+    ),
+)
+"""Formats looked for only when their literal (``group``) is in the text."""
+_RARE_PATTERNS = tuple((fmt, re.compile(fmt.pattern)) for fmt in RARE_TOKEN_FORMATS)
+
+
+def _rare_token_spans(text: str, lowered: str | None) -> Iterator[Span]:
+    del lowered
+    for fmt, pattern in _RARE_PATTERNS:
+        if fmt.group not in text:
+            continue
+        for match in pattern.finditer(text):
+            if left_boundary(text, match.start(), _LEFT) and (fmt.accept is None or fmt.accept(match.group(0))):
+                yield match.start(), match.end(), fmt.kind
+
+
+TOKEN_DETECTORS: tuple[Detector, ...] = (
+    *_grouped(),
+    detector("secret", finder=_rare_token_spans, origin="issuer token formats (see memctl.ingest.scrub_token)"),
+)
+"""One detector per group of prefixed formats, and one for the rare formats."""
