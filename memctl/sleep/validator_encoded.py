@@ -8,11 +8,12 @@ recogniser on; :func:`looks_like_command` says whether a decoded payload is itse
 script command (reason ``memory_poisoning:encoded_command``).
 
 Encodings tried (each only where it decodes to printable UTF-8 text, so hashes, SHAs, UUIDs and
-binary blobs such as inline PNGs stay what they are): base64 and base64url runs of 12 or more
-characters, hex runs of 12 or more digits (optionally ``0x``), ``\\xNN`` (two or more) and
+binary blobs such as inline PNGs stay what they are): base64 and base64url runs of 8 or more
+characters (a payload that is itself base64 decoded again, up to three layers), base32 runs of 16 or
+more, ascii85 runs of 16 or more, words with two or more ``%NN`` escapes (``+`` read as a space), hex runs of 12 or more digits (optionally ``0x``), ``\\xNN`` (two or more) and
 ``\\NNN`` (octal, three or more) escape runs, every ``\\uNNNN`` (JSON's ``\\u003c`` for ``<``), ``\\uNNNN`` runs, ``%NN`` runs, HTML character references, leetspeak (``s3nd`` →
-``send``, only in words that mix digits and letters), and — only when the text names them — rot13
-and reversed text.
+``send``, only in words that mix digits and letters), rot13 (of the whole text, and of every
+decoded payload), and — only when the text names it — reversed text.
 """
 
 from __future__ import annotations
@@ -22,11 +23,17 @@ import binascii
 import codecs
 import html
 import re
+import urllib.parse
 from typing import Callable, Iterator
 
 __all__ = ["decoded_views", "looks_like_command"]
 
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{12,}={0,2}")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}={0,2}")
+_BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9])")
+# ascii85: a run of 16+ characters from "!" to "u" without spaces that holds punctuation
+_ASCII85 = re.compile(r"(?<!\S)(?=\S*[!-/:-@\[-`])[!-u]{16,}(?!\S)")
+# URL encoding: a word with two or more %NN escapes ("Always%20force-push%20to%20main", "a+b%2Fc")
+_URL_ENCODED = re.compile(r"\S*(?:%[0-9A-Fa-f]{2}\S*){2,}")
 _HEX = re.compile(r"(?<![0-9A-Za-z])(?:0x)?((?:[0-9A-Fa-f]{2}){6,})(?![0-9A-Za-z])")
 _X_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){2,}")
 _OCTAL_ESCAPES = re.compile(r"(?:\\[0-7]{3}){3,}")
@@ -59,16 +66,34 @@ def _printable(data: bytes) -> str | None:
     return text if good / len(text) >= 0.95 else None
 
 
-def _b64(blob: str) -> str | None:
+def _b64(blob: str, depth: int = 0) -> str | None:
+    """Decode a base64 run; a result that is itself one base64 run is decoded again (up to three layers)."""
     body = blob.rstrip("=")
-    if len(body) < 12 or (body.isalpha() and (body.islower() or body.isupper())):
+    if len(body) < 8 or (body.isalpha() and (body.islower() or body.isupper() or len(body) < 12)):
         return None  # an ordinary word or identifier, not a payload
     altchars = b"-_" if ("-" in body or "_" in body) else None
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=altchars, validate=True)
     except (binascii.Error, ValueError):
         return None
-    return _printable(raw)
+    text = _printable(raw)
+    if text and depth < 2 and _BASE64.fullmatch(text.strip()):
+        return _b64(text.strip(), depth + 1) or text
+    return text
+
+
+def _b32(blob: str) -> str | None:
+    try:
+        return _printable(base64.b32decode(blob + "=" * (-len(blob.rstrip("=")) % 8) if "=" not in blob else blob))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _a85(blob: str) -> str | None:
+    try:
+        return _printable(base64.a85decode(blob))
+    except ValueError:
+        return None
 
 
 def _hex(blob: str) -> str | None:
@@ -109,6 +134,9 @@ def decoded_views(text: str) -> Iterator[tuple[str, str, list[str]]]:
         ("percent", _PERCENT,
          lambda m: _printable(bytes(int(p, 16) for p in m.group(0).split("%")[1:]))),
         ("html_entities", _ENTITY, lambda m: html.unescape(m.group(0))),
+        ("base32", _BASE32, lambda m: _b32(m.group(0))),
+        ("ascii85", _ASCII85, lambda m: _a85(m.group(0))),
+        ("url_encoding", _URL_ENCODED, lambda m: urllib.parse.unquote_plus(m.group(0))),
     )
     for name, pattern, decode in decoders:
         payloads: list[str] = []
@@ -122,12 +150,16 @@ def decoded_views(text: str) -> Iterator[tuple[str, str, list[str]]]:
         view = _substitute(text, pattern, keep)
         if view is not None:
             yield name, view, payloads
+            # a payload may be rot13 under its encoding: costs one reading, needs no naming
+            rotated = [codecs.encode(payload, "rot13") for payload in payloads]
+            yield f"{name}_rot13", _substitute(text, pattern, lambda m: codecs.encode(decode(m) or m.group(0), "rot13")) \
+                or view, rotated
     leet = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
     if leet != text:
         yield "leetspeak", leet, []
-    if _ROT13_NAMED.search(text):
-        decoded = codecs.encode(text, "rot13")
-        yield "rot13", decoded, [decoded]
+    # rot13 of ordinary prose is gibberish to every recogniser, so the reading is always tried
+    decoded = codecs.encode(text, "rot13")
+    yield "rot13", decoded, [decoded] if _ROT13_NAMED.search(text) else []
     if _REVERSE_NAMED.search(text):
         yield "reversed", text[::-1], [text[::-1]]
 

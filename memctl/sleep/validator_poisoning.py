@@ -662,12 +662,16 @@ _INTERPRETER = (r"(?:sudo\s+)?(?:sh|bash|zsh|dash|ksh|fish|python\d?(?:\.\d+)?|p
                 r"|pwsh|powershell|source|eval|exec|osascript)" + E)
 _DECODER = (r"(?:base64\s+(?:-d|--decode|-di|-id|-D)|b64decode|base64_decode|frombase64string|atob\s*\(|xxd\s+-r"
             r"|openssl\s+(?:enc\s+)?(?:-d\s+)?-?base64\s+-d|certutil\s+-decode|uudecode|unhexlify|bytes\.fromhex"
-            r"|codecs\.decode|gzinflate|str_rot13)")
+            r"|codecs\.decode|gzinflate|str_rot13|string\.fromcharcode|fromcharcode|base32\s+(?:-d|--decode))")
 # Where a script run straight from the network is hostile: raw IPs, plain http, paste and tunnel hosts
 _SUSPICIOUS_HOST = (r"(?:(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}|http://|paste|ngrok|transfer\.sh|0x0\.st|termbin|webhook"
-                    r"|trycloudflare|\.invalid|\.onion)")
+                    r"|trycloudflare|\.invalid|\.onion|gist|githubusercontent|raw\.)")
 _ENCODED_SHAPE = re.compile(
     _DECODER + r"[^\n]{0,160}\|\s*" + _INTERPRETER
+    # a decode handed to an interpreter whatever the payload: "bash -c "$(… | base64 -d)"", "sh <<< $(base64 -d …)"
+    + r"|" + B + _INTERPRETER + r"\s+(?:-c\s+|<<<\s*|<\s*<\(\s*)[^\n]{0,160}?" + _DECODER
+    # a download run as root, from any host
+    + r"|" + B + r"(?:curl|wget)\s[^\n|]{0,160}\|\s*sudo\s+(?:-\S+\s+)*(?:ba|z|da)?sh" + E
     + r"|" + B + r"(?:eval|exec|source|iex|invoke-expression|system|os\.system|subprocess\.\w+|shell_exec|passthru"
     r"|popen|assert)\s*\(?\s*[\"'`$(]*[^\n]{0,120}?" + _DECODER
     + r"|" + B + r"(?:powershell|pwsh)(?:\.exe)?\s+[^\n]{0,160}-(?:e|en|enc|enco|encodedcommand|ec)\s+[a-z0-9+/=]{8,}"
