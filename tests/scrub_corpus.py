@@ -357,6 +357,27 @@ HELD_OUT_SECRETS: tuple[Planted, ...] = (
        "MTAwMDAwMDAwMDAwMDAwMDAw.GFAKE0." + _fill("", 38)),
     _p("issuer_token", "token ODk5OTk5OTk5OTk5OTk5OTk5.Yabcde." + _fill("", 27, "deadbeefFAKE0000"),
        "ODk5OTk5OTk5OTk5OTk5OTk5.Yabcde." + _fill("", 27, "deadbeefFAKE0000")),
+    # Credential-shaped values under credentials/auth/salt/signing/session names, signed URLs, concatenation.
+    _p("credential_key", "credentials: FAKEcreds0000deadbeef", "FAKEcreds0000deadbeef"),
+    _p("credential_key", "AZURE_CREDENTIALS=eyFAKE0000deadbeefcreds", "eyFAKE0000deadbeefcreds"),
+    _p("credential_key", 'auth: "FAKEauthfield0000zz"', "FAKEauthfield0000zz"),
+    _p("credential_key", "REDISCLI_AUTH=FAKErcli0000 redis-cli ping", "FAKErcli0000"),
+    _p("credential_key", '{"passcode": "FAKEpasscode0000"}', "FAKEpasscode0000"),
+    _p("credential_key", "SECURITY_SALT=FAKEsalt0000deadbeef", "FAKEsalt0000deadbeef"),
+    _p("credential_key", "define('AUTH_SALT', 'FAKEwpsalt0000deadbeef');", "FAKEwpsalt0000deadbeef"),
+    _p("credential_key", "STRIPE_WEBHOOK_SIGNING=FAKEsigning0000deadbeef", "FAKEsigning0000deadbeef"),
+    _p("credential_key", "session_id = 'FAKEsess0000deadbeef'", "FAKEsess0000deadbeef"),
+    _p("signed_url", "https://acct.blob.example.invalid/c?sv=2022-11-02&sig=FAKEsas0000deadbeef%2BFAKE%3D",
+       "FAKEsas0000deadbeef%2BFAKE%3D"),
+    _p("signed_url", "https://b.s3.example.invalid/o?AWSAccessKeyId=x&Signature=FAKEsig0000deadbeef%2Bzz&Expires=1",
+       "FAKEsig0000deadbeef%2Bzz"),
+    _p("signed_url", "https://b.example.invalid/o?X-Amz-Credential=FAKE0000cred%2F20260101&X-Amz-Signature="
+       + _fill("", 64, "0000deadbeef"), "FAKE0000cred%2F20260101", _fill("", 64, "0000deadbeef")),
+    _p("signed_url", "https://api.example.invalid/v1/items?key=FAKEqkey0000deadbeefzz", "FAKEqkey0000deadbeefzz"),
+    _p("signed_url", "https://api.example.invalid/v1?page=2&access_token=FAKEqat0000deadbeef", "FAKEqat0000deadbeef"),
+    _p("bearer_concat", "headers={'Authorization': 'Bearer ' + 'FAKEconcat0000deadbeef'}", "FAKEconcat0000deadbeef"),
+    _p("bearer_concat", 'fetch(u, {headers: {Authorization: "Bearer " + "FAKEjsconcat0000dead"}})',
+       "FAKEjsconcat0000dead"),
 )
 """A held-out group: instances of the same kinds found after the corpus above
 passed (a red team's second round); kept apart so the figures show both."""
@@ -430,6 +451,9 @@ HELD_OUT_NEAR_MISSES: tuple[NearMiss, ...] = tuple(
         ("cli_prose", "net use Z: \\\\fs.example.invalid\\share * /user:DOM\\bob && echo done > out.txt"),
         ("token_lookalike", "key-value store; the sq0 queue; dp.st.prd config; tskey-rotation docs"),
         ("token_lookalike", "version 1.2.3.4 at api.v1.example.invalid and MTIz.abc.def in a test id"),
+        ("credential_key_code", 'creds = load_credentials(path)\nauth: AuthConfig | None = None\nsalt = os.urandom(16)'),
+        ("credential_key_code", "session_id = request.cookies.get('sid')\nAUTH_MODE=oauth2\ncredentials: Credentials"),
+        ("credential_key_code", "https://api.example.invalid/search?q=token&key=value&page=2&sig=none"),
         ("hex_dump", "armour bytes: " + b"-----BEGIN PUBLIC KEY-----".hex() + " (a public key, fine to share)"),
     )
 )

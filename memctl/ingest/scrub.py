@@ -19,7 +19,10 @@ The rules live in one module per job, each naming the sources of its formats:
   secret stores; :mod:`memctl.ingest.scrub_command_args`: positional and
   Windows-style (``/p:``) ones, and values written into password files;
 * :mod:`memctl.ingest.scrub_keyword`: values under credential-named keys in every
-  quoting (env, YAML, TOML, JSON and escaped JSON, XML, netrc).
+  quoting (env, YAML, TOML, JSON and escaped JSON, XML, netrc);
+  :mod:`memctl.ingest.scrub_credential_key`: credential-shaped values under
+  ``credentials``/``auth``/``salt``/signing/session names and signed-URL
+  query parameters.
 
 The detectors start from the maintained detect-secrets (Yelp) plugins: their
 regexes are imported or re-expressed (free text needs spans and boundaries,
@@ -51,6 +54,7 @@ from detect_secrets.plugins.slack import SlackDetector
 
 from memctl.ingest.scrub_command import COMMAND_DETECTORS
 from memctl.ingest.scrub_command_args import COMMAND_ARGUMENT_DETECTORS
+from memctl.ingest.scrub_credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.ingest.scrub_detector import HEX, Detector, detector
 from memctl.ingest.scrub_encoded import encoded_secret_detector
 from memctl.ingest.scrub_http import HTTP_DETECTORS
@@ -153,6 +157,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         *COMMAND_DETECTORS,
         *COMMAND_ARGUMENT_DETECTORS,
         *KEYWORD_DETECTORS,
+        *CREDENTIAL_KEY_DETECTORS,
     )
 
 
