@@ -101,6 +101,7 @@ from memctl.sleep.validator_encoded import decoded_views, looks_like_command
 from memctl.sleep.validator_fold import deobfuscate, fold_for_matching, skeleton
 from memctl.sleep.validator_injection import INJECTION_PATTERNS, find_injection
 from memctl.sleep.validator_languages import find_multilingual
+from memctl.sleep.validator_phrasings import find_phrasing
 from memctl.sleep.validator_poisoning import find_poisoning
 from memctl.sleep.validator_structure import find_cased_structure, find_forged_structure
 from memctl.store.errors import InvalidPathError
@@ -276,7 +277,7 @@ def _as_proposal(raw: bytes | bytearray | str | dict, limits: ValidationLimits) 
     return value, None
 
 
-_RECOGNISERS = (find_forged_structure, find_poisoning, find_injection, find_multilingual)
+_RECOGNISERS = (find_forged_structure, find_poisoning, find_injection, find_multilingual, find_phrasing)
 _FAMILY_WORDS = {"forged_context": "imitates the context layout or chat markup",
                  "prompt_injection": "matches a prompt-injection pattern",
                  "memory_poisoning": "directs the assistant"}
