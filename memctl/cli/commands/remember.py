@@ -84,9 +84,12 @@ class RememberCommand(TyperCommand):
 
 
 def _shown(value: str) -> str:
-    """``value`` for an error message when short and plain; else only its length (it may be misplaced text)."""
-    return repr(value) if len(value) <= 40 and value.isprintable() and " " not in value else \
-        f"({len(value)} characters, not shown)"
+    """What an error message says about an option's value: only its length, never the value.
+
+    A secret typed into the wrong option (``--kind <token>``) would otherwise be echoed to the terminal
+    and to any log capturing stderr.
+    """
+    return f"{len(value)} characters, not shown"
 
 
 def _read_text(text: Optional[str], file: Optional[Path]) -> str:
@@ -144,7 +147,7 @@ def remember(
     if topic and global_scope:
         raise UsageError("--topic and --global exclude each other")
     if not SESSION_ID.match(session):
-        raise UsageError(f"invalid session id {_shown(session)}: use letters, digits, '_', '.', '-' (max 128)")
+        raise UsageError(f"invalid session id ({_shown(session)}): use letters, digits, '_', '.', '-' (max 128)")
     content = _read_text(text, file)
     data_home = DataHome(settings.home)
     if topic is not None:
@@ -153,7 +156,7 @@ def remember(
         except UnknownTopicError:
             if TOPIC_SLUG.match(topic):
                 raise
-            raise UsageError(f"unknown topic {_shown(topic)}; `memctl doctor` lists the topics") from None
+            raise UsageError(f"unknown topic ({_shown(topic)}); `memctl doctor` lists the topics") from None
     proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=content, source="remember",
                               topic=topic, kind=kind.value, global_scope=global_scope,
                               max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)
