@@ -454,6 +454,11 @@ HELD_OUT_NEAR_MISSES: tuple[NearMiss, ...] = tuple(
         ("credential_key_code", 'creds = load_credentials(path)\nauth: AuthConfig | None = None\nsalt = os.urandom(16)'),
         ("credential_key_code", "session_id = request.cookies.get('sid')\nAUTH_MODE=oauth2\ncredentials: Credentials"),
         ("credential_key_code", "https://api.example.invalid/search?q=token&key=value&page=2&sig=none"),
+        ("code_value", 'token = tokens.get(name, "<not set>")\nquery_tokens = tokenization.Tokenized(ids=ids)'),
+        ("code_value", 'token = response.json()["access_token"]\npassword: dict[str, object] | None'),
+        ("code_value", "client_secret: SessionClientSecret\ntoken.markup = markerChar"),
+        ("code_value", 'token := strings.TrimPrefix(h, "Bearer ")\nsecret: Annotated[str, Depends(provide)]'),
+        ("code_value", "word_tokens = bpe_encode(self.ranks, word)\ntokens=count_input_tokens(response, text)"),
         ("hex_dump", "armour bytes: " + b"-----BEGIN PUBLIC KEY-----".hex() + " (a public key, fine to share)"),
     )
 )

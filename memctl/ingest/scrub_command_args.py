@@ -93,7 +93,7 @@ def _argument_spans(text: str, lowered: str | None) -> Iterator[Span]:
             if span is not None and is_credential_name(match.group("key").rsplit(".", 1)[-1]):
                 yield span[0], span[1], "secret"
     if ">" in present:
-        yield from _password_file_spans(text)
+        yield from _password_file_spans(text, haystack)
     if present & {"env add", "secret put", "env:set"}:
         for match in _PIPED_INTO_STORE.finditer(text):
             span = _value_span(match)
@@ -101,19 +101,32 @@ def _argument_spans(text: str, lowered: str | None) -> Iterator[Span]:
                 yield span[0], span[1], "secret"
 
 
-def _password_file_spans(text: str) -> Iterator[Span]:
-    """``echo VALUE > FILE`` when FILE is a password file by its name or by a ``--…pass…-file`` flag."""
-    writes = list(_ECHO_TO_FILE.finditer(text)) if ("echo" in text or "printf" in text) else []
-    if not writes:
-        return
-    flagged = {m.group("file") for m in _PASSWORD_FILE_FLAG.finditer(text)}
-    for match in writes:
-        path = match.group("file")
-        name = path.rsplit("/", 1)[-1]
-        if path in flagged or name in {p.rsplit("/", 1)[-1] for p in flagged} or _PASSWORD_FILE_NAME.search(name):
-            span = _value_span(match)
-            if span is not None:
-                yield span[0], span[1], "password"
+_REDIRECT_TO_PASSWORD_FILE = re.compile(r">>?[ \t]*(?P<file>[^\x00\s;|&'\"]*(?:pass|pw|secret|token|cred)[^\x00\s;|&'\"]*)")
+
+
+def _password_file_spans(text: str, lowered: str) -> Iterator[Span]:
+    """``echo VALUE > FILE`` when FILE is a password file by its name or by a ``--…pass…-file`` flag.
+
+    Found from the redirect (a ``>`` literal scans fast), then the ``echo`` on its line."""
+    redirects = [m.start() for m in _REDIRECT_TO_PASSWORD_FILE.finditer(lowered) if _PASSWORD_FILE_NAME.search(
+        m.group("file").rsplit("/", 1)[-1])]
+    if "-file" in lowered:
+        for flag in _PASSWORD_FILE_FLAG.finditer(text):
+            name = flag.group("file")
+            pos = text.find(name)
+            while pos != -1:
+                before = text[max(0, pos - 3) : pos].rstrip(" \t")
+                if before.endswith(">"):
+                    redirects.append(pos - (len(text[max(0, pos - 3) : pos]) - len(before)) - 1)
+                pos = text.find(name, pos + 1)
+    for redirect in sorted(set(redirects)):
+        line_start = max(text.rfind("\n", 0, redirect), text.rfind("\x00", 0, redirect), redirect - 300, -1) + 1
+        for match in _ECHO_TO_FILE.finditer(text, line_start, min(len(text), redirect + 200)):
+            if match.start("file") >= redirect:
+                span = _value_span(match)
+                if span is not None:
+                    yield span[0], span[1], "password"
+                break
 
 
 COMMAND_ARGUMENT_DETECTORS: tuple[Detector, ...] = (

@@ -30,7 +30,8 @@ __all__ = ["CREDENTIAL_KEY_DETECTORS"]
 
 _IDENT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _SEGMENTS = re.compile(r"[_.-]|(?<=[a-z0-9])(?=[A-Z])")
-_KEY_ROOTS = ("credential", "creds", "auth", "passcode", "salt", "signing", "session")
+# "session" alone is everywhere in a coding session's text: only its id names are looked for.
+_KEY_ROOTS = ("credential", "creds", "auth", "passcode", "salt", "signing", "session_id", "sessionid", "session-id")
 _LAST_SEGMENTS = frozenset({"credentials", "credential", "creds", "auth", "passcode", "salt", "sessionid", "signing"})
 _ASSIGNMENT = re.compile(
     r"""(?:\\*["'`]?\]?[ \t]*(?::=|=>|=|:)|\\*["'][ \t]*,)[ \t]*(?:(?P<q>\\*["'`])(?P<quoted>[^"'`\n\x00\\]+)\\*["'`]|(?P<bare>[^\s"'`&#<>,;)}\]\\\x00]+))"""
@@ -66,7 +67,7 @@ def _encoded_text_without_pair(value: str) -> bool:
 
 
 def _plausible(value: str) -> bool:
-    if is_placeholder(value) or _CODE_VALUE.match(value):
+    if is_placeholder(value) or _CODE_VALUE.match(value) or "{" in value:
         return False
     return credential_shaped(unquote(value), min_len=12)
 
@@ -101,16 +102,24 @@ def _key_spans(text: str, lowered: str) -> Iterator[Span]:
             pos = lowered.find(root, end)
 
 
+# Query parameter names by the literal they end with (one substring search each).
+_QUERY_ENDINGS = ("key=", "token=", "sig=", "signature=", "credential=", "auth=")
+_QUERY_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
 def _query_spans(text: str, lowered: str) -> Iterator[Span]:
-    for name in _QUERY_NAMES:
-        needle = name + "="
-        pos = lowered.find(needle)
+    for ending in _QUERY_ENDINGS:
+        pos = lowered.find(ending)
         while pos != -1:
-            if pos > 0 and text[pos - 1] in "?&;":
-                value = _QUERY_VALUE.match(text, pos + len(needle))
+            value_start = pos + len(ending)
+            start = pos
+            while start > 0 and lowered[start - 1] in _QUERY_NAME_CHARS and pos - start < 24:
+                start -= 1
+            if start > 0 and text[start - 1] in "?&;" and lowered[start:value_start - 1] in _QUERY_NAMES:
+                value = _QUERY_VALUE.match(text, value_start)
                 if value is not None and _plausible(value.group(0)):
                     yield value.start(), value.end(), "secret"
-            pos = lowered.find(needle, pos + 1)
+            pos = lowered.find(ending, value_start)
 
 
 def _credential_key_spans(text: str, lowered: str | None) -> Iterator[Span]:

@@ -60,6 +60,16 @@ _PATH = re.compile(r"(?:/|~/|\./)[\w.-]+(?:/[\w.-]+)+")
 _SNAKE_IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z]+)+")
 # A call or subscript as the whole value: get_password(), os.environ.get( (cut at a quote), data[.
 _CALL_OR_SUBSCRIPT = re.compile(r"[A-Za-z_][\w.]*(?:\(.*\)|\[.*\]|[(\[])")
+# Code starting the value, cut at a space: tokens.get(name, …), bpe_encode(self, …),
+# Annotated[str, …], dict[str, object] | None, strings.TrimPrefix(h, …). A literal
+# password rarely opens with a dotted or Capitalised name and a bracket, or is a
+# lower-case name with only arguments after its bracket (pa(ss)w0rd+x is a literal).
+_CODE_PREFIX = re.compile(
+    r"[a-z_][a-z0-9_]*[(\[][\w.\"']*[)\]]?$"  # bpe_encode(self.ranks, dict[str: arguments only, no literal after
+    r"|(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][a-z]+[A-Za-z]*)[(\[]"  # tokens.get(…, Annotated[…
+)
+# A lowerCamelCase or CamelCase name, letters only: an identifier or a type, not a literal.
+_CAMEL_IDENTIFIER = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+")
 # Where an unquoted value stops early: the next name=value pair, or a shell list operator.
 _NEXT_PAIR = re.compile(r"&&|\|\||[,;&][ \t]*(?=[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*=)")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
@@ -267,7 +277,13 @@ def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[
     if sep_core in {"==", "===", "!=", "!=="} and not quoted:
         return False  # comparison with a variable, not a literal
     if not quoted:
-        if _CALL_OR_SUBSCRIPT.fullmatch(value) or value[0] in "([{" or value in _CODE_WORDS:
+        if (
+            _CALL_OR_SUBSCRIPT.fullmatch(value)
+            or _CODE_PREFIX.match(value)
+            or _CAMEL_IDENTIFIER.fullmatch(value)
+            or value[0] in "([{"
+            or value in _CODE_WORDS
+        ):
             return False  # a call, subscript, tuple or literal: password=get_password(), token=(lambda …)
         if value == key or value.lower() == key_lower:
             return False  # api_key=api_key (keyword argument pass-through)

@@ -53,8 +53,8 @@ discord_bot_token       base64 of a numeric id ``.`` 6 ``.`` 27+ (Discord bot to
 
 The formats of the second block are rare in text, so each is looked for only
 when its literal is in the text (a substring test costs a fraction of a regex
-scan); a Discord token has no literal and is gated on its first part, the
-base64 of a decimal id (``MT``, ``Mj``… ``OT``).
+scan); a Discord token has no literal prefix: it is found from its dot-led
+middle and its first part must be the base64 of a decimal id.
 
 Stripe keys (``sk_live_``…), AWS secret keys, JWTs and Slack webhooks are
 in :mod:`memctl.ingest.scrub`'s table, Telegram bot tokens in :mod:`memctl.ingest.scrub_http`; tokens of other services are caught by the
@@ -193,16 +193,31 @@ RARE_TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("pulumi_token", "pul-", r"pul-[a-f0-9]{40}" + _B),
     TokenFormat("tailscale_key", "tskey-", r"tskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"),
     TokenFormat("doppler_token", "dp.", r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{30,}"),
-    TokenFormat(
-        "discord_bot_token", ".", r"[MNO][A-Za-z0-9_-]{21,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}" + _BH, _discord_id
-    ),
 )
 """Formats looked for only when their literal (``group``) is in the text."""
 _RARE_PATTERNS = tuple((fmt, re.compile(fmt.pattern)) for fmt in RARE_TOKEN_FORMATS)
 
 
+# A Discord bot token: base64 of the id, a 6-character timestamp, an HMAC. Found
+# from its dot-led middle (a one-character literal scans fast), then the id is
+# read backwards.
+_DISCORD_TAIL = re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}" + _BH)
+_DISCORD_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _discord_spans(text: str) -> Iterator[Span]:
+    for tail in _DISCORD_TAIL.finditer(text):
+        start = tail.start()
+        while start > 0 and text[start - 1] in _DISCORD_ID_CHARS and tail.start() - start <= 28:
+            start -= 1
+        if 22 <= tail.start() - start <= 28 and text[start] in "MNO" and _discord_id(text[start : tail.end()]):
+            if left_boundary(text, start, _LEFT):
+                yield start, tail.end(), "discord_bot_token"
+
+
 def _rare_token_spans(text: str, lowered: str | None) -> Iterator[Span]:
     del lowered
+    yield from _discord_spans(text)
     for fmt, pattern in _RARE_PATTERNS:
         if fmt.group not in text:
             continue
