@@ -322,6 +322,7 @@ HELD_OUT_SECRETS: tuple[Planted, ...] = (
     # Credentials on command lines: switches, positional arguments, password files, piped into stores.
     _p("cli_switch", "xfreerdp /u:ops /p:FAKErdp0000 /v:rdp.example.invalid", "FAKErdp0000"),
     _p("cli_switch", "xfreerdp3 /v:h.example.invalid /u:bob /p:'FAKErdp0001 x' +clipboard", "FAKErdp0001 x"),
+    _p("cli_switch", "Everything is fixed. The remote desktop uses /p:FAKErdpIngest0000 now.", "FAKErdpIngest0000"),
     _p("cli_password", "smbclient //fs.example.invalid/share -U DOM\\bob%FAKEsmb0000 -c ls", "FAKEsmb0000"),
     _p("cli_password", "smbclient //fs.example.invalid/share --user=svc%FAKEsmb0001", "FAKEsmb0001"),
     _p("cli_password", "psexec \\\\host.example.invalid -u admin -p FAKEpsexec0000 cmd.exe", "FAKEpsexec0000"),

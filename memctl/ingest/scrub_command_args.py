@@ -2,7 +2,8 @@
 
 Sources (each tool's manual or ``--help``):
 
-* FreeRDP (``xfreerdp``, ``xfreerdp3``, ``wlfreerdp``, ``sdl-freerdp``): ``/p:PASS``, ``/password:PASS``;
+* FreeRDP (``xfreerdp``, ``xfreerdp3``, ``wlfreerdp``, ``sdl-freerdp``): ``/p:PASS``, ``/password:PASS``
+  (quoted in prose without the client: when the value has letters and digits);
 * Windows ``net use [DEVICE] \\\\server\\share PASS /user:DOMAIN\\user``;
 * ``gcloud auth activate-refresh-token ACCOUNT TOKEN``;
 * MinIO client ``mc alias set ALIAS URL ACCESSKEY SECRETKEY`` (also ``mc config host add``);
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memctl.ingest.scrub_detector import Detector, Span, detector, is_placeholder
+from memctl.ingest.scrub_detector import Detector, Span, detector, has_digit_and_letter, is_placeholder
 from memctl.ingest.scrub_keyword import is_credential_name
 
 __all__ = ["COMMAND_ARGUMENT_DETECTORS"]
@@ -31,6 +32,8 @@ _CMD = r"(?:(?<![\w.-])|(?<=\\[nrt]))"
 _WORD = r"""(?:'(?P<sq>[^\x00'\n]+)'|"(?P<dq>[^\x00"\n\\]+)"|(?P<bare>[^\x00\s'"`;|&)\\]+))"""
 _ARG = r"""(?:'[^\x00'\n]*'|"[^\x00"\n]*"|[^\x00\s'"`;|&]+)"""
 _FREERDP = re.compile(r"freerdp3?\b[^\n\x00|;&]*?[ \t]/p(?:assword)?:" + _WORD)
+# The switch quoted without its client ("the remote desktop uses /p:X"): a password-shaped value only.
+_PASSWORD_SWITCH = re.compile(r"(?:^|(?<=[\s\"'`(]))/p(?:assword)?:" + _WORD)
 _NET_USE = re.compile(_CMD + r"net[ \t]+use(?:[ \t]+[A-Za-z]:|[ \t]+\*)?[ \t]+\\\\+[^\s\x00]+[ \t]+(?![/*])" + _WORD)
 _REFRESH_TOKEN = re.compile(r"activate-refresh-token[ \t]+" + _ARG + r"[ \t]+(?!-)" + _WORD)
 _MC_ALIAS = re.compile(
@@ -52,7 +55,7 @@ _PIPED_INTO_STORE = re.compile(
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+'%s[^\x00'\n]*')?)[ \t]+" + _WORD
     + r"[ \t]*\|[ \t]*(?:npx[ \t]+)?(?:vercel[ \t]+env[ \t]+add|wrangler[ \t]+secret[ \t]+put|netlify[ \t]+env:set)\b"
 )
-_GATES = ("freerdp", "net use", "activate-refresh-token", "mc alias", "mc config", "rclone config", "git config",
+_GATES = ("freerdp", "/p", "net use", "activate-refresh-token", "mc alias", "mc config", "rclone config", "git config",
           ">", "env add", "secret put", "env:set")
 
 
@@ -81,6 +84,11 @@ def _argument_spans(text: str, lowered: str | None) -> Iterator[Span]:
                 span = _value_span(match)
                 if span is not None:
                     yield span[0], span[1], kind
+    if "/p" in present and "freerdp" not in present:
+        for match in _PASSWORD_SWITCH.finditer(text):
+            span = _value_span(match)
+            if span is not None and has_digit_and_letter(text[span[0] : span[1]]) and span[1] - span[0] >= 8:
+                yield span[0], span[1], "password"
     if "rclone config" in present:
         for match in _RCLONE.finditer(text):
             for pair in _RCLONE_PAIR.finditer(text, match.start("rest"), match.end("rest")):
