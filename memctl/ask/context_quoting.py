@@ -22,7 +22,7 @@ prompt through :func:`quote`: one JSON string literal (RFC 8259), which
   (``[USER_MEMORY]``, ``[/REFERENCE]``, Mistral's ``[INST]``) or a ``[n]``
   citation at the start of a line as ``\\u005b``; the ``:`` of a role label
   at the start of a line (``User:``, ``**Assistant:**``, ``System (x):``,
-  ``Question:``) as ``\\u003a`` — all still valid JSON, so ``json.loads``
+  ``Question:``, ``Пользователь:``, ``ユーザー：``, any of ``_ROLE_LABELS``) as ``\\u003a`` — all still valid JSON, so ``json.loads``
   gives back the exact text, but the marker's character sequence never
   reaches the model's tokenizer;
 * stays readable: other Unicode is kept as is (``ensure_ascii=False``).
@@ -41,9 +41,16 @@ _LINE_START = r"(?<![^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])[ \t]*"
 _TAG_OPEN = re.compile(r"<(?=[|\uff5c/!?<A-Za-z_])")
 _BRACKET_MARKER = re.compile(r"\[(?=/?[A-Za-z_][A-Za-z0-9_]+\])")
 _CITATION_AT_LINE_START = re.compile(_LINE_START + r"(\[)\d+\]")
+# Role labels of chat transcripts in the languages memctl's validator reads (English, German, French,
+# Spanish, Italian, Portuguese, Dutch, Turkish, Polish, Russian, Chinese, Japanese, Korean).
+_ROLE_LABELS = (
+    "user|assistant|system|human|ai|model|bot|tool|developer|function|question|answer|operator"
+    "|benutzer|nutzer|assistent|utilisateur|assistante?|systeme|système|usuario|usuário|asistente|sistema|utente"
+    "|modello|modelo|gebruiker|systeem|kullanıcı|asistan|sistem|użytkownik|asystent|system"
+    "|пользователь|ассистент|помощник|система|модель|разработчик|вопрос|ответ"
+    "|用户|用戶|助手|系统|系統|ユーザー|アシスタント|システム|사용자|어시스턴트|시스템")
 _ROLE_AT_LINE_START = re.compile(
-    _LINE_START + r"[>#*_ \t-]*(?:user|assistant|system|human|ai|model|bot|tool|developer|function|question)"
-    r"[ \t*_]*(?:\([^)\n]*\))?[ \t*_]*(:)", re.IGNORECASE)
+    _LINE_START + r"[>#*_ \t-]*(?:" + _ROLE_LABELS + r")[ \t*_]*(?:\([^)\n]*\))?[ \t*_]*([:：])", re.IGNORECASE)
 _PLAIN_FIELD = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@+:-]{0,255}$")
 _ESCAPED_CATEGORIES = ("Cc", "Cf", "Zl", "Zp", "Cs")
 
