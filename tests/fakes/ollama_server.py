@@ -389,7 +389,7 @@ def consolidate_reply(text: str, mode: str = "merge") -> str:
     memory's first two words), ``drop-newest`` (the merge without the newest
     memory), ``oldest`` (the oldest memory verbatim: the superseded fact).
     """
-    blocks = sorted(_MEMORY_BLOCK.findall(text), key=lambda m: m[0])
+    blocks = sorted(((stated, _unquoted(body)) for stated, body in _MEMORY_BLOCK.findall(text)), key=lambda m: m[0])
     if mode == "junk":
         return "JUNK"
     if mode == "empty":
