@@ -64,6 +64,9 @@ def test_cognee_env_points_at_ollama_native_routes_and_the_home(tmp_path: Path) 
     assert env["EMBEDDING_ENDPOINT"] == "http://127.0.0.1:9999/api/embed"
     assert env["EMBEDDING_DIMENSIONS"] == "768" and env["EMBEDDING_PROVIDER"] == "ollama"
     assert env["ENABLE_BACKEND_ACCESS_CONTROL"] == "true"
+    assert env["OLLAMA_API_BASE"] == "http://127.0.0.1:9999"  # litellm's /api/show fallback
+    assert env["RAISE_INCREMENTAL_LOADING_ERRORS"] == "false" and env["LITELLM_MODE"] == "PRODUCTION"
+    assert env["COGNEE_ENV_FILE"] == str(home.cognee / "cognee.env")
     assert env["GRAPH_DATABASE_PROVIDER"] == "kuzu" and env["VECTOR_DB_PROVIDER"] == "lancedb"
     for key in ("SYSTEM_ROOT_DIRECTORY", "DATA_ROOT_DIRECTORY", "CACHE_ROOT_DIRECTORY", "COGNEE_LOGS_DIR"):
         assert Path(env[key]).is_relative_to(home.cognee)
@@ -107,7 +110,9 @@ def test_tiktoken_loads_from_cache_under_guard_and_guard_catches_download(tmp_pa
 
 
 def test_api_requires_configure(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kg, "_configured", None)
+    from memctl.graph import configure
+
+    monkeypatch.setattr(configure, "_configured", None)
     with pytest.raises(kg.GraphConfigError):
         kg.run_sync(kg.list_datasets())
 
@@ -193,14 +198,43 @@ def test_search_is_scoped_and_traces_to_the_note(home: DataHome) -> None:
 
 
 @pytest.mark.e2e
-def test_changed_note_is_refused_with_a_clear_error(home: DataHome) -> None:
+def test_changed_note_is_rejected_alone_or_replaced(home: DataHome) -> None:
     path = write_note(home, "ses_alpha1", "alpha", "# Fix the Kuzu lock\n\nrewritten by a newer prompt\n")
-    with pytest.raises(kg.NoteChangedError) as err:
-        kg.add_notes_sync("alpha", [path])
-    assert err.value.batch_index == 1 and err.value.paths == [path.resolve()]
-    assert "ses_alpha1.md" in str(err.value) and err.value.data_id
+    other = write_note(home, "ses_alpha3", "alpha", "# Third\n\nDan renamed the cache directory\n")
+    result = kg.add_notes_sync("alpha", [path, other], batch_size=5)
+    assert [(r.path, r.phase) for r in result.rejected] == [(str(path.resolve()), "add")]
+    assert "changed content" in result.rejected[0].reason
+    assert result.data_count == 3  # the other note of the batch went in
+    assert kg.run_sync(kg.remove_notes("alpha", [other])) == 1
+    replaced = kg.add_notes_sync("alpha", [path], replace_changed=True)
+    assert (replaced.rejected, replaced.replaced, replaced.data_count) == ([], 1, 2)
     write_note(home, "ses_alpha1", "alpha", NOTES["ses_alpha1"][1])  # restore
-    assert kg.add_notes_sync("alpha", [path]).data_count == 2
+    restored = kg.add_notes_sync("alpha", [path], replace_changed=True)
+    assert (restored.replaced, restored.data_count) == (1, 2)
+    kg.cognify_sync(["alpha"])
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("token", ["<|im_start|>", "<|eot_id|>"])
+def test_a_note_added_before_its_plain_copy_existed_keeps_one_document(home: DataHome, token: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A data home from before the plain-text conversion holds such a note as written (tiktoken's
+    cl100k accepts these tokens); the next add replaces that document by the plain copy's."""
+    from memctl.graph import plain_text
+
+    dataset = "zeta-" + token.strip("<|>").replace("_", "-")
+    note = write_note(home, "ses_zeta1", dataset, f"# Chat template\n\nthe template doubles {token}\n")
+    monkeypatch.setattr(plain_text, "plain", lambda text: text)
+    assert kg.add_notes_sync(dataset, [note]).data_count == 1
+    kg.cognify_sync([dataset])
+    monkeypatch.undo()
+    again = kg.add_notes_sync(dataset, [note])
+    assert (again.replaced, again.data_count, again.rejected) == (1, 1, [])
+    kg.cognify_sync([dataset])
+    hits = kg.run_sync(kg.search("chat template", [dataset]))
+    assert [h.document_name for h in hits] == ["ses_zeta1"] and token in hits[0].text
+    assert hits[0].source_uri == note.resolve().as_uri()
+    assert kg.run_sync(kg.remove_notes(dataset, [note])) == 1 and kg.run_sync(kg.dataset_data_count(dataset)) == 0
 
 
 @pytest.mark.e2e
