@@ -312,33 +312,9 @@ class IngestRun:
             )
 
     async def _graph_phases_async(self, groups: dict[str, list[Path]]) -> None:
-        from memctl.graph import knowledge_graph
+        from memctl.ingest.graph_phases import run_graph_phases
 
-        opts, settings = self.options, self.settings
-        if opts.phase in ("all", "add"):
-            self.reporter.phase("add", sum(len(p) for p in groups.values()))
-            try:
-                for topic, paths in sorted(groups.items()):
-                    before = await knowledge_graph.dataset_data_count(topic)
-                    result = await knowledge_graph.add_notes(topic, paths, settings.batch_size)
-                    # Cognee deduplicates by content hash: report what is new, not what was offered.
-                    self.summary.notes_submitted += len(paths)
-                    self.summary.notes_added += max(0, result.data_count - before)
-                    self.reporter.advance(len(paths))
-                self.summary.add_status = "ok"
-            except knowledge_graph.GraphMemoryError as exc:
-                self.summary.add_status = f"failed: {exc}"
-                self.reporter.log(f"add failed: {exc}")
-                return  # cognify over a partial add would hide the failure
-        if opts.phase in ("all", "cognify"):
-            self.reporter.phase("cognify", len(groups))
-            try:
-                await knowledge_graph.cognify(sorted(groups), settings.chunks_per_batch, settings.data_per_batch)
-                self.reporter.advance(len(groups))
-                self.summary.cognify_status = "ok"
-            except knowledge_graph.GraphMemoryError as exc:
-                self.summary.cognify_status = f"failed: {exc}"
-                self.reporter.log(f"cognify failed: {exc}")
+        await run_graph_phases(groups, self.options.phase, self.settings, self.home, self.summary, self.reporter)
 
     def _refuse_reparse_all_into_used_datasets(self) -> None:
         from memctl.graph import knowledge_graph

@@ -48,6 +48,7 @@ class IngestSummary:
     notes_submitted: int = 0
     notes_added: int = 0
     datasets: list[str] = field(default_factory=list)
+    notes_rejected: list[dict[str, str]] = field(default_factory=list)  # topic, note, phase, reason
     add_status: str = "not run"
     cognify_status: str = "not run"
     wall_s: float = 0.0
@@ -70,11 +71,13 @@ class IngestSummary:
 
     @property
     def exit_code(self) -> int:
-        """0 ok; 1 some sessions failed to distill; 4 add failed; 5 cognify failed
-        (run-level failures raise :class:`memctl.ingest.run.IngestError` with their own code instead)."""
-        if self.add_status.startswith("failed"):
+        """0 ok; 1 some sessions failed to distill; 4 the add phase failed or rejected a note; 5 the
+        cognify phase failed or rejected a note (the other notes went on: :mod:`memctl.ingest.graph_phases`).
+        Run-level failures raise :class:`memctl.ingest.run.IngestError` with their own code instead."""
+        phases = {r.get("phase") for r in self.notes_rejected}
+        if self.add_status.startswith("failed") or "add" in phases:
             return ADD_FAILED
-        if self.cognify_status.startswith("failed"):
+        if self.cognify_status.startswith("failed") or "cognify" in phases:
             return COGNIFY_FAILED
         return FAILED_ITEMS if self.errors else OK
 
