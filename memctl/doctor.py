@@ -111,6 +111,26 @@ def check_graph_location(home: DataHome) -> Check:
     return Check("graph store location", "ok", f"{home.cognee}")
 
 
+def check_graph_rejections(home: DataHome) -> Check:
+    """Notes Cognee rejected (:mod:`memctl.graph.rejections`): each is in the memory store but not in
+    its topic's graph until a run gets it through; the detail names them with the reason."""
+    from memctl.graph.rejections import load_rejections
+
+    rejected = load_rejections(home.graph_rejections)
+    if not rejected:
+        return Check("graph rejections", "ok", "none")
+
+    store = home.store.resolve()
+
+    def shown(path: str) -> str:
+        return Path(path).relative_to(store).as_posix() if Path(path).is_relative_to(store) else path
+
+    listed = "; ".join(f"{shown(r.path)} ({r.dataset}, {r.phase}): {r.reason}" for r in rejected[:5])
+    more = f"; … {len(rejected) - 5} more in {home.graph_rejections}" if len(rejected) > 5 else ""
+    return Check("graph rejections", "warn", f"{len(rejected)} note(s) not in the graph: {listed}{more}",
+                 "every `memctl ingest` offers them again; a note whose text changed may pass")
+
+
 def check_memory_store(home: DataHome) -> Check:
     """The audit chain of the memory store holds (``audit verify``), and no change is left unapplied."""
     from memctl.store import MemoryStore
@@ -186,6 +206,7 @@ def run_checks(settings: Settings, db_path: Path) -> list[Check]:
     checks = check_ollama(settings)
     checks.append(check_vector_store(settings, home))
     checks.append(check_graph_location(home))
+    checks.append(check_graph_rejections(home))
     checks.append(check_memory_store(home))
     checks.append(check_source(db_path))
     checks.append(check_topics(home))
