@@ -42,6 +42,12 @@ DEPLOY = [M("user/topics/beta/a.md", "2026-11-01T00:00:00Z", "Deploys of billing
           M("user/topics/beta/b.md", "2026-11-05T00:00:00Z", "Deploys of billing use the green pipeline."),
           M("user/topics/beta/c.md", "2026-11-03T00:00:00Z", "Billing runs on Postgres 16.")]
 
+PORTS = [M("user/global/p1.md", "2026-11-01T00:00:00Z", "The staging database listens on port 5432 at db-staging.internal."),
+         M("user/global/p2.md", "2026-11-04T00:00:00Z",
+           "The staging database now listens on port 5433 at db-staging.internal.")]
+NO_VERIFY = [M("user/topics/beta/n1.md", "2026-11-01T00:00:00Z", "Commits in beta run the pre-commit hooks."),
+             M("user/topics/beta/n2.md", "2026-11-02T00:00:00Z", "Commits in beta never use --no-verify.")]
+
 GOOD = [
     (PNPM, "- alpha repo: install with pnpm, not npm."),
     (PNPM, "In alpha, use pnpm (not npm) to install packages."),
@@ -53,6 +59,9 @@ GOOD = [
                "- Migrations: services/billing/migrations, applied with `alembic upgrade head`."),
     (PYTHON, "The ingest worker uses Python 3.12; run it with `uv run ingest-worker`."),
     (DEPLOY, "- Deploys of billing use the green pipeline.\n- Billing runs on Postgres 16."),
+    (PORTS, "The staging database listens on port 5433 at db-staging.internal."),
+    (NO_VERIFY, "- Commits in beta run the pre-commit hooks and never use --no-verify."),
+    (DEPLOY, "- Deploys of billing use the green pipeline (CI).\n- Billing runs on Postgres 16."),
 ]
 
 
@@ -89,6 +98,19 @@ BAD = [
     (LOCKFILES, f"- {LOCKFILES[2].text}", "drops the facts of user/topics/alpha/b.md: missing pnpm, pnpm-lock.yaml"),
     (POSTGRES, POSTGRES[1].text, "drops the facts of user/global/c.md"),
     (DEPLOY, "Deploys of billing use the green pipeline.", "drops the facts of user/topics/beta/c.md"),
+    # drops the newest member's number, or invents one
+    (PORTS, "- The staging database now listens on port 5432 at db-staging.internal.", "5433"),
+    (PYTHON, "The ingest worker uses Python 3.13; run it with `uv run ingest-worker`.", "3.12"),
+    (DEPLOY, "- Deploys of billing use the green pipeline.\n- Billing runs on Postgres 16 with 32 replicas.",
+     "numbers no member holds: 32"),
+    (POSTGRES, "- Billing runs on Postgres 16 at db-1.internal, backed up at 02:00.\n"
+               "- Migrations: services/billing/migrations, applied with `alembic upgrade head`.", "02:00"),
+    # flips a negation of the newest member
+    (PNPM, "alpha repo: always install with npm, never pnpm.", "flips a negation"),
+    (NO_VERIFY, "- Commits in beta run the pre-commit hooks and always use --no-verify.", "flips a negation"),
+    # invents names
+    (DEPLOY, "- Deploys of billing use the green pipeline.\n- Billing runs on Postgres 16 behind HAProxy and PgBouncer.",
+     "adds names no member holds: haproxy, pgbouncer"),
 ]
 
 

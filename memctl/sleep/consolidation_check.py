@@ -29,7 +29,12 @@ Rules, in order (the first failing one is the reason):
    half of its distinctive tokens and at least half of those no other
    member has (``pnpm-lock.yaml``); an older member a newer one restates may
    be dropped — newest wins, as ``memctl/prompts/consolidate.md`` asks;
-4. a length floor: at least half of the longest member that must survive
+4. nothing invented or flipped: every number (version, port, time) of the
+   newest member is kept; a number no member holds is a fabrication; a word
+   of the newest member that follows "never"/"not" (or "always"/"only")
+   there must not follow only the opposite in the merge; at most
+   ``NEW_NAMES_ALLOWANCE`` name-like tokens no member holds;
+5. a length floor: at least half of the longest member that must survive
    (the newest and the non-restated older ones) and 30% of their total.
 
 The thresholds are this project's choice, tuned on the consolidation
@@ -47,6 +52,7 @@ NEW_WORDS_SHARE = 0.5    # share of the words the newest member adds that a merg
 LONGEST_FLOOR = 0.5      # merged length / longest surviving member
 TOTAL_FLOOR = 0.3        # merged length / total of the surviving members
 MAX_LISTED = 5
+NEW_NAMES_ALLOWANCE = 1  # name-like tokens a merge may add that no member holds (a rephrasing's "CI")
 
 _TOKEN = re.compile(r"[\w.+/@:~-]+")
 _BACKTICKED = re.compile(r"`+([^`]+)`+")
@@ -139,6 +145,58 @@ def _restated(older: MemberLike, newer: Sequence[MemberLike]) -> bool:
     return any(_share(tokens, _vocabulary(n.text)) >= RESTATED_SHARE for n in newer)
 
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.:]\d+)*(?!\w)")
+_LIST_MARKER = re.compile(r"(?m)^\s*\d+[.)]\s")
+_NEGATOR = re.compile(r"^(?:never|not|no|don't|dont|do not|doesn't|isn't|without|nor)$")
+_AFFIRMER = re.compile(r"^(?:always|only|must|should|do)$")
+_WINDOW = 3  # words after a negator or "always" that it governs
+
+
+def _numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(_LIST_MARKER.sub(" ", text)))
+
+
+def _polarity(text: str) -> dict[str, set[str]]:
+    """token → {"neg", "pos"}: whether it follows (within a few words) a negator or an "always"/"only"."""
+    words = [w.strip(_OUTER).lower() for w in _TOKEN.findall(text.replace("n't", " not"))]
+    seen: dict[str, set[str]] = {}
+    for i, word in enumerate(words):
+        for before in words[max(0, i - _WINDOW):i]:
+            if _NEGATOR.match(before):
+                seen.setdefault(word, set()).add("neg")
+            elif _AFFIRMER.match(before):
+                seen.setdefault(word, set()).add("pos")
+    return seen
+
+
+def _fabrication(members: Sequence[MemberLike], newest: Sequence[MemberLike], text: str) -> str | None:
+    """Numbers dropped or invented, a negation flipped on the newest member's words, invented names."""
+    merged_numbers = _numbers(text)
+    member_numbers = set().union(*(_numbers(m.text) for m in members))
+    for member in newest:
+        lost = sorted(_numbers(member.text) - merged_numbers)
+        if lost:
+            return f"it drops numbers of the newest member {member.path}: {_listed(lost)}"
+    invented = sorted(merged_numbers - member_numbers)
+    if invented:
+        return f"it states numbers no member holds: {_listed(invented)}"
+    merged_polarity = _polarity(text)
+    for member in newest:
+        names, words = _tokens(member.text)
+        for token, marks in _polarity(member.text).items():
+            if token not in names | words or len(marks) != 1:
+                continue
+            flipped = {"neg": "pos", "pos": "neg"}[next(iter(marks))]
+            if merged_polarity.get(token) == {flipped}:
+                return f"it flips a negation of the newest member {member.path} on: {token}"
+    vocabulary = set().union(*(_vocabulary(m.text) for m in members))
+    new_names = sorted(t for t in _tokens(text)[0] if not _present(t, vocabulary)
+                       and not all(_present(p, vocabulary) for p in re.split(r"[._/@:+~-]+", t) if p))
+    if len(new_names) > NEW_NAMES_ALLOWANCE:
+        return f"it adds names no member holds: {_listed(new_names)}"
+    return None
+
+
 def substance_problem(members: Sequence[MemberLike], merged: str) -> str | None:
     """Why ``merged`` may not replace ``members`` (2+), as one sentence; ``None`` when it kept their substance.
 
@@ -183,6 +241,9 @@ def substance_problem(members: Sequence[MemberLike], merged: str) -> str | None:
         if _share(tokens, vocabulary) < KEEP_SHARE or (own and len(lost_own) > len(own) * (1 - KEEP_SHARE)):
             lost = lost_own or sorted(t for t in tokens if not _present(t, vocabulary))
             return f"it drops the facts of {member.path}: missing {_listed(lost)}"
+    problem = _fabrication(members, newest, text)
+    if problem:
+        return problem
     size = len(" ".join(text.split()))
     sizes = [len(" ".join(m.text.split())) for m in surviving]
     if size < LONGEST_FLOOR * max(sizes) or size < TOTAL_FLOOR * sum(sizes):
