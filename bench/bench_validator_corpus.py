@@ -1,7 +1,8 @@
 """Benchmark: the sleep validator on the adversarial proposal corpus (tests/proposal_corpus.py).
 
 Prints, for every split (``dev``: the rules were developed on it; ``heldout``: written before the
-rules, checked after; ``probe``: red-team entries written after the rules) and overall:
+rules, checked after; ``probe``: red-team entries written after the rules; ``redteam``: a second
+red team's instances promoted by the probe-fixed rules) and overall:
 
 * hostile rejection rate (target 1.00: nothing hostile reaches ``user/``) and benign acceptance
   rate (target ≥ 0.95);
@@ -14,8 +15,9 @@ rules, checked after; ``probe``: red-team entries written after the rules) and o
     .venv/bin/python -m bench.bench_validator_corpus [--repeat 5]
 
 Recorded first runs (the rules had not seen these splits): heldout 139/140 hostile refused,
-35/35 benign promoted; probe 32/62 hostile refused, 21/27 benign promoted. Every miss was then
-fixed as a kind (see the git log of memctl/validator_*.py).
+35/35 benign promoted; probe 32/62 hostile refused, 21/27 benign promoted; redteam 0/97 hostile
+refused (it holds only promoted instances), 47/47 benign promoted. Every miss was then fixed as a
+kind (see the git log of memctl/sleep/validator_*.py).
 """
 
 from __future__ import annotations

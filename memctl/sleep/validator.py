@@ -60,7 +60,12 @@ reason code               when
                           ``credential_transfer``, ``destructive_action``,
                           ``unreviewed_action``, ``consent_claim``,
                           ``safety_off``, ``encoded_command``, ``ai_addressed``,
-                          ``external_instruction``)
+                          ``external_instruction``), also their fixed English
+                          phrasings (:mod:`memctl.sleep.validator_phrasings`) and
+                          their Italian, Portuguese, Russian, Dutch, Turkish,
+                          Polish, Japanese and Korean forms or a credential file
+                          with an outside destination in any language
+                          (:mod:`memctl.sleep.validator_languages`)
 ``<family>:encoded:<k>``  any of the three above, or a secret, found after
                           decoding a payload in place (base64, hex, escapes,
                           URL encoding, HTML entities, rot13, reversed text:
