@@ -115,9 +115,23 @@ pattern (one attack and, where a near-miss is plausible, one benign note).
 """
 
 
+# A project's own system prompt stated as a file fact ("the system prompt for the support bot is versioned
+# in prompts/system.md") is not an extraction attempt: one sentence, a file path, no verb that reveals,
+# repeats, changes or ignores it.
+_OWN_PROMPT_FACT = re.compile(
+    rf"^(?:the|our|its|their)\s+system{_SP}prompts?\s+(?:for|of)\s+(?:the\s+|our\s+)?[a-z0-9 -]{{1,40}}?"
+    rf"\s+(?:is|are|lives?|sits?)\s+(?:versioned\s+|stored\s+|kept\s+|tracked\s+)?(?:in|at|under)\s+"
+    rf"[a-z0-9_./-]+\.(?:md|txt|ya?ml|json|toml|py|ts|j2|jinja)\.?$")
+_PROMPT_ACTION = re.compile(rf"{_B}(?:reveal|print|show|output|repeat|leak|disclose|ignore|override|replace|share"
+                            rf"|send|paste|quote|dump|tell|change|edit|follow|obey){_E}")
+
+
 def find_injection(folded: str) -> tuple[str, str] | None:
     """Return ``("prompt_injection:<name>", matched text)`` for the first pattern matching ``folded``, or None."""
+    own_prompt_fact = bool(_OWN_PROMPT_FACT.match(folded)) and not _PROMPT_ACTION.search(folded)
     for name, pattern in INJECTION_PATTERNS:
+        if name == "system_prompt" and own_prompt_fact:
+            continue
         match = pattern.search(folded)
         if match:
             return f"prompt_injection:{name}", match.group(0)[:60]
