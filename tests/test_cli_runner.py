@@ -58,6 +58,8 @@ def _error_classes() -> list[tuple[type[ExitCodeError], tuple, int]]:
     from memctl.ask.topic_index import TopicIndexError
     from memctl.connectors.opencode.errors import SourceBusyError, SourceError, UnknownSessionError, UnsupportedSchemaError
     from memctl.durations import DurationError
+    from memctl.graph.errors import GraphConfigError, GraphMemoryError, InvalidDatasetName
+    from memctl.graph.offline import OfflineAssetError
     from memctl.ingest.checkpoint import CheckpointError
     from memctl.ingest.run import IngestError
     from memctl.ollama_client import ModelError
@@ -101,6 +103,10 @@ def _error_classes() -> list[tuple[type[ExitCodeError], tuple, int]]:
         (exit_codes.HomeError, ("a file",), exit_codes.HOME),
         (IngestError, ("add failed", exit_codes.ADD_FAILED), exit_codes.ADD_FAILED),
         (IngestError, ("nothing ingested", exit_codes.NOTHING_INGESTED), exit_codes.NOTHING_INGESTED),
+        (GraphMemoryError, ("Cognee failed",), exit_codes.FAILED_ITEMS),
+        (GraphConfigError, ("Cognee rejected the configuration",), exit_codes.USAGE),
+        (InvalidDatasetName, ("bad dataset",), exit_codes.USAGE),
+        (OfflineAssetError, ("tiktoken file missing",), exit_codes.HOME),
     ]
 
 
@@ -210,3 +216,11 @@ def test_the_console_script_and_python_m_are_the_same_app() -> None:
     result = subprocess.run([sys.executable, "-m", "memctl.cli", "--version"], capture_output=True, text=True,
                             timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert result.returncode == 0 and result.stdout.startswith("memctl ")
+
+
+def test_graph_phase_errors_carry_the_add_and_cognify_codes() -> None:
+    from memctl.graph.errors import AddBatchError, CognifyError
+
+    add = AddBatchError("batch 1/1 failed", dataset="alpha", batch_index=1, batch_count=1, paths=[])
+    cognify = CognifyError("cognify failed for alpha", datasets=["alpha"])
+    assert (add.exit_code, cognify.exit_code) == (exit_codes.ADD_FAILED, exit_codes.COGNIFY_FAILED)

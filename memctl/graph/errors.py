@@ -14,25 +14,32 @@ import re
 from pathlib import Path
 from typing import Any
 
+from memctl.exit_codes import ADD_FAILED, COGNIFY_FAILED, USAGE, ExitCodeError
+
 MAX_DATASET_NAME = 255
 _BAD_NAME_RE = re.compile(r"[.\s/\\]")
 
 
-class GraphMemoryError(RuntimeError):
-    """Base class of every error the graph layer raises."""
+class GraphMemoryError(ExitCodeError, RuntimeError):
+    """Base class of every error the graph layer raises; reaching the CLI it is one line and
+    its ``exit_code`` (1 unless a subclass says otherwise), never a traceback."""
 
 
 class GraphConfigError(GraphMemoryError):
-    """Cognee is not configured (call ``configure``) or the settings are invalid."""
+    """Cognee is not configured (call ``configure``) or the settings are invalid (exit 2)."""
+
+    exit_code = USAGE
 
 
 class InvalidDatasetName(GraphMemoryError, ValueError):
-    """A dataset name Cognee would reject (see the module doc for the rule)."""
+    """A dataset name Cognee would reject (see the module doc for the rule; exit 2)."""
+
+    exit_code = USAGE
 
 
 class AddBatchError(GraphMemoryError):
     """One batch of ``add_notes`` failed for a reason no single note explains (the model
-    server, the stores): nothing of that batch was added.
+    server, the stores): nothing of that batch was added (exit 4).
 
     Attributes:
         dataset: the dataset name.
@@ -41,6 +48,8 @@ class AddBatchError(GraphMemoryError):
         paths: the notes of the failed batch. Earlier batches were added
             (adding again is a no-op), later ones were not attempted.
     """
+
+    exit_code = ADD_FAILED
 
     def __init__(self, message: str, *, dataset: str, batch_index: int, batch_count: int,
                  paths: list[Path]) -> None:
@@ -53,7 +62,9 @@ class AddBatchError(GraphMemoryError):
 
 class CognifyError(GraphMemoryError):
     """A cognify run failed for a reason no single note explains; ``datasets`` names what
-    was asked for, ``rejected`` the notes rejected before the failure (``NoteRejection``)."""
+    was asked for, ``rejected`` the notes rejected before the failure (``NoteRejection``; exit 5)."""
+
+    exit_code = COGNIFY_FAILED
 
     def __init__(self, message: str, *, datasets: list[str], rejected: list[Any] | None = None) -> None:
         super().__init__(message)

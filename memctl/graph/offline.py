@@ -48,6 +48,8 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
+from memctl.exit_codes import HOME, ExitCodeError
+
 __all__ = [
     "OFFLINE_ENV",
     "OfflineAssetError",
@@ -71,8 +73,11 @@ OFFLINE_ENV: dict[str, str] = {
 ENCODING = "cl100k_base"
 
 
-class OfflineAssetError(RuntimeError):
-    """A file needed to run offline is missing or does not match its hash."""
+class OfflineAssetError(ExitCodeError, RuntimeError):
+    """A file needed to run offline is missing or does not match its hash (exit 7: the data home's
+    tiktoken cache or the installed package needs repair; reported as one line, never a traceback)."""
+
+    exit_code = HOME
 
 
 @dataclass(frozen=True)
