@@ -151,5 +151,8 @@ def test_first_real_ingest_shows_memctl_lines_only(tmp_path: Path) -> None:
     assert "table already exists, skipping creation" in log and ESC not in log
 
     assert verbose_ask.returncode == 0 and ESC not in verbose_ask.stderr
-    assert "Logging initialized" in verbose_ask.stderr  # Cognee's INFO line, shown with --verbose only
-    assert "Logging initialized" not in quiet_ask.stderr
+    # A library's INFO line (httpx's request log) is shown with --verbose only. Not Cognee's own
+    # "Logging initialized": it appears only when the graph prewarm imports Cognee before the answer
+    # ends, which depends on the machine's load.
+    assert "HTTP Request: POST" in verbose_ask.stderr
+    assert "HTTP Request" not in quiet_ask.stderr and "Logging initialized" not in quiet_ask.stderr
