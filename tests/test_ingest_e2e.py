@@ -182,3 +182,17 @@ def test_datasets_hold_one_item_per_note(ingested) -> None:
         assert knowledge_graph.run_sync(counts()) == expected  # after two runs: no duplicates
         graph = knowledge_graph.run_sync(knowledge_graph.graph_counts("alpha"))
         assert graph.nodes > 0 and graph.edges > 0 and graph.total_vector_rows > 0
+
+
+def test_cognify_progress_counts_notes_not_topics(ingested) -> None:
+    """The cognify phase's total is the notes still to cognify (7 notes in 3 topics), and its
+    progress lines end at 7/7; a second run has nothing left to cognify."""
+    code, summary, err, _ = ingested["first"]
+    assert code == 0, err
+    assert "memctl: phase cognify started (7 items)" in err
+    ticks = [line for line in err.splitlines() if line.startswith("memctl: cognify ")]
+    assert ticks and ticks[-1] == "memctl: cognify 7/7"
+    counts = [int(t.split()[-1].split("/")[0]) for t in ticks]
+    assert all(a < b for a, b in zip(counts, counts[1:])), ticks  # forward only, no repeated line
+    _, _, err2, _ = ingested["second"]
+    assert "memctl: phase cognify started (0 items)" in err2

@@ -23,6 +23,8 @@ class LineReporter:
         write_err(f"memctl: phase {name} started" + (f" ({total} items)" if total is not None else "") + "\n")
 
     def advance(self, n: int = 1) -> None:
+        if n <= 0:
+            return
         self.count += n
         if self.count % self.step == 0 or (self.total and self.count >= self.total):
             write_err(f"memctl: {self.name} {self.count}/{self.total if self.total is not None else '?'}\n")

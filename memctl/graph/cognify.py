@@ -20,9 +20,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote, urlparse
 
+from memctl.graph.cognify_progress import CognifyWatch
 from memctl.graph.configure import quiet, require_configured
 from memctl.graph.errors import CognifyError, GraphConfigError, validate_dataset_name
 from memctl.graph.failures import is_environment_error, reason
@@ -53,7 +54,8 @@ class CognifyResult:
 
 
 @quiet
-async def cognify(datasets: list[str], chunks_per_batch: int = 10, data_per_batch: int = 4) -> CognifyResult:
+async def cognify(datasets: list[str], chunks_per_batch: int = 10, data_per_batch: int = 4,
+                  on_documents: Callable[[int], None] | None = None) -> CognifyResult:
     """Cognify ``datasets`` with explicit concurrency, rejecting notes one by one (module doc).
 
     Args:
@@ -62,6 +64,9 @@ async def cognify(datasets: list[str], chunks_per_batch: int = 10, data_per_batc
             (``cognee.cognify(chunks_per_batch=…)``; Cognee's default is 2000).
         data_per_batch: documents processed concurrently (an asyncio semaphore
             in Cognee's ``run_tasks``; Cognee's default is 20).
+        on_documents: called during the run with the number of documents
+            newly cognified since its last call (:class:`CognifyWatch`, about
+            once a second); None reports nothing.
 
     Only data not yet cognified is processed, so an unchanged dataset costs no model call.
 
@@ -81,6 +86,20 @@ async def cognify(datasets: list[str], chunks_per_batch: int = 10, data_per_batc
     result = CognifyResult(datasets=names)
     started = time.monotonic()
     pending = names
+    async with CognifyWatch(names, on_documents):
+        pending = await _rounds(pending, chunks_per_batch, data_per_batch, result)
+    if pending:
+        raise CognifyError(f"cognify of {', '.join(pending)} still failed after {MAX_ROUNDS} rounds of rejecting "
+                           "notes", datasets=names, rejected=result.rejected)
+    result.elapsed_s = time.monotonic() - started
+    return result
+
+
+async def _rounds(pending: list[str], chunks_per_batch: int, data_per_batch: int,
+                  result: CognifyResult) -> list[str]:
+    """Up to :data:`MAX_ROUNDS` runs, each over the datasets whose last run rejected notes; returns
+    the datasets still failing after the last round ([] when all finished)."""
+    names = result.datasets
     for _ in range(MAX_ROUNDS):
         if not pending:
             break
@@ -100,11 +119,7 @@ async def cognify(datasets: list[str], chunks_per_batch: int = 10, data_per_batc
         if failed:
             raise CognifyError("cognify failed for " + "; ".join(failed), datasets=names, rejected=result.rejected)
         pending = again
-    if pending:
-        raise CognifyError(f"cognify of {', '.join(pending)} still failed after {MAX_ROUNDS} rounds of rejecting "
-                           "notes", datasets=names, rejected=result.rejected)
-    result.elapsed_s = time.monotonic() - started
-    return result
+    return pending
 
 
 async def _run(names: list[str], chunks_per_batch: int, data_per_batch: int,

@@ -25,6 +25,7 @@ from typing import Iterable
 
 from memctl.graph.add import AddResult, add_notes, remove_notes
 from memctl.graph.cognify import CognifyResult, cognify
+from memctl.graph.cognify_progress import CognifyProgress, cognify_progress
 from memctl.graph.configure import close, configure, is_configured, run_sync
 from memctl.graph.environment import cognee_env
 from memctl.graph.errors import (
@@ -51,6 +52,7 @@ __all__ = [
     "AddBatchError",
     "AddResult",
     "CognifyError",
+    "CognifyProgress",
     "CognifyResult",
     "GraphConfigError",
     "GraphCounts",
@@ -63,6 +65,7 @@ __all__ = [
     "close",
     "cognee_env",
     "cognify",
+    "cognify_progress",
     "cognify_sync",
     "configure",
     "dataset_data_count",

@@ -60,14 +60,19 @@ async def run_graph_phases(groups: dict[str, list[Path]], phase: str, settings: 
                 phases.append("add")
             summary.add_status = _partial(len(rejected)) if rejected else "ok"
         if phase in ("all", "cognify"):
-            reporter.phase("cognify", len(groups))
             offered = sorted(set(offered) | {(t, str(Path(p).resolve())) for t, ps in groups.items() for p in ps})
             try:
+                # Progress in documents (notes), read from Cognee's per-document status while it runs.
+                pending = (await knowledge_graph.cognify_progress(sorted(groups))).pending
+                reporter.phase("cognify", pending)
+                shown = _CountingAdvance(reporter)
                 done = await knowledge_graph.cognify(sorted(groups), settings.chunks_per_batch,
-                                                     settings.data_per_batch)
+                                                     settings.data_per_batch, on_documents=shown)
                 phases.append("cognify")  # a failed run tried nothing to the end: its old record stays
                 rejected += done.rejected
-                reporter.advance(len(groups))
+                # A rejected note left its dataset processed but not cognified: the bar still ends full.
+                if pending > shown.count:
+                    reporter.advance(pending - shown.count)
                 summary.cognify_status = _partial(len(done.rejected)) if done.rejected else "ok"
             except knowledge_graph.GraphMemoryError as exc:
                 rejected += getattr(exc, "rejected", [])
@@ -82,6 +87,17 @@ async def run_graph_phases(groups: dict[str, list[Path]], phase: str, settings: 
             update_rejections(home.graph_rejections, offered, phases, rejected)
         except OSError as exc:  # the record is a report: the run's own outcome stands
             reporter.log(f"could not update {home.graph_rejections}: {exc}")
+
+
+class _CountingAdvance:
+    """``reporter.advance`` that remembers how many items it was given."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter, self.count = reporter, 0
+
+    def __call__(self, n: int) -> None:
+        self.count += n
+        self.reporter.advance(n)
 
 
 def _shown(path: str, home: DataHome) -> str:
