@@ -7,9 +7,10 @@ PYTHON="${PYTHON:-python3.11}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
+# The tests run the optional Flyte engine in local mode too, so its extra is installed here.
 # Reinstall only when the pins or the project metadata changed since the last install.
 if [ ! -f .venv/.installed-test ] || [ constraints.txt -nt .venv/.installed-test ] || [ pyproject.toml -nt .venv/.installed-test ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test]'
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test,flyte]'
   touch .venv/.installed-test
 fi
 # Lint first (pinned ruff, settings in pyproject.toml): an unused import or a broken import order fails in seconds.
