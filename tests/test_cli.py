@@ -47,6 +47,40 @@ def test_help_does_not_import_cognee() -> None:
     assert result.stdout.strip().endswith("COGNEE_ABSENT"), result.stdout[-300:]
 
 
+HEAVY_MODULES = ("cognee", "litellm", "lancedb", "kuzu", "sqlalchemy", "ollama", "httpx", "pydantic_settings",
+                 "memctl.config", "mcp", "flyte")
+
+
+def test_every_help_imports_nothing_heavy() -> None:
+    """`--help` of the root and of every command and subcommand imports no heavy library (the
+    start-up budget is 150 ms for `memctl --help`, 200 ms for any help; bench/bench_startup.py
+    measures it): the modules each help loaded are listed by a fresh interpreter."""
+    code = (
+        "import sys, json, typer\n"
+        "from memctl.cli.main import app\n"
+        "root = typer.main.get_command(app)\n"
+        "def paths(cmd, prefix):\n"
+        "    yield prefix\n"
+        "    for name, sub in getattr(cmd, 'commands', {}).items():\n"
+        "        yield from paths(sub, prefix + [name])\n"
+        "heavy = json.loads(sys.argv[1])\n"
+        "found = {}\n"
+        "for argv in paths(root, []):\n"
+        "    try:\n"
+        "        app(argv + ['--help'], standalone_mode=True)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "    found[' '.join(argv) or '(root)'] = sorted(m for m in heavy if m in sys.modules)\n"
+        "print('RESULT ' + json.dumps(found))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code, json.dumps(HEAVY_MODULES)], capture_output=True,
+                            text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT "))
+    found = json.loads(line[len("RESULT "):])
+    assert len(found) >= 12 and "ingest" in found and "schedule install" in found
+    assert {argv: mods for argv, mods in found.items() if mods} == {}
+
+
 def test_dry_run_plans_and_writes_nothing(fixture_copy: Path, tmp_path: Path) -> None:
     home = tmp_path / "var"
     result = memctl("ingest", "--dry-run", "--json", "--db", str(fixture_copy), "--home", str(home))

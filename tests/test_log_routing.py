@@ -146,7 +146,7 @@ def test_first_real_ingest_shows_memctl_lines_only(tmp_path: Path) -> None:
         assert ESC not in proc.stdout and ESC not in proc.stderr
         strangers = [line for line in proc.stderr.splitlines() if line.strip() and not MEMCTL_LINE.match(line)]
         assert strangers == [], strangers
-    assert "cognify 3/3" in ingest.stderr and "distilled" in ingest.stdout
+    assert "cognify 7/7" in ingest.stderr and "distilled" in ingest.stdout
     log = log_routing.log_path(home).read_text(encoding="utf-8")
     assert "table already exists, skipping creation" in log and ESC not in log
 

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
 
 from memctl.cli import log_routing, terminal
 from memctl.cli.boundary import ErrorBoundaryGroup
-from memctl.config import Settings
 from memctl.exit_codes import OK, UsageError
+
+if TYPE_CHECKING:  # pydantic-settings costs ~100 ms: imported when a command runs, not for --help
+    from memctl.config import Settings
 
 HELP = "Local-first memory for coding agents: OpenCode history → distilled notes → Cognee graph memory."
 
@@ -74,7 +76,7 @@ class ConfigError(UsageError):
     """The flags, ``MEMCTL_*`` environment or config file hold an invalid value (exit 2)."""
 
 
-def settings_from_flags(home: Optional[Path], **overrides: object) -> Settings:
+def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings":
     """Settings from flags (``None`` = not given) over the environment, the config file and defaults.
 
     Validate before importing the ollama client: it reads ``OLLAMA_HOST`` at import. The data home's
@@ -85,7 +87,7 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> Settings:
     """
     from pydantic import ValidationError
 
-    from memctl.config import config_file_path
+    from memctl.config import Settings, config_file_path
 
     source = config_file_path()
     if os.environ.get("MEMCTL_CONFIG") and not source.is_file():

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from memctl.cli.app import console, settings_from_flags
-from memctl.config import DataHome
 from memctl.exit_codes import HomeError
 
 if TYPE_CHECKING:
@@ -20,6 +19,7 @@ def store_from_flags(home: Optional[Path]) -> "MemoryStore":
         HomeError: the data home or its ``store/`` is a file.
         ConfigError: invalid settings.
     """
+    from memctl.config import DataHome
     from memctl.store import MemoryStore
 
     data_home = DataHome(settings_from_flags(home).home)
