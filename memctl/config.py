@@ -152,6 +152,9 @@ class Settings(BaseSettings):
         return host
 
 
+_held_locks: set[Path] = set()  # data-home roots whose lock this process holds
+
+
 class DataHome:
     """The layout of the data home (``var/`` by default; README "Where data goes"), and its lock.
 
@@ -229,6 +232,11 @@ class DataHome:
         return self.root / "logs"
 
     @property
+    def location(self) -> Path:
+        """Where this data home was last opened, and where before (:mod:`memctl.graph.relocate`)."""
+        return self.root / "location.json"
+
+    @property
     def lock_file(self) -> Path:
         """The file behind :meth:`lock`."""
         return self.root / ".memctl.lock"
@@ -268,10 +276,18 @@ class DataHome:
             message = (f"another memctl run (ingest or sleep) is using {self.root} (lock {self.lock_file}); "
                        "wait for it to finish" + (", or pass --wait" if offer_wait else ""))
             raise (error(message, LOCKED) if error else HomeBusyError(message)) from exc
+        _held_locks.add(self.root)
         try:
             yield
         finally:
+            _held_locks.discard(self.root)
             lock.release()
+
+    def holds_lock(self) -> bool:
+        """Whether this process holds :meth:`lock` now (a second ``flock`` on the same file from
+        the same process would wait for itself; :mod:`memctl.graph.relocate` asks first)."""
+        return self.root in _held_locks
+
 
     def transcript_path(self, source_id: str) -> Path:
         return self.transcripts / f"{source_id}.md"

@@ -102,12 +102,18 @@ def check_vector_store(settings: Settings, home: DataHome) -> Check:
 
 
 def check_graph_location(home: DataHome) -> Check:
-    """The Cognee stores belong to this data home (not to the one it was copied or moved from)."""
+    """The Cognee stores belong to this data home, or can be relocated into it (:mod:`memctl.graph.relocate`):
+    a copied or moved home is fine; stores pointing outside every place it has been are not."""
     from memctl.graph.knowledge_graph import graph_store_location_problem
+    from memctl.graph.relocate import pending_relocation
 
     problem = graph_store_location_problem(home)
     if problem:
         return Check("graph store location", "fail", problem, f"rm -rf {home.cognee} && memctl ingest")
+    moved = pending_relocation(home)
+    if moved:
+        return Check("graph store location", "ok",
+                     f"{home.cognee} (moved: {moved}; the next ask, ingest or sleep updates Cognee's stored paths)")
     return Check("graph store location", "ok", f"{home.cognee}")
 
 

@@ -3,7 +3,7 @@ failures (with the command's own document) and on errors (``{"error": …, "exit
 line on stderr). stdout parses as JSON; stderr never holds it.
 
 Fallback and error paths run in-process (Typer's CliRunner keeps stdout and stderr apart, through the
-same error boundary as the console script); the copied data home whose graph cannot be used runs as a
+same error boundary as the console script); the copied data home whose graph cannot be moved yet (a run holds its lock) runs as a
 real process after a real ingest (real Cognee, the fake model server). That path once printed its JSON on
 stderr when a background thread held ``sys.stdout`` redirected; the timing-free form of that case is in
 tests/test_log_routing.py (a leaked redirect).
@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from memctl import exit_codes
 from memctl.cli.main import app
 from tests.fakes.ollama_server import FakeOllama
-from tests.memctl_process import FIXTURE_118, ingest_fixture, run_memctl
+from tests.memctl_process import FIXTURE_118, hold_lock, ingest_fixture, run_memctl
 
 PNPM = ["Use pnpm, not npm, in this repo; it is faster", "Use pnpm instead of npm in this repo",
         "In this repo use pnpm and never npm"]
@@ -137,7 +137,7 @@ def test_audit_of_a_home_with_no_store_is_an_empty_list(home):
     assert _assert_json_only_on_stdout(_invoke("audit", "--json", "--home", str(home)), 0) == []
 
 
-# -- a copied data home: the graph cannot be used, ask answers from the raw notes ---------------------
+# -- a copied data home whose graph cannot be moved yet: ask answers from the raw notes ----------------
 
 
 def test_ask_on_a_copied_home_falls_back_with_its_json_on_stdout(tmp_path):
@@ -146,8 +146,14 @@ def test_ask_on_a_copied_home_falls_back_with_its_json_on_stdout(tmp_path):
         copy = tmp_path / "copied"
         shutil.copytree(home, copy, symlinks=True)
         shutil.rmtree(home)  # the original is gone: its recorded paths lead nowhere
-        ask = run_memctl(server, "ask", "--json", "What was wrong with add() in calc.py?", "--home", str(copy))
+        holder = hold_lock(copy / ".memctl.lock", 300)  # a run holds the copy: its paths cannot be moved now
+        try:
+            ask = run_memctl(server, "ask", "--json", "What was wrong with add() in calc.py?", "--home", str(copy))
+        finally:
+            holder.kill()
+            holder.wait()
     assert ask.returncode == 0, ask.stderr[-2000:]
     answer = json.loads(ask.stdout)
     assert answer["fallback_used"] and answer["retrieval_method"] == "notes" and answer["sources"]
+    assert "moved or copied" in answer["fallback_reason"]
     assert "{" not in ask.stderr and '"question"' not in ask.stderr

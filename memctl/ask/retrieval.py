@@ -63,14 +63,20 @@ class Retrieval:
         return self.method != "graph"
 
 
-def _store_path(uri: str | None, store_root: Path) -> str | None:
+def _store_path(uri: str | None, store_root: Path, home: DataHome | None = None) -> str | None:
     if not uri:
         return None
     local = Path(unquote(urlparse(uri).path)) if uri.startswith("file:") else Path(uri)
     try:
         return local.resolve().relative_to(store_root.resolve()).as_posix()
     except (ValueError, OSError):
+        pass
+    if home is None:
         return None
+    # Cognee's vectors keep the note's path from cognify time: a home moved since names its old root.
+    from memctl.graph.relocate import store_relative
+
+    return store_relative(uri, home)
 
 
 def source_for(store_path: str, text: str, index: TopicIndex) -> Source:
@@ -102,7 +108,7 @@ def _graph_hits(question: str, topics: list[str], settings: Settings, home: Data
 
     hits = []
     for raw in knowledge_graph.run_sync(bounded()):
-        store_path = _store_path(raw.source_uri, home.store)
+        store_path = _store_path(raw.source_uri, home.store, home)
         if store_path is None:
             continue  # not one of our published files: no provenance, so never cited
         hits.append(ContextHit(text=strip_front_matter(raw.text), source=source_for(store_path, raw.text, index),
@@ -113,9 +119,21 @@ def _graph_hits(question: str, topics: list[str], settings: Settings, home: Data
 
 
 def _location_problem(home: DataHome) -> str | None:
-    from memctl.graph.knowledge_graph import graph_store_location_problem
+    """Why the graph cannot serve from this home, or None. A moved or copied home is relocated here
+    when its lock is free: rewriting Cognee's stored paths is a fix of derived metadata under the
+    lock ingest and sleep take (no memory or knowledge changes), and without it the first questions
+    after a restore would be answered from the raw notes until the next ingest or sleep. When the
+    lock is busy, ask never waits: it answers from the raw notes and says why."""
+    from memctl.exit_codes import ExitCodeError
+    from memctl.graph.relocate import ensure_location
 
-    return graph_store_location_problem(home)
+    try:
+        ensure_location(home, actor="ask")
+    except ExitCodeError as exc:  # refused (stores outside the home) or busy (another run holds the lock)
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - a failed relocation degrades to the raw notes, as any graph failure
+        return f"this data home moved and its graph paths could not be updated: {type(exc).__name__}: {exc}"
+    return None
 
 
 def retrieve(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex, *,

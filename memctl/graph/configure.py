@@ -32,6 +32,7 @@ from memctl.config import DataHome, Settings
 from memctl.graph.environment import pin_environment
 from memctl.graph.errors import GraphConfigError, GraphMemoryError
 from memctl.graph.offline import ensure_offline_assets
+from memctl.graph.relocate import ensure_location
 
 __all__ = ["close", "configure", "configured_home", "is_configured", "quiet", "require_configured", "run_sync"]
 
@@ -70,9 +71,14 @@ def configure(settings: Settings, home: DataHome) -> None:
     Idempotent: a repeated call with equal settings and home does nothing.
     Creates ``home.cognee``, its tiktoken cache and its ``cognee.env``.
 
+    A data home that was moved, copied or restored elsewhere is relocated
+    first (:func:`memctl.graph.relocate.ensure_location`).
+
     Raises:
         GraphConfigError: invalid settings (e.g. non-positive dimensions) or
             Cognee rejected the configuration.
+        memctl.graph.relocate.RelocationError: the stores point outside every place the home has been (exit 7).
+        HomeBusyError: the home moved and another run holds its lock (exit 6).
         memctl.graph.offline.OfflineAssetError: the tiktoken file is unavailable.
         OSError: ``home.cognee`` cannot be written.
     """
@@ -88,6 +94,7 @@ def configure(settings: Settings, home: DataHome) -> None:
             raise GraphConfigError(f"embedding_dimensions must be positive, got {settings.embedding_dimensions}")
         if settings.graph_provider not in ("kuzu", "ladybug"):
             raise GraphConfigError(f"graph_provider must be 'kuzu' or 'ladybug', got {settings.graph_provider!r}")
+        ensure_location(home)  # a moved or copied home: Cognee's stored paths follow it first
         home.cognee.mkdir(parents=True, exist_ok=True)
         ensure_offline_assets(home.cognee / "tiktoken")
         os.environ.setdefault("LOG_LEVEL", "ERROR")

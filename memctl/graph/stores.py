@@ -144,38 +144,15 @@ def _lance_counts(url: str) -> dict[str, int]:
 
 
 def graph_store_location_problem(home: DataHome) -> str | None:
-    """Why this data home's Cognee stores cannot be used here, or None when they can.
+    """Why this data home's Cognee stores cannot be used or relocated here, or None when they can.
 
-    Cognee records absolute paths (``dataset_database.vector_database_url``,
-    ``data.raw_data_location``) in its SQLite database. A data home that was
-    moved or copied still points at the old place, so searching would read —
-    and cognify would write — another directory. Read-only (``mode=ro``), no
-    Cognee import; a missing or unreadable database is not a location problem.
+    A moved or copied home is relocated on open (:mod:`memctl.graph.relocate`);
+    only stores pointing outside every place the home has been are refused.
+    Read-only, no Cognee import.
     """
-    import sqlite3
-    from urllib.parse import unquote, urlparse
+    from memctl.graph.relocate import location_problem
 
-    db = home.cognee / "system" / "databases" / "cognee_db"
-    if not db.is_file():
-        return None
-    root = home.cognee.resolve()
-    try:
-        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            rows = connection.execute("SELECT vector_database_url FROM dataset_database").fetchall()
-            rows += connection.execute("SELECT raw_data_location FROM data LIMIT 50").fetchall()
-        finally:
-            connection.close()
-    except sqlite3.Error:
-        return None
-    for (value,) in rows:
-        if not value:
-            continue
-        path = Path(unquote(urlparse(value).path)) if str(value).startswith("file:") else Path(value)
-        if path.is_absolute() and not path.resolve().is_relative_to(root):
-            return (f"the graph store in {home.cognee} points at {path.parent} (this data home was moved or "
-                    f"copied; Cognee keeps absolute paths). Rebuild it: delete {home.cognee} and run `memctl ingest`")
-    return None
+    return location_problem(home)
 
 
 def stored_vector_dimensions(home: DataHome) -> set[int]:

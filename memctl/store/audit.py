@@ -4,7 +4,7 @@ Format (memctl's own, version 1): one JSON object per line, keys sorted,
 UTF-8, ``\n``-terminated::
 
     {"actor": "sleep", "hash": "<64 hex>", "new_sha": "<64 hex>|null",
-     "old_sha": "<64 hex>|null", "op": "write|delete|rollback", "path": "user/…",
+     "old_sha": "<64 hex>|null", "op": "write|delete|rollback|relocate", "path": "user/…",
      "prev": "<64 hex>", "reason": "…", "seq": 7,
      "time": "2026-11-30T05:31:02.123456Z", "version": "<64 hex>|null",
      ["rollback_of": "<64 hex>"]}
@@ -44,7 +44,11 @@ from memctl.store.errors import AuditIntegrityError
 from memctl.store.versions import is_sha256
 
 GENESIS = "0" * 64
-OPS = ("write", "delete", "rollback")
+# An event changes no store file: ``path`` names what it changed outside the store (relative to the
+# data home), the three shas are null. ``relocate``: Cognee's stored paths rewritten after the data
+# home moved (memctl.graph.relocate).
+EVENT_OPS = ("relocate",)
+OPS = ("write", "delete", "rollback", *EVENT_OPS)
 _FIELDS = ("actor", "hash", "new_sha", "old_sha", "op", "path", "prev", "reason", "seq", "time", "version")
 
 

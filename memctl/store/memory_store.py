@@ -40,7 +40,7 @@ from filelock import FileLock, Timeout
 
 from memctl.atomic import atomic_write_bytes, fsync_directory, write_temp_file
 from memctl.store import steps
-from memctl.store.audit import AuditLog, AuditRecord
+from memctl.store.audit import EVENT_OPS, AuditLog, AuditRecord
 from memctl.store.errors import (
     ChangeNotAppliedError,
     ConcurrencyError,
@@ -349,6 +349,27 @@ class MemoryStore:
             return self._commit(canonical, file, data, op="rollback", actor=actor, reason=reason,
                                 expected_sha=expected_sha, rollback_of=sha)
 
+    def record_event(self, op: str, subject: str, *, actor: str, reason: str) -> int:
+        """Append an event that changes no store file (``op`` in ``EVENT_OPS``, e.g. ``relocate``) to
+        the audit chain, under the store's lock; returns its ``seq``. ``subject`` names what changed,
+        relative to the data home (``cognee/system/databases/cognee_db``).
+
+        Raises:
+            InvalidContentError: unknown event op, bad actor/reason or subject; StoreBusyError;
+            AuditIntegrityError.
+        """
+        if op not in EVENT_OPS:
+            raise InvalidContentError(f"unknown audit event {op!r}; events are {', '.join(EVENT_OPS)}")
+        if not isinstance(subject, str) or not subject or subject.startswith("/"):
+            raise InvalidContentError(f"an event's subject is a path relative to the data home, got {subject!r}")
+        check_actor(actor)
+        check_reason(reason)
+        with self._locked():
+            record = self.audit.append({"op": op, "path": subject, "actor": actor, "reason": reason,
+                                        "old_sha": None, "new_sha": None, "version": None}, self.audit.last_record())
+            self.audit.advance_head(record)
+            return int(record["seq"])
+
     def recover(self) -> RecoveryReport:
         """Repair what a killed or failed writer left (see the module doc); safe to call any time.
 
@@ -410,7 +431,7 @@ class MemoryStore:
         last = self.audit.check_tail()
         report.torn_bytes = size_before - (self.audit.log.stat().st_size if self.audit.log.exists() else 0)
         report.temp_files_removed = self.blobs.sweep_temp_files() + self.audit.sweep_temp_files()
-        if last is None:
+        if last is None or last["op"] in EVENT_OPS:  # an event has no file to apply
             return report
         canonical = last["path"]
         try:
@@ -446,7 +467,7 @@ class MemoryStore:
             last = self.audit.last_record()
         except StoreError:
             return None
-        if last is None:
+        if last is None or last["op"] in EVENT_OPS:
             return None
         try:
             canonical, file = self.resolve(last["path"])
@@ -538,6 +559,8 @@ class MemoryStore:
         last_state: dict[str, str | None] = {}
         blobs: set[str] = set()
         for record in self.audit.records():
+            if record["op"] in EVENT_OPS:  # changed no store file
+                continue
             last_state[record["path"]] = record["new_sha"]
             blobs.update(sha for sha in (record["version"], record["old_sha"]) if sha)
         for sha in sorted(blobs):
