@@ -288,7 +288,6 @@ class DataHome:
         the same process would wait for itself; :mod:`memctl.graph.relocate` asks first)."""
         return self.root in _held_locks
 
-
     def transcript_path(self, source_id: str) -> Path:
         return self.transcripts / f"{source_id}.md"
 
