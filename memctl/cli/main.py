@@ -13,6 +13,7 @@ from memctl.cli.commands import ingest, doctor  # noqa: F401 - each import regis
 from memctl.cli.commands import history, show, rollback  # noqa: F401
 from memctl.cli.commands import ask, remember  # noqa: F401
 from memctl.cli.commands import sleep, unmerge  # noqa: F401
+from memctl.cli.commands import forget, purge  # noqa: F401
 from memctl.cli.commands import audit, schedule  # noqa: F401 - command groups (listed after commands)
 # isort: on
 

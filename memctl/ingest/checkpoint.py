@@ -1,12 +1,13 @@
 """The ingest checkpoint: ``progress.json`` and ``skipped.json`` in the data home.
 
 State machine: ``absent → distilled | skipped | error``; ``error → distilled |
-skipped``. What a run does with each state is :func:`memctl.ingest.plan.decide`.
+skipped``; any → ``purged`` (``memctl purge --session``: never distilled again) or
+``forgotten`` (``memctl forget`` of its ``memory/`` note: never published again). What a run does with each state is :func:`memctl.ingest.plan.decide`.
 
 ``progress.json`` shape (keys without a value are left out; see :class:`Entry`)::
 
     {"format": 1,
-     "sources": {"<source id>": {"status": "distilled"|"skipped"|"error",
+     "sources": {"<source id>": {"status": "distilled"|"skipped"|"error"|"purged"|"forgotten",
                                  "session_updated": int,  # source time_updated (ms) when handled
                                  "covered_until": int,    # newest part time (ms) in its notes
                                  "revert": str,           # the undo boundary when handled (absent: none)
@@ -40,6 +41,7 @@ from memctl.atomic import atomic_write_json
 from memctl.exit_codes import HomeError
 
 STATUSES = ("distilled", "skipped", "error")
+REMOVED = ("purged", "forgotten")  # set by `memctl purge --session` / `memctl forget` (memctl.forget)
 FORMAT = 1
 
 
@@ -150,7 +152,7 @@ class Checkpoint:
         self.skipped: dict[str, dict[str, Any]] = _load(skipped_path, None)
 
     def status(self, source_id: str) -> str:
-        """``absent`` or one of :data:`STATUSES`."""
+        """``absent``, one of :data:`STATUSES` or of :data:`REMOVED`."""
         entry = self.entries.get(source_id)
         return entry.status if entry else "absent"
 
@@ -201,6 +203,33 @@ class Checkpoint:
         attempts = (previous.attempts or 0) + 1 if previous else 1
         self.entries[source_id] = Entry(status="error", error=error, attempts=attempts, **fields, updated=_now())
         self._save()
+
+    def mark_removed(self, source_id: str, status: str) -> None:
+        """Record that the user removed the session (``purged``) or its note (``forgotten``), keeping
+        only its topic (the entry's title and reasons may hold what was removed); ingest never
+        distills a purged session again nor publishes a forgotten note (:func:`memctl.ingest.plan.decide`).
+
+        Raises:
+            ValueError: ``status`` is neither ``purged`` nor ``forgotten``.
+        """
+        if status not in REMOVED:
+            raise ValueError(f"not a removal status: {status!r}")
+        previous = self.entries.get(source_id)
+        self.entries[source_id] = Entry(status=status, topic=previous.topic if previous else None,
+                                        continuation_of=previous.continuation_of if previous else None,
+                                        session_updated=previous.session_updated if previous else None,
+                                        updated=_now())
+        self._save()
+        if self.skipped.pop(source_id, None) is not None:
+            self._save_skipped()
+
+    def forget_entry(self, source_id: str) -> None:
+        """Delete the entry altogether (``purge --allow-reingest``: the next ingest treats the session as new)."""
+        removed = self.entries.pop(source_id, None) is not None
+        if removed:
+            self._save()
+        if self.skipped.pop(source_id, None) is not None:
+            self._save_skipped()
 
     def remove_continuations(self, root_id: str) -> list[str]:
         """Delete the entries of ``root_id``'s continuation notes; returns their ids."""

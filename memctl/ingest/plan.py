@@ -14,6 +14,7 @@ none                               distill     new
 ``skipped``, session grew          distill     re-evaluated with what it has now
 ``skipped`` as JUNK, new prompt    distill     re-evaluated under the new prompt version
 ``skipped``                        skip        already skipped
+``purged`` / ``forgotten``         skip        removed by ``memctl purge`` / ``forget``
 =================================  ==========  ==============================================
 
 A session "grew" when the source's ``time_updated`` is newer than the entry's
@@ -35,7 +36,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from memctl.connectors.model import Session, SessionInfo
-from memctl.ingest.checkpoint import Entry
+from memctl.ingest.checkpoint import REMOVED, Entry
 
 
 class Action(str, Enum):
@@ -78,6 +79,10 @@ def decide(info: SessionInfo, entry: Entry | None, rules: PlanRules) -> Decision
 def _by_checkpoint(info: SessionInfo, entry: Entry | None, rules: PlanRules) -> Decision:
     if entry is None:
         return Decision(Action.DISTILL, "new")
+    if entry.status in REMOVED:
+        # The user removed it: never distilled again, whatever changed or was asked
+        # (`memctl purge --session ID --allow-reingest` deletes the entry to undo this).
+        return Decision(Action.SKIP, f"{entry.status} by the user")
     grew = (entry.session_updated is not None and info.time_updated > entry.session_updated) or (
         (entry.revert or "") != info.revert_key)
     if entry.status == "error":

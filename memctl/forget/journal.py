@@ -1,0 +1,103 @@
+"""The intent journal: a forget or purge records what it will do before it changes anything.
+
+File: ``<home>/forget-journal.json``, written atomically (temp file, fsync, rename)::
+
+    {"format": 1, "command": "forget"|"purge-session"|"purge-text", "key": "<what>",
+     "label": "memctl purge --session ses_1", "plan": {…}, "done": ["store", …], "started": ISO-8601}
+
+``key`` names the target (the store path, the session id, or for ``purge-text`` the SHA-256 of
+the sorted values: the journal never holds a value). Every step of an operation is idempotent;
+the journal lists those finished. A run killed at any point leaves the journal behind: the next
+run of the same command (same key) resumes it from its plan and finishes it; any other forget or
+purge is refused until then (exit 2), because its plan could not see the half-done state. The
+journal is deleted when the operation is complete. The caller holds the data-home lock.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from memctl.atomic import atomic_write_json
+from memctl.config import DataHome
+from memctl.exit_codes import USAGE, HomeError
+from memctl.forget.errors import ForgetError
+
+FORMAT = 1
+
+
+def journal_path(home: DataHome) -> Path:
+    """Where the journal of ``home`` lives."""
+    return home.root / "forget-journal.json"
+
+
+def reached(step: str) -> None:
+    """Hook called after each durable step (``<command>:<step>``). No-op in production; a crash
+    test replaces it inside a child process to SIGKILL the run at exactly that point."""
+
+
+class Journal:
+    """The journal of one run (see the module doc)."""
+
+    def __init__(self, home: DataHome) -> None:
+        self.path = journal_path(home)
+        self.data: dict[str, Any] | None = None
+
+    def pending(self) -> dict[str, Any] | None:
+        """The journal an earlier, killed run left, or None.
+
+        Raises:
+            HomeError: the file is not a journal (exit 7); the message says how to proceed.
+        """
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise HomeError(f"{self.path} is unreadable ({exc}); it was written atomically, so this is outside "
+                            "damage: move it aside and run the forget or purge again") from exc
+        if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("done"), list):
+            raise HomeError(f"{self.path} is not a memctl forget journal; move it aside and run again")
+        return data
+
+    def begin(self, command: str, key: str, label: str, plan: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Start (or resume) ``command`` on ``key``; returns ``(plan, resumed)``: a resumed run
+        continues the recorded plan, not ``plan``.
+
+        Raises:
+            ForgetError: another command's journal is pending (exit 2), naming it.
+        """
+        pending = self.pending()
+        if pending is not None:
+            if (pending.get("command"), pending.get("key")) != (command, key):
+                raise ForgetError(f"an interrupted `{pending.get('label')}` has not finished; run it again first "
+                                  "(it resumes where it stopped)", USAGE)
+            self.data = pending
+            return dict(pending.get("plan") or {}), True
+        self.data = {"format": FORMAT, "command": command, "key": key, "label": label, "plan": plan, "done": [],
+                     "started": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        self._save()
+        reached(f"{command}:journal")
+        return plan, False
+
+    def is_done(self, step: str) -> bool:
+        """True when ``step`` finished in this run or the one it resumes."""
+        return self.data is not None and step in self.data["done"]
+
+    def done(self, step: str) -> None:
+        """Record ``step`` as finished (atomically), then call the crash hook."""
+        assert self.data is not None, "begin() first"
+        if step not in self.data["done"]:
+            self.data["done"].append(step)
+            self._save()
+        reached(f"{self.data['command']}:{step}")
+
+    def finish(self) -> None:
+        """The operation is complete: delete the journal."""
+        self.path.unlink(missing_ok=True)
+        self.data = None
+
+    def _save(self) -> None:
+        atomic_write_json(self.path, self.data)

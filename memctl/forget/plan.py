@@ -1,0 +1,282 @@
+"""What a forget or purge will remove: computed from the data home without changing it (``--dry-run``).
+
+Each plan is JSON-able (:meth:`as_dict`, the journal keeps it) and lists itself for a person
+(:meth:`lines`). Store paths are canonical (``user/topics/alpha/x.md``); other files are relative
+to the data home (``transcripts/ses_1.md``); Cognee entries are by dataset (topic) and the
+absolute note path Cognee recorded as the document's location.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memctl.config import DataHome
+from memctl.exit_codes import USAGE
+from memctl.forget.errors import ForgetError
+from memctl.forget.needles import all_forms
+from memctl.forget.scan import files_holding, kind_of
+from memctl.front_matter import read_front_matter
+from memctl.store import MemoryStore
+from memctl.store.policy import normalize_path
+
+
+def dataset_of(path: str) -> str | None:
+    """The Cognee dataset a store file belongs to: ``memory/<topic>/…`` and ``user/topics/<topic>/…``; else None."""
+    parts = path.split("/")
+    if parts[0] == "memory" and len(parts) >= 3:
+        return parts[1]
+    if parts[:2] == ["user", "topics"] and len(parts) >= 4:
+        return parts[2]
+    return None
+
+
+def cache_entries_naming(home: DataHome, paths: set[str]) -> list[str]:
+    """Consolidation cache entries (file names) whose members include any of ``paths``: a cached merge
+    of a removed memory must never be applied again."""
+    found = []
+    directory = home.consolidate_cache
+    if not directory.is_dir():
+        return found
+    for entry in sorted(directory.glob("*.json")):
+        try:
+            members = json.loads(entry.read_text(encoding="utf-8")).get("members") or []
+        except (OSError, ValueError, AttributeError):
+            continue
+        if any(m in paths for m in members):
+            found.append(entry.name)
+    return found
+
+
+@dataclass
+class MemoryPlan:
+    """``memctl forget PATH``: one store file deleted (audited; versions kept), its Cognee document
+    removed from ``dataset``, cached merges naming it dropped; a ``memory/`` note's session is
+    recorded as ``forgotten`` so ingest never publishes it again."""
+
+    path: str
+    sha: str
+    dataset: str | None
+    source_id: str | None
+    cache_entries: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        out = [f"delete {self.path} (version {self.sha[:12]}; kept in versions/, see `memctl history`)"]
+        if self.dataset:
+            out.append(f"remove its document from the Cognee dataset '{self.dataset}'")
+        if self.source_id:
+            out.append(f"record session {self.source_id}'s note as forgotten (ingest will not publish it again)")
+        out += [f"drop cached merge cache/consolidate/{name}" for name in self.cache_entries]
+        return out
+
+
+def plan_forget(home: DataHome, path: str, *, as_ingest: bool) -> MemoryPlan:
+    """The :class:`MemoryPlan` for ``path``.
+
+    Raises:
+        InvalidPathError: a bad store path.
+        ForgetError: no such file (exit 2); a ``memory/`` path without ``as_ingest`` (exit 2).
+    """
+    canonical = normalize_path(path)
+    if canonical.startswith("memory/") and not as_ingest:
+        raise ForgetError(f"{canonical} is in memory/, the read-only ground truth written by ingest; pass "
+                          "--as-ingest to forget it with ingest's privilege (or `memctl purge --session` to "
+                          "remove the whole session)", USAGE)
+    store = MemoryStore(home.store)
+    sha = store.sha(canonical)
+    if sha is None:
+        raise ForgetError(f"no file at {canonical} (see `memctl show` / `memctl history {canonical}`)", USAGE)
+    source_id = Path(canonical).stem if canonical.startswith("memory/") else None
+    return MemoryPlan(path=canonical, sha=sha, dataset=dataset_of(canonical), source_id=source_id,
+                      cache_entries=cache_entries_naming(home, {canonical}))
+
+
+@dataclass
+class SessionPlan:
+    """``memctl purge --session ID``: everything memctl keeps of one session and its continuations."""
+
+    session: str
+    ids: list[str]
+    files: list[str]
+    store_paths: list[str]
+    blobs: list[str]
+    datasets: dict[str, list[str]]
+    cache_entries: list[str]
+    texts: list[str]
+    allow_reingest: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        out = [f"delete {f}" for f in self.files]
+        out += [f"delete {p} and all its versions" for p in self.store_paths]
+        out.append(f"remove {len(self.blobs)} version blob(s) from versions/ (audited by hash)")
+        out += [f"remove {len(v)} document(s) from the Cognee dataset '{k}' and rebuild it"
+                for k, v in sorted(self.datasets.items())]
+        out += [f"drop cached merge cache/consolidate/{name}" for name in self.cache_entries]
+        if self.texts:
+            out.append(f"redact {len(self.texts)} memory text(s) of the session from reports, logs and caches")
+        out.append(f"record {', '.join(self.ids)} as purged in progress.json" if not self.allow_reingest else
+                   f"forget {', '.join(self.ids)} in progress.json (the next ingest distills the session again)")
+        return out
+
+
+def plan_session(home: DataHome, session: str, *, allow_reingest: bool) -> SessionPlan:
+    """The :class:`SessionPlan` for ``session`` (a root session id).
+
+    Raises:
+        ForgetError: nothing of the session is known (exit 2).
+    """
+    from memctl.ingest.checkpoint import Checkpoint
+
+    checkpoint = Checkpoint(home.progress, home.skipped)
+    ids = [session] + sorted(sid for sid, e in checkpoint.entries.items() if e.continuation_of == session)
+    files = [str(p.relative_to(home.root)) for sid in ids for p in (home.transcript_path(sid), home.note_path(sid))
+             if p.exists()]
+    store = MemoryStore(home.store)
+    paths: set[str] = set()
+    for record in store.audit.records():
+        path = record["path"]
+        parts = path.split("/")
+        if (parts[0] == "memory" and Path(path).stem in ids) or (
+                len(parts) > 2 and parts[1] in ("sessions", "rejected") and parts[2] == session):
+            paths.add(path)
+    texts: list[str] = []
+    for path in store.list("user"):
+        content = store.read_text(path)[0]
+        if str(read_front_matter(content).get("session") or "") == session:
+            paths.add(path)
+    for path in sorted(paths):
+        if path.startswith("user/") and store.exists(path):
+            body = content_body(store.read_text(path)[0])
+            if body:
+                texts.append(body)
+    if not files and not paths and checkpoint.entry(session) is None:
+        raise ForgetError(f"memctl knows nothing of session {session!r} (no transcript, note, memory or "
+                          "checkpoint entry); check the id with `memctl ingest --dry-run`", USAGE)
+    blobs = _blobs_only_of(store, paths)
+    datasets: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        dataset = dataset_of(path)
+        if dataset:
+            datasets.setdefault(dataset, []).append(str(store.root / path))
+    for sid in ids:
+        entry = checkpoint.entry(sid)
+        if entry is not None and entry.topic and not any(dataset_of(p) == entry.topic for p in paths):
+            datasets.setdefault(entry.topic, [])
+    return SessionPlan(session=session, ids=ids, files=files, store_paths=sorted(paths), blobs=blobs,
+                       datasets=datasets, cache_entries=cache_entries_naming(home, paths), texts=texts,
+                       allow_reingest=allow_reingest)
+
+
+def content_body(content: str) -> str:
+    """A memory's text without its front matter, stripped (what reports and caches quote)."""
+    from memctl.front_matter import strip_front_matter
+
+    return strip_front_matter(content).strip()
+
+
+def _blobs_only_of(store: MemoryStore, paths: set[str]) -> list[str]:
+    """Blobs in the histories of ``paths`` that no other path's history names (shared content stays)."""
+    mine: set[str] = set()
+    others: set[str] = set()
+    for record in store.audit.records():
+        shas = {s for s in (record["version"], record["old_sha"], record["new_sha"]) if s}
+        (mine if record["path"] in paths else others).update(shas)
+    return sorted(mine - others)
+
+
+def values_key(values: list[str]) -> str:
+    """The journal's key of a text purge: SHA-256 over the sorted values (never the values)."""
+    digest = hashlib.sha256()
+    for value in sorted(set(values)):
+        digest.update(value.encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass
+class TextPlan:
+    """``memctl purge --text``: the files holding a value, by kind (:func:`memctl.forget.scan.kind_of`),
+    and the Cognee datasets to rebuild from the redacted notes."""
+
+    key: str
+    values: int
+    files: dict[str, list[str]]
+    datasets: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        if not any(self.files.values()):
+            return [f"no file under the data home holds the {self.values} value(s); nothing to purge"]
+        out = []
+        what = {"blob": "replace version blob", "store": "redact store file (audited purge record)",
+                "file": "redact", "index": "delete and rebuild index file", "graph": "rebuild Cognee store",
+                "audit": "CANNOT rewrite the append-only audit log"}
+        for kind in ("store", "blob", "file", "index", "graph", "audit"):
+            out += [f"{what[kind]} {f}" for f in self.files.get(kind, [])]
+        out += [f"rebuild the Cognee dataset '{d}' from its redacted notes" for d in self.datasets]
+        return out
+
+
+def plan_text(home: DataHome, values: list[str]) -> TextPlan:
+    """The :class:`TextPlan` for ``values``.
+
+    Raises:
+        ForgetError: a value too short to purge safely (exit 2).
+    """
+    try:
+        needles = all_forms(values)
+    except ValueError as exc:
+        raise ForgetError(str(exc), USAGE) from exc
+    files: dict[str, list[str]] = {}
+    datasets: set[str] = set()
+    names = _dataset_names(home)
+    for path in files_holding(home, needles):
+        kind = kind_of(home, path)
+        if kind == "lock":
+            continue
+        rel = str(path.relative_to(home.root))
+        files.setdefault(kind, []).append(rel)
+        if kind == "store":
+            dataset = dataset_of(str(path.relative_to(home.store)))
+            if dataset:
+                datasets.add(dataset)
+        if kind == "graph":
+            datasets.update(names[key] for key in _dataset_ids_in(path) if key in names)
+    return TextPlan(key=values_key(values), values=len(set(values)), files=files, datasets=sorted(datasets))
+
+
+def _dataset_ids_in(path: Path) -> set[str]:
+    """Dataset ids (hex, no dashes) a Cognee database path names (``<dataset id>.pkl``, ``<dataset id>.lance.db/…``)."""
+    found = set()
+    for part in path.parts:
+        stem = part.split(".")[0].replace("-", "")
+        if len(stem) == 32:
+            found.add(stem)
+    return found
+
+
+def _dataset_names(home: DataHome) -> dict[str, str]:
+    """Cognee dataset id (hex) → name, read from Cognee's relational SQLite (read-only, no Cognee import)."""
+    import sqlite3
+
+    db = home.cognee / "system" / "databases" / "cognee_db"
+    if not db.is_file():
+        return {}
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            return {str(i).replace("-", ""): str(n) for i, n in conn.execute("SELECT id, name FROM datasets")}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return {}
