@@ -12,6 +12,7 @@ from memctl.cli.app import app
 from memctl.cli.commands import ingest, doctor  # noqa: F401 - each import registers its command
 from memctl.cli.commands import history, show, rollback  # noqa: F401
 from memctl.cli.commands import ask, remember  # noqa: F401
+from memctl.cli.commands import serve  # noqa: F401
 from memctl.cli.commands import sleep, unmerge  # noqa: F401
 from memctl.cli.commands import forget, purge  # noqa: F401
 from memctl.cli.commands import audit, schedule  # noqa: F401 - command groups (listed after commands)
