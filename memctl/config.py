@@ -104,6 +104,11 @@ class Settings(BaseSettings):
     # Sleep (`memctl sleep`)
     consolidate_model: str = Field(default="llama3.1:8b", min_length=1)
     sleep_concurrency: int = Field(default=3, ge=1, le=32)  # parallel consolidations and topic rebuilds
+    # Sleep's engine (memctl.sleep.engine): "flyte" needs the extra memctl[flyte]. flyte_config: a Flyte/Union
+    # config.yaml (None: Flyte's local mode, in this process); flyte_model_host: Ollama as the tasks reach it.
+    sleep_engine: Literal["local", "flyte"] = "local"
+    flyte_config: Path | None = None
+    flyte_model_host: str | None = None
 
     # Sleep: the validator's bounds on one promoted memory (memctl.sleep.validator.ValidationLimits).
     proposal_max_bytes: int = Field(default=2000, ge=100, le=1_000_000)

@@ -41,13 +41,15 @@ class PhaseRecord:
 class SleepReport:
     """Accumulates a run's phases and details and rewrites the HTML and JSON files on every change."""
 
-    def __init__(self, reports_dir: Path, home: Path) -> None:
+    def __init__(self, reports_dir: Path, home: Path, engine: str = "local") -> None:
         now = datetime.now(timezone.utc)
         stamp = now.strftime("%Y%m%dT%H%M%SZ")
         self.html_path = Path(reports_dir) / f"sleep-{stamp}.html"
         self.json_path = Path(reports_dir) / f"sleep-{stamp}.json"
         self.started = now.strftime("%Y-%m-%d %H:%M:%S UTC")
         self.home = str(home)
+        self.engine = engine  # memctl.sleep.engine: where consolidation ran
+        self.flyte_url: str | None = None  # the Flyte run's console URL; None in local mode and on the local engine
         self.status = "running"
         self.phases = {name: PhaseRecord(name) for name in PHASES}
         self.details: dict[str, list] = {"promoted": [], "rejected": [], "clusters": [], "topics": []}
@@ -69,6 +71,11 @@ class SleepReport:
     def error(self, phase: str, message: str) -> None:
         self.phases[phase].errors.append(message)
 
+    def engine_run(self, url: str | None) -> None:
+        """Record the engine's own record of the run (a Flyte run URL; None when there is none)."""
+        self.flyte_url = url
+        self.write()
+
     def add(self, section: str, item: dict) -> None:
         self.details[section].append(item)
 
@@ -78,6 +85,7 @@ class SleepReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {"status": self.status, "started": self.started, "home": self.home, "wall_s": self.wall_s,
+                "engine": self.engine, "flyte_url": self.flyte_url,
                 "summary": self.summary,
                 "phases": [{k: v for k, v in asdict(p).items() if not k.startswith("_")} for p in self.phases.values()],
                 **self.details}
@@ -94,6 +102,7 @@ class SleepReport:
                  ("topics rebuilt", len(s["topics_rebuilt"]) if "topics_rebuilt" in s else "…"),
                  ("model calls", s.get("model_calls", "…")), ("cache hits", s.get("cache_hits", "…"))]
         html = _TEMPLATE.render(status=self.status, started=self.started, home=self.home, wall_s=self.wall_s,
+                                engine=self.engine, flyte_url=self.flyte_url,
                                 cards=cards, phases=list(self.phases.values()), **self.details)
         atomic_write_text(self.html_path, html)
         atomic_write_json(self.json_path, self.as_dict())

@@ -32,9 +32,10 @@ reported live (Rich on a TTY) and to ``<home>/reports/sleep-<ts>.html|json``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,9 @@ from memctl.sleep.consolidate import (
     ConsolidationResult,
     ConsolidationTask,
     Member,
-    consolidate,
     is_cached,
 )
+from memctl.sleep.engine import select_engine
 from memctl.sleep.report import SleepReport
 from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.sleep.validator import ValidationLimits, validate_proposal
@@ -83,11 +84,13 @@ class SleepError(ExitCodeError):
 
 @dataclass
 class SleepOptions:
-    """``concurrency`` None → ``settings.sleep_concurrency``; ``wait`` → block on the data-home lock."""
+    """``concurrency`` None → ``settings.sleep_concurrency``; ``wait`` → block on the data-home lock;
+    ``engine`` None → ``settings.sleep_engine`` (:mod:`memctl.sleep.engine`)."""
 
     concurrency: int | None = None
     wait: bool = False
     rebuild: bool = True
+    engine: str | None = None
 
 
 @dataclass
@@ -182,6 +185,8 @@ class SleepRun:
         self.store = MemoryStore(self.home.store)
         self.summary = SleepSummary()
         self.limits = ValidationLimits.from_settings(settings)
+        # Chosen before the lock is taken: a missing extra is a usage error, not a failed run.
+        self.engine = select_engine(self.options.engine or settings.sleep_engine, settings)
 
     # -- run ---------------------------------------------------------------------------------------
 
@@ -195,7 +200,7 @@ class SleepRun:
         started = time.monotonic()
         with self.home.lock(wait=self.options.wait, error=SleepError):
             state = SleepState(self.home.sleep_state)
-            report = SleepReport(self.home.reports, self.home.root)
+            report = SleepReport(self.home.reports, self.home.root, engine=self.engine.name)
             self.summary.report_html, self.summary.report_json = str(report.html_path), str(report.json_path)
             try:
                 self._phases(report, state)
@@ -396,24 +401,18 @@ class SleepRun:
             report.finish("consolidate", skipped=len(clusters))
             return
         concurrency = self.options.concurrency or self.settings.sleep_concurrency
-        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memctl-consolidate")
-        pending: dict[Future, Cluster] = {pool.submit(consolidate, _task(c), self.settings, cache_dir): c
-                                          for c in clusters}
+        outcomes = self.engine.consolidate([_task(c) for c in clusters], settings=self.settings, cache_dir=cache_dir,
+                                           concurrency=concurrency, log=self.reporter.log,
+                                           note=f"{self.summary.proposals} proposal(s): {self.summary.promoted} "
+                                                f"promoted, {self.summary.rejected} rejected; "
+                                                f"{len(clusters)} cluster(s) to consolidate")
         try:
-            while pending:
-                done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                for future in done:
-                    cluster = pending.pop(future)
-                    self._apply(report, state, cluster, future)
+            with contextlib.closing(outcomes):
+                for index, future in outcomes:
+                    self._apply(report, state, clusters[index], future)
                     self.reporter.advance()
-        except BaseException:
-            running = sum(1 for f in pending if f.running())
-            if running:  # Ctrl-C: queued clusters are dropped; calls already sent finish into the cache
-                self.reporter.log(f"stopping: waiting for {running} model call(s) already sent "
-                                  f"(at most {self.settings.request_timeout_s:g} s); finished work is cached")
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+        finally:
+            report.engine_run(self.engine.run_url)
         report.finish("consolidate", consolidated=self.summary.clusters_consolidated,
                       merged=self.summary.memories_merged, model_calls=self.summary.model_calls,
                       cache_hits=self.summary.cache_hits)
@@ -442,16 +441,11 @@ class SleepRun:
             self.summary.model_calls += 1
         else:
             self.summary.cache_hits += 1
-        target = f"{cluster.scope}/consolidated-{cluster.key[:16]}.md"
-        verdict = validate_proposal({"id": f"consolidated-{cluster.key[:16]}", "session": "sleep", "target": "user",
-                                     "path": target, "content": result.text},
-                                    limits=ValidationLimits(self.limits.max_bytes * CONSOLIDATED_LIMIT_FACTOR,
-                                                            self.limits.max_lines * CONSOLIDATED_LIMIT_FACTOR))
-        if not verdict.ok:
+        target, refusal = check_merged(cluster.key, cluster.scope, result.text, self.limits)
+        if refusal:
             # Not cached either: a refused merge is asked for again next run, like a lossy one.
             (self.home.consolidate_cache / f"{result.cache_key}.json").unlink(missing_ok=True)
-            self._failed(report, cluster, f"merged memory for {target} refused by the validator "
-                                          f"({verdict.reason}: {verdict.detail}); members kept", text=result.text)
+            self._failed(report, cluster, refusal, text=result.text)
             return
         datasets = {m.dataset for m in cluster.members if m.dataset}
         session = cluster.members[0].session if len({m.session for m in cluster.members}) == 1 else None
@@ -566,6 +560,20 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
         state.decline(restored)
         store.delete(path, expected_sha=sha, actor="cli", reason=f"unmerge: {reason}")
         return restored
+
+
+def check_merged(cluster_key: str, scope: str, text: str, limits: ValidationLimits) -> tuple[str, str | None]:
+    """A merged memory through the validator, like a proposal (bounds ``CONSOLIDATED_LIMIT_FACTOR`` times
+    ``limits``). Returns ``(target path, None)`` when it may be written, ``(target, reason)`` when it is refused."""
+    target = f"{scope}/consolidated-{cluster_key[:16]}.md"
+    verdict = validate_proposal({"id": f"consolidated-{cluster_key[:16]}", "session": "sleep", "target": "user",
+                                 "path": target, "content": text},
+                                limits=ValidationLimits(limits.max_bytes * CONSOLIDATED_LIMIT_FACTOR,
+                                                        limits.max_lines * CONSOLIDATED_LIMIT_FACTOR))
+    if verdict.ok:
+        return target, None
+    return target, f"merged memory for {target} refused by the validator ({verdict.reason}: {verdict.detail}); " \
+                   "members kept"
 
 
 def _sane_time(value: object) -> str:

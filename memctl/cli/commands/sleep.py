@@ -17,6 +17,7 @@ def sleep(
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", metavar="N", min=1, max=32, help="Parallel consolidations and topic rebuilds (default 3; config sleep_concurrency).")] = None,
     wait: WaitOption = False,
     no_rebuild: Annotated[bool, typer.Option("--no-rebuild", help="Skip the Cognee rebuild (changed topics stay pending for the next run).")] = False,
+    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Where consolidations run: local (a thread pool, the default) or flyte (Flyte tasks; needs pip install 'memctl[flyte]'). Config sleep_engine.")] = None,
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:
@@ -28,8 +29,8 @@ def sleep(
 
     with reporter_for(console, as_json) as reporter:
         try:
-            summary = SleepRun(settings, SleepOptions(concurrency=concurrency, wait=wait, rebuild=not no_rebuild),
-                               reporter).run()
+            summary = SleepRun(settings, SleepOptions(concurrency=concurrency, wait=wait, rebuild=not no_rebuild,
+                                                      engine=engine), reporter).run()
         except AuditIntegrityError:
             raise
         except (StoreError, OSError) as exc:

@@ -1,0 +1,308 @@
+"""The Flyte engine for sleep (optional extra ``memctl[flyte]``, Flyte 2 SDK ``flyte==2.12.1``).
+
+Issue 15 / the memory-store design this product came from: the sleep cycle's
+fan-out runs as Flyte tasks of one :data:`env` (``TaskEnvironment``
+``memctl-sleep``); load, validation, promotion, clustering, every store write
+and the Cognee rebuild stay in the driver (:class:`memctl.sleep.run.SleepRun`).
+
+Tasks (shapes are JSON strings so a remote run needs no memctl type plugin):
+
+* :func:`consolidate_one` — one cluster: a ``flyte.io.File`` holding the
+  :class:`~memctl.sleep.consolidate.ConsolidationTask` JSON in, the
+  :class:`~memctl.sleep.consolidate.ConsolidationResult` JSON (plus ``run``,
+  the run that produced it) out. ``cache="auto"`` keyed by the file's hash,
+  which the driver sets to memctl's own consolidation cache key (prompt
+  version, model, member times and texts: :func:`~memctl.sleep.consolidate.cache_key`);
+  the settings input is left out of the key. A merge that fails —
+  the model, the substance check or the validator a merged memory must pass
+  (:func:`memctl.sleep.run.check_merged`) — makes the task fail, so it is never
+  cached and the next sleep asks again, as the local engine does. Retries 0:
+  the next sleep is the retry, and a second attempt of a refused merge in
+  the same run would cost a model call for the same answer.
+* :func:`consolidate_clusters` — the fan-out: every cluster at most
+  ``concurrency`` at a time (``asyncio.gather`` behind a semaphore: Flyte
+  2.12.1's ``flyte.map.aio`` runs items one by one in local mode, and
+  ``gather`` of task calls is Flyte 2's other fan-out form, each call an
+  action on a cluster); streams progress to its Flyte report (``report=True``).
+
+A task never writes the data home: it gets the member texts in its input file,
+works in a temporary directory, and returns its result; the driver applies
+results in task order, writes memctl's consolidation cache, and does every store
+write as actor ``sleep``. Rebuild (Cognee) runs in the driver on this engine too:
+a per-topic dataset is several stores (Kuzu, LanceDB, SQLite rows shared by all
+datasets) that cannot yet be shipped to a task and swapped back atomically.
+
+Mode: ``settings.flyte_config`` None → Flyte's local mode (tasks in this
+process, offline; Flyte's task cache in ``<home>/cache/flyte``); a config path
+→ the cluster it names (``flyte.init_from_config``), tasks reach Ollama at
+``settings.flyte_model_host``. :func:`sleep_every_6h` is the scheduled form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from dataclasses import asdict
+from pathlib import Path
+
+# Pinned before flyte is imported: memctl is offline-first, so Flyte's crash reporting (Sentry) is off.
+os.environ["FLYTE_DISABLE_TELEMETRY"] = "true"
+_hook = sys.excepthook
+import flyte  # noqa: E402
+import flyte.io  # noqa: E402
+
+sys.excepthook = _hook  # importing flyte replaces it; memctl's CLI reports its own errors
+
+from memctl.config import DataHome, Settings  # noqa: E402
+from memctl.sleep.consolidate import (  # noqa: E402
+    ConsolidationError,
+    ConsolidationResult,
+    ConsolidationTask,
+    cache_key,
+    consolidate,
+)
+
+FAILED = "memctl-consolidation-failed:"  # a failed merge's message, carried through Flyte's error text
+TASK_SETTINGS = ("consolidate_model", "request_timeout_s", "answer_num_ctx", "proposal_max_bytes",
+                 "proposal_max_lines")
+SCHEDULE = "0 */6 * * *"  # every 6 hours (the design's sleep cadence), UTC
+
+
+def _image() -> flyte.Image:
+    """memctl with the flyte extra, built from this checkout's pyproject when there is one."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    base = flyte.Image.from_debian_base(python_version=(3, 11), name="memctl-sleep")
+    if pyproject.is_file():
+        return base.with_uv_project(pyproject, extra_args="--extra flyte", project_install_mode="install_project")
+    return base.with_pip_packages("memctl[flyte]")
+
+
+env = flyte.TaskEnvironment(name="memctl-sleep", image=_image(), resources=flyte.Resources(cpu=1, memory="1Gi"))
+
+
+@env.task(cache=flyte.Cache(behavior="auto", ignored_inputs=("settings_json",)), retries=0)
+async def consolidate_one(task: flyte.io.File, settings_json: str) -> str:
+    """One cluster through :func:`~memctl.sleep.consolidate.consolidate`; returns the result JSON plus ``run``.
+
+    Raises:
+        RuntimeError: the merge failed; the message is :data:`FAILED` and a JSON object
+            ``{"message", "model_called", "text"}`` (the driver records it as a failed cluster).
+    """
+    from memctl.sleep.run import check_merged
+    from memctl.sleep.validator import ValidationLimits
+
+    async with task.open("rb") as handle:
+        data = ConsolidationTask.from_json(json.loads(await handle.read()))
+    with tempfile.TemporaryDirectory(prefix="memctl-task-") as scratch:
+        # home and cache are the task's own scratch: nothing it does touches the user's data home
+        settings = Settings(home=Path(scratch) / "home", **json.loads(settings_json))
+        try:
+            result = await asyncio.to_thread(consolidate, data, settings, Path(scratch) / "cache")
+        except ConsolidationError as exc:
+            raise RuntimeError(FAILED + json.dumps({"message": str(exc), "model_called": exc.model_called,
+                                                    "text": None})) from None
+    _target, refusal = check_merged(data.cluster, data.scope, result.text, ValidationLimits.from_settings(settings))
+    if refusal:
+        raise RuntimeError(FAILED + json.dumps({"message": refusal, "model_called": result.model_called,
+                                                "text": result.text}))
+    return json.dumps({**asdict(result), "run": flyte.ctx().action.run_name})
+
+
+@env.task(report=True)
+async def consolidate_clusters(tasks: list[flyte.io.File], settings_json: str, concurrency: int,
+                               phases: str) -> list[str]:
+    """Every cluster through :func:`consolidate_one`, ``concurrency`` at a time; one outcome JSON per task,
+    in task order: ``{"ok": <result>}``, ``{"failed": {"message", "model_called", "text"}}`` or
+    ``{"crashed": <error text>}`` (an error that is not a failed merge: the driver stops there)."""
+    gate = asyncio.Semaphore(concurrency)
+    done = {"n": 0}
+    await flyte.report.log.aio(f"<h2>memctl sleep</h2><p>{_html(phases)}</p>"
+                               f"<p>consolidate: {len(tasks)} cluster(s), {concurrency} at a time</p>", do_flush=True)
+
+    async def one(file: flyte.io.File) -> str:
+        async with gate:
+            try:
+                outcome = {"ok": json.loads(await consolidate_one(file, settings_json))}
+            except Exception as exc:  # noqa: BLE001 - each cluster's outcome is reported, the others go on
+                text = str(exc)
+                at = text.find(FAILED)
+                if at >= 0:
+                    failed, _end = json.JSONDecoder().raw_decode(text, at + len(FAILED))
+                    outcome = {"failed": failed}
+                else:
+                    outcome = {"crashed": f"{type(exc).__name__}: {text}"}
+        done["n"] += 1
+        kind = next(iter(outcome))
+        await flyte.report.log.aio(f"<div>{done['n']}/{len(tasks)} {kind}</div>", do_flush=True)
+        return json.dumps(outcome)
+
+    return list(await asyncio.gather(*(one(f) for f in tasks)))
+
+
+def _html(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+class EngineTaskError(RuntimeError):
+    """A Flyte task failed for another reason than a failed merge (the run stops, as on the local engine)."""
+
+
+class FlyteEngine:
+    """Consolidation as Flyte tasks (see the module doc); ``run_url`` is the Flyte run's URL after
+    :meth:`consolidate`, None in local mode (there is no console to link to)."""
+
+    name = "flyte"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.local = settings.flyte_config is None
+        self.run_url: str | None = None
+
+    def consolidate(self, tasks: list[ConsolidationTask], *, settings: Settings, cache_dir: Path, concurrency: int,
+                    log: Callable[[str], None], note: str = "") -> Iterator[tuple[int, Future]]:
+        """See :class:`memctl.sleep.engine.ConsolidationEngine`. The Flyte run finishes before the first
+        outcome is yielded; every merge it returned is written to memctl's cache at once (so a driver that
+        stops while applying repeats no model call), then outcomes are yielded in task order."""
+        if not tasks:
+            return
+        from memctl.prompts import load_prompt
+
+        prompt = load_prompt("consolidate")
+        keys = [cache_key(t, settings.consolidate_model, prompt) for t in tasks]
+        with tempfile.TemporaryDirectory(prefix="memctl-flyte-") as scratch:
+            run_name = f"memctl-sleep-{uuid.uuid4().hex[:20]}"  # how a result tells this run from a cached one
+            runner = self._start(settings, Path(scratch), run_name)
+            files = []
+            for index, (task, key) in enumerate(zip(tasks, keys)):
+                path = Path(scratch) / "tasks" / f"{index:05d}.json"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(asdict(task), ensure_ascii=False), encoding="utf-8")
+                files.append(self._file(path, key))
+            log(f"flyte: {len(tasks)} consolidation task(s), {concurrency} at a time"
+                + (" (local mode)" if self.local else ""))
+            run = runner.run(consolidate_clusters, files, json.dumps(self._task_settings(settings)), concurrency,
+                             note)
+            if not self.local:
+                self.run_url = run.url
+                run.wait(quiet=True)
+            outputs = run.outputs()
+            outcomes = [json.loads(o) for o in (outputs[0] if isinstance(outputs, tuple) else outputs)]
+        from memctl.atomic import atomic_write_json
+
+        for outcome, task in zip(outcomes, tasks):
+            if "ok" in outcome:  # the same entry consolidate() writes: either engine reads it
+                atomic_write_json(cache_dir / f"{outcome['ok']['cache_key']}.json",
+                                  {"text": outcome["ok"]["text"], "model": outcome["ok"]["model"],
+                                   "prompt_version": outcome["ok"]["prompt_version"],
+                                   "members": [m.path for m in task.members]})
+        for index, outcome in enumerate(outcomes):
+            yield index, _future(outcome, run_name)
+
+    def _task_settings(self, settings: Settings) -> dict:
+        values = {name: getattr(settings, name) for name in TASK_SETTINGS}
+        values["ollama_host"] = settings.flyte_model_host or settings.ollama_host
+        return values
+
+    def _file(self, path: Path, key: str) -> flyte.io.File:
+        # The file's hash is memctl's cache key, so Flyte's cache is keyed by content, not by the temp path.
+        if self.local:
+            return flyte.io.File.from_existing_remote(str(path), file_cache_key=key)
+        return flyte.io.File.from_local_sync(str(path), hash_method=key)
+
+    def _start(self, settings: Settings, scratch: Path, run_name: str):
+        """``flyte.init`` for this run's mode and the run context to launch with."""
+        if self.local:
+            _pin_local_cache(DataHome(settings.home).consolidate_cache.parent / "flyte")
+            flyte.init(log_level=logging.WARNING)
+            _route_flyte_logs()
+            return flyte.with_runcontext(mode="local", name=run_name, raw_data_path=str(scratch / "raw"),
+                                        log_level=logging.WARNING)
+        flyte.init_from_config(str(settings.flyte_config), log_level=logging.WARNING)
+        _route_flyte_logs()
+        return flyte.with_runcontext(mode="remote", name=run_name, log_level=logging.WARNING)
+
+
+def _future(outcome: dict, run_name: str) -> Future:
+    future: Future = Future()
+    if "ok" in outcome:
+        data = dict(outcome["ok"])
+        produced_by = data.pop("run", None)
+        # A result another run produced came from Flyte's cache: no model call was made for it now.
+        data["model_called"] = bool(data["model_called"]) and produced_by == run_name
+        future.set_result(ConsolidationResult(**data))
+    elif "failed" in outcome:
+        failed = outcome["failed"]
+        if failed.get("text") is not None:  # refused by the validator: the driver records it with its text
+            future.set_result(_Refused(failed))
+        else:
+            future.set_exception(ConsolidationError(failed["message"], model_called=bool(failed["model_called"])))
+    else:
+        future.set_exception(EngineTaskError(f"a flyte consolidation task failed: {outcome['crashed']}"))
+    return future
+
+
+class _Refused(ConsolidationResult):
+    """A merge the task's validator check refused; the driver's own check refuses it again (same function)."""
+
+    def __init__(self, failed: dict) -> None:
+        super().__init__(cluster="", text=failed["text"], created="", cache_key="", model_called=failed["model_called"],
+                         model="", prompt_version="")
+
+
+def _pin_local_cache(directory: Path) -> None:
+    """Flyte's local task cache lives next to whatever Flyte config it finds (./config.yaml, the git root's
+    .flyte/, ~/.flyte); memctl keeps its state in the data home, so the cache of this data home's runs is
+    ``<home>/cache/flyte/cache.db`` (flyte 2.12.1 ``LocalDB``, private, hence the pinned version)."""
+    from flyte._persistence._db import LocalDB
+
+    LocalDB._get_cache_dir = staticmethod(lambda: directory)  # type: ignore[method-assign]
+
+
+def _route_flyte_logs() -> None:
+    """Flyte's loggers write to the terminal themselves; memctl sends library logs to <home>/logs
+    (:mod:`memctl.cli.log_routing`, a root handler), so they propagate there instead."""
+    for name in ("flyte", "flyte.user"):
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.propagate = True
+
+
+HOME_URI_VAR = "MEMCTL_FLYTE_HOME_URI"  # read at deploy time: the data home's object-storage prefix
+
+sleep_schedule = flyte.Trigger(name="memctl-sleep-every-6h", automation=flyte.Cron(SCHEDULE),
+                               description="memctl sleep every 6 hours",
+                               inputs={"home_uri": os.environ.get(HOME_URI_VAR, "")})
+
+
+@env.task(triggers=sleep_schedule)
+async def sleep_every_6h(home_uri: str) -> str:
+    """The scheduled sleep on a cluster (README "Sleep on a Flyte or Union cluster").
+
+    The data home lives in object storage at ``home_uri`` (``s3://…``; set :data:`HOME_URI_VAR` when
+    deploying). This task downloads it (``flyte.io.Dir``), runs the whole sleep cycle on it — this task
+    is the driver: every store write is actor ``sleep``, consolidation calls Ollama at ``OLLAMA_HOST``
+    as the task environment sets it — and uploads the home back to the same prefix. Returns the run's
+    summary JSON. Raises ``ValueError`` without a ``home_uri``.
+    """
+    from memctl.sleep.run import SleepOptions, SleepRun
+
+    if not home_uri:
+        raise ValueError(f"no data home: deploy with {HOME_URI_VAR}=s3://bucket/prefix or pass home_uri")
+    local = Path(tempfile.mkdtemp(prefix="memctl-home-")) / "home"
+    await flyte.io.Dir.from_existing_remote(home_uri).download(str(local))
+    settings = Settings(home=local, sleep_engine="local")
+    summary = await asyncio.to_thread(lambda: SleepRun(settings, SleepOptions(engine="local")).run())
+    await flyte.io.Dir.from_local(str(local), remote_destination=home_uri)
+    data = json.dumps(summary.as_dict(), indent=1)
+    await flyte.report.log.aio(f"<pre>{_html(data)}</pre>", do_flush=True)
+    return data
