@@ -48,7 +48,8 @@ GENESIS = "0" * 64
 # data home), the three shas are null. ``relocate``: Cognee's stored paths rewritten after the data
 # home moved (memctl.graph.relocate).
 EVENT_OPS = ("relocate",)
-OPS = ("write", "delete", "rollback", *EVENT_OPS)
+# ``purge``: version blobs replaced by redacted ones or removed (memctl.store.purge; field ``replaced``).
+OPS = ("write", "delete", "rollback", "purge", *EVENT_OPS)
 _FIELDS = ("actor", "hash", "new_sha", "old_sha", "op", "path", "prev", "reason", "seq", "time", "version")
 
 
@@ -127,6 +128,10 @@ def _check_fields(data: Any) -> str | None:
             return f"{key} is not a sha256"
     if not all(isinstance(data[k], str) for k in ("path", "actor", "reason", "time", "prev")):
         return "path, actor, reason, time and prev must be strings"
+    replaced = data.get("replaced")
+    if replaced is not None and not (isinstance(replaced, dict) and all(
+            is_sha256(k) and (v is None or is_sha256(v)) for k, v in replaced.items())):
+        return "replaced must map version shas to version shas or null"
     return None
 
 

@@ -47,6 +47,7 @@ from memctl.store.errors import (
     InvalidContentError,
     InvalidPathError,
     MissingFileError,
+    MissingVersionError,
     StoreBusyError,
     StoreError,
     UnknownVersionError,
@@ -279,8 +280,35 @@ class MemoryStore:
         Raises:
             UnknownVersionError, MissingFileError (blob gone), CorruptVersionError.
         """
-        sha = self.resolve_version(path, version_id)
+        sha = self._unpurged(self.resolve_version(path, version_id))
         return self.blobs.read(sha).decode("utf-8")
+
+    def purged_blobs(self) -> dict[str, str | None]:
+        """Every blob a purge record (:mod:`memctl.store.purge`) names: old sha → the sha of its
+        redacted replacement (None: removed), a replacement purged again followed to its end."""
+        mapping: dict[str, str | None] = {}
+        for record in self.audit.records():
+            mapping.update(record.get("replaced") or {})
+        for old in list(mapping):
+            seen, new = {old}, mapping[old]
+            while new in mapping and new not in seen:
+                seen.add(new)
+                new = mapping[new]
+            mapping[old] = new
+        return mapping
+
+    def _unpurged(self, sha: str) -> str:
+        """The blob that holds ``sha``'s content now: its redacted replacement after a purge.
+
+        Raises:
+            MissingVersionError: the version was purged without a replacement.
+        """
+        purged = self.purged_blobs() if not self.blobs.has(sha) else {}
+        if sha not in purged:
+            return sha
+        if purged[sha] is None:
+            raise MissingVersionError(f"version {sha[:12]} was purged (`memctl purge`)")
+        return purged[sha]
 
     # -- mutations ------------------------------------------------------------------
 
@@ -343,7 +371,7 @@ class MemoryStore:
         check_may_write(canonical, actor)
         check_reason(reason)
         self._check_expected(expected_sha)
-        sha = self.resolve_version(canonical, version_id)
+        sha = self._unpurged(self.resolve_version(canonical, version_id))
         data = self.blobs.read(sha)
         with self._locked():
             return self._commit(canonical, file, data, op="rollback", actor=actor, reason=reason,
@@ -558,11 +586,20 @@ class MemoryStore:
             return report
         last_state: dict[str, str | None] = {}
         blobs: set[str] = set()
+        purged: dict[str, str | None] = {}
         for record in self.audit.records():
             if record["op"] in EVENT_OPS:  # changed no store file
                 continue
             last_state[record["path"]] = record["new_sha"]
             blobs.update(sha for sha in (record["version"], record["old_sha"]) if sha)
+            purged.update(record.get("replaced") or {})
+        # A purge record (memctl.store.purge) names blobs replaced by redacted ones or removed:
+        # those must be gone, their replacements intact.
+        for sha in sorted(purged):
+            if self.blobs.has(sha):
+                report.deep_problems.append(f"version {sha[:12]} was purged but is still in versions/ "
+                                            "(run the same `memctl purge` again to finish it)")
+        blobs = (blobs | {sha for sha in purged.values() if sha}) - set(purged)
         for sha in sorted(blobs):
             try:
                 self.blobs.read(sha)
