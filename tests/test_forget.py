@@ -252,3 +252,20 @@ def test_forget_of_a_store_memory_without_cognee(tmp_path: Path) -> None:
     assert [v.op for v in store.history(paths[1])] == ["write", "delete"]
     assert store.read_version(paths[1], sha).startswith("holds")  # the content stays in versions/
     assert store.verify(deep=True).ok and not Journal(DataHome(home)).path.exists()
+
+
+@pytest.mark.parametrize("content", ["holds QuokkaLantern48213zeta now\n", "a note\nQuokkaLantern48213zeta\n"])
+def test_content_written_again_after_its_purge_is_live_and_can_be_purged_again(tmp_path: Path, content: str) -> None:
+    store = MemoryStore(tmp_path / "store")
+    path = "memory/alpha/ses_1.md"
+    sha = store.write_text(path, content, actor="ingest", reason="distilled")
+    store.delete(path, expected_sha=sha, actor="ingest", reason="purged")
+    purge_blobs(store, {sha: None}, reason="purged via memctl purge --session")
+    assert not store.blobs.has(sha)
+    store.write_text(path, content, actor="ingest", reason="re-distilled after --allow-reingest")
+    assert store.blobs.has(sha) and store.verify(deep=True).ok
+    assert store.read_version(path, sha) == content
+    needles = forms("QuokkaLantern48213zeta")
+    purge_blobs(store, {sha: redact(content.encode(), needles)[0]}, reason="purge --text: 1 value(s)")
+    assert MARKER in store.read_text(path)[0] and not store.blobs.has(sha)
+    assert store.verify(deep=True).ok

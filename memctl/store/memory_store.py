@@ -288,6 +288,9 @@ class MemoryStore:
         redacted replacement (None: removed), a replacement purged again followed to its end."""
         mapping: dict[str, str | None] = {}
         for record in self.audit.records():
+            if record["op"] != "purge":  # the same content written again after its purge is live again
+                for sha in (record["version"], record["old_sha"]):
+                    mapping.pop(sha, None)
             mapping.update(record.get("replaced") or {})
         for old in list(mapping):
             seen, new = {old}, mapping[old]
@@ -586,13 +589,12 @@ class MemoryStore:
             return report
         last_state: dict[str, str | None] = {}
         blobs: set[str] = set()
-        purged: dict[str, str | None] = {}
+        purged = self.purged_blobs()
         for record in self.audit.records():
             if record["op"] in EVENT_OPS:  # changed no store file
                 continue
             last_state[record["path"]] = record["new_sha"]
             blobs.update(sha for sha in (record["version"], record["old_sha"]) if sha)
-            purged.update(record.get("replaced") or {})
         # A purge record (memctl.store.purge) names blobs replaced by redacted ones or removed:
         # those must be gone, their replacements intact.
         for sha in sorted(purged):
