@@ -34,7 +34,10 @@ def ask(
                          max_context_chars=max_context_chars, propose=propose, use_graph=not no_graph)
     stream = terminal.OUT.isatty() and not as_json
     on_token = terminal.write_out if stream else None
-    result = run_ask(settings, options, on_token=on_token)
+    from memctl.serve.relay import ask_through_server
+
+    # A running `memctl serve` of this data home answers warm; same result, else in-process as always.
+    result = ask_through_server(settings, options, on_token=on_token) or run_ask(settings, options, on_token=on_token)
     if debug or os.environ.get("AI_MEMORY_STORE_DEBUG") == "1":
         terminal.write_err(f"memctl: route={result.route_method} topics={','.join(result.topics)} "
                            f"retrieval={result.retrieval_method} route_s={result.route_s:.3f} "
