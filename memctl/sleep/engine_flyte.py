@@ -189,12 +189,16 @@ class FlyteEngine:
                 files.append(self._file(path, key))
             log(f"flyte: {len(tasks)} consolidation task(s), {concurrency} at a time"
                 + (" (local mode)" if self.local else ""))
-            run = runner.run(consolidate_clusters, files, json.dumps(self._task_settings(settings)), concurrency,
-                             note)
-            if not self.local:
-                self.run_url = run.url
-                run.wait(quiet=True)
-            outputs = run.outputs()
+            try:
+                run = runner.run(consolidate_clusters, files, json.dumps(self._task_settings(settings)),
+                                 concurrency, note)
+                if not self.local:
+                    self.run_url = run.url
+                    run.wait(quiet=True)
+                outputs = run.outputs()
+            finally:
+                if self.local:
+                    _close_local_cache()
             outcomes = [json.loads(o) for o in (outputs[0] if isinstance(outputs, tuple) else outputs)]
         from memctl.atomic import atomic_write_json
 
@@ -265,6 +269,15 @@ def _pin_local_cache(directory: Path) -> None:
     from flyte._persistence._db import LocalDB
 
     LocalDB._get_cache_dir = staticmethod(lambda: directory)  # type: ignore[method-assign]
+
+
+def _close_local_cache() -> None:
+    """Close Flyte's connection to the local cache DB (flyte 2.12.1 keeps it open for the process), so the
+    next run — perhaps of another data home — opens its own home's cache."""
+    from flyte._persistence._db import LocalDB
+    from flyte.syncify import syncify
+
+    syncify(LocalDB.close)()  # on Flyte's own loop: the connection was opened there
 
 
 def _route_flyte_logs() -> None:
