@@ -206,8 +206,9 @@ def check_home(home: DataHome) -> list[Check]:
     return checks
 
 
-def run_checks(settings: Settings, db_path: Path) -> list[Check]:
-    """Run every check; never raises for an environment problem."""
+def run_checks(settings: Settings, db_path: Path, engine: str | None = None) -> list[Check]:
+    """Run every check; never raises for an environment problem. ``engine`` (None → ``settings.sleep_engine``)
+    ``flyte`` adds the Flyte engine's checks (:mod:`memctl.sleep.engine_doctor`)."""
     home = DataHome(settings.home)
     checks = check_ollama(settings)
     checks.append(check_vector_store(settings, home))
@@ -217,4 +218,8 @@ def run_checks(settings: Settings, db_path: Path) -> list[Check]:
     checks.append(check_source(db_path))
     checks.append(check_topics(home))
     checks.extend(check_home(home))
+    if (engine or settings.sleep_engine) == "flyte":
+        from memctl.sleep.engine_doctor import check_flyte_engine
+
+        checks.extend(check_flyte_engine(settings))
     return checks

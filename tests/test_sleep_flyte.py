@@ -197,3 +197,39 @@ def test_the_schedule_runs_every_six_hours() -> None:
     assert trigger.automation.expression == "0 */6 * * *"
     assert engine_flyte.sleep_every_6h.name.endswith("sleep_every_6h")
     assert trigger in engine_flyte.sleep_every_6h.triggers
+
+
+def _doctor(settings) -> dict:
+    from memctl.doctor import run_checks
+
+    return {c.name: c for c in run_checks(settings, settings.home / "none.db", "flyte") if c.name.startswith("flyte")}
+
+
+def test_doctor_checks_the_flyte_engine(tmp_path: Path) -> None:
+    config = tmp_path / "flyte.yaml"
+    config.write_text("admin:\n  endpoint: dns:///flyte.example.internal\n  insecure: true\n")
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("task:\n  project: memctl\n")
+    with FakeOllama() as server:
+        local = _doctor(_settings(tmp_path / "var", server))
+        assert [(n, c.status) for n, c in local.items()] == [
+            ("flyte extra", "ok"), ("flyte config", "ok"), ("flyte model endpoint", "ok")]
+        assert "local mode" in local["flyte config"].detail and "2.12.1" in local["flyte extra"].detail
+        remote = _doctor(_settings(tmp_path / "var", server, flyte_config=config, flyte_model_host=server.url))
+        assert remote["flyte config"].status == "ok" and "flyte.example.internal" in remote["flyte config"].detail
+        for bad in (empty, tmp_path / "missing.yaml"):
+            assert _doctor(_settings(tmp_path / "var", server, flyte_config=bad))["flyte config"].status == "fail"
+        missing_model = _doctor(_settings(tmp_path / "var", server, consolidate_model="nosuchmodel:1b"))
+        assert missing_model["flyte model endpoint"].status == "fail"
+        assert "ollama pull nosuchmodel:1b" in missing_model["flyte model endpoint"].fix
+    for host in ("http://127.0.0.1:9", "127.0.0.1:9"):  # nothing listens: the tasks' endpoint is down
+        down = _doctor(_settings(tmp_path / "var", None, flyte_model_host=host))
+        assert down["flyte model endpoint"].status == "fail" and "MEMCTL_FLYTE_MODEL_HOST" in down[
+            "flyte model endpoint"].fix
+
+
+def test_doctor_without_the_extra_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "flyte", None)
+    checks = _doctor(_settings(tmp_path / "var"))
+    assert list(checks) == ["flyte extra"] and checks["flyte extra"].status == "fail"
+    assert checks["flyte extra"].fix == "pip install 'memctl[flyte]'"

@@ -86,6 +86,25 @@ def flyte_installed() -> bool:
     return importlib.util.find_spec("flyte") is not None
 
 
+def import_flyte():
+    """``import flyte`` with memctl's pins: Flyte's crash reporting (Sentry) off — memctl is offline-first —
+    and ``sys.excepthook`` kept (importing flyte replaces it; memctl's CLI reports its own errors).
+
+    Raises:
+        ImportError: the extra is not installed.
+    """
+    import os
+    import sys
+
+    os.environ["FLYTE_DISABLE_TELEMETRY"] = "true"
+    hook = sys.excepthook
+    try:
+        import flyte
+    finally:
+        sys.excepthook = hook
+    return flyte
+
+
 def select_engine(name: str, settings: Settings) -> ConsolidationEngine:
     """The engine called ``name`` (one of :data:`ENGINES`).
 

@@ -44,7 +44,6 @@ import asyncio
 import json
 import logging
 import os
-import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -52,22 +51,19 @@ from concurrent.futures import Future
 from dataclasses import asdict
 from pathlib import Path
 
-# Pinned before flyte is imported: memctl is offline-first, so Flyte's crash reporting (Sentry) is off.
-os.environ["FLYTE_DISABLE_TELEMETRY"] = "true"
-_hook = sys.excepthook
-import flyte  # noqa: E402
-import flyte.io  # noqa: E402
-
-sys.excepthook = _hook  # importing flyte replaces it; memctl's CLI reports its own errors
-
-from memctl.config import DataHome, Settings  # noqa: E402
-from memctl.sleep.consolidate import (  # noqa: E402
+from memctl.config import DataHome, Settings
+from memctl.sleep.consolidate import (
     ConsolidationError,
     ConsolidationResult,
     ConsolidationTask,
     cache_key,
     consolidate,
 )
+from memctl.sleep.engine import import_flyte
+
+import_flyte()  # first: memctl's pins (telemetry off, excepthook kept)
+import flyte  # noqa: E402
+import flyte.io  # noqa: E402
 
 FAILED = "memctl-consolidation-failed:"  # a failed merge's message, carried through Flyte's error text
 TASK_SETTINGS = ("consolidate_model", "request_timeout_s", "answer_num_ctx", "proposal_max_bytes",

@@ -18,13 +18,14 @@ def doctor(
     db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="OpenCode database to check.")] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
+    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Also check this sleep engine (flyte: the extra, the Flyte config, the tasks' model endpoint). Default: config sleep_engine.")] = None,
 ) -> None:
     """Check Ollama, models, embedding dimensions, the OpenCode DB, the data home and disk — with fixes."""
     from memctl.connectors.opencode.source import resolve_db_path
     from memctl.doctor import run_checks
 
     settings = settings_from_flags(home)
-    checks = run_checks(settings, resolve_db_path(db))
+    checks = run_checks(settings, resolve_db_path(db), engine)
     if as_json:
         stdout.print_json(json.dumps([c.as_dict() for c in checks]))
     else:
