@@ -1,5 +1,6 @@
-"""End to end with real Cognee: a data home copied (``cp -a``), moved (rename) or tarred and untarred
-elsewhere answers ``ask`` from the graph and runs ``sleep`` with a rebuild — no re-ingest.
+"""End to end with real Cognee: a data home copied (``cp -a``), moved (rename), tarred and untarred, or
+exported and imported (``memctl export`` / ``memctl import``) elsewhere answers ``ask`` from the graph
+and runs ``sleep`` with a rebuild — no re-ingest.
 
 The home is ingested from the OpenCode 1.18 fixture and slept once where it was made (so a user memory
 is in the beta dataset under the old paths). Each kind then: asks (graph path, cited notes), remembers a
@@ -89,11 +90,24 @@ def _untarred(world: dict, tmp: Path) -> tuple[Path, str]:
     return tmp / "restored" / world["home"].name, str(world["home"])
 
 
-@pytest.mark.parametrize("place", [_copied, _moved, _untarred], ids=["cp-a", "mv", "tar"])
+def _imported(world: dict, tmp: Path) -> tuple[Path, str]:
+    archive = tmp / "memory.tar.zst"
+    exported = _ok(world["server"], "export", str(archive), "--home", str(world["home"]), "--json")
+    assert exported["files"] > 100 and exported["archive_bytes"] == archive.stat().st_size
+    (tmp / "machine2").mkdir()
+    target = tmp / "machine2" / "var"
+    imported = _ok(world["server"], "import", str(archive), "--home", str(target), "--json")
+    assert imported["audit_ok"] and imported["relocated_values"] > 0 and imported["exported_from"] == str(world["home"])
+    assert not (target / "logs").exists() and not (target / "transcripts").exists()
+    return target, str(world["home"])
+
+
+@pytest.mark.parametrize("place", [_copied, _moved, _untarred, _imported], ids=["cp-a", "mv", "tar", "export-import"])
 def test_a_relocated_home_answers_from_the_graph_and_sleeps_without_reingest(world, tmp_path: Path, place) -> None:
     server = world["server"]
     home, old_root = place(world, tmp_path)
-    assert any(old_root + "/" in v for v in _locations(home))  # Cognee's paths still name the old place
+    if place is not _imported:  # import relocates at once (tested below: its audit record)
+        assert any(old_root + "/" in v for v in _locations(home))  # Cognee's paths still name the old place
     checkpoint = (home / "progress.json").read_bytes()
     notes = _tree(home / "store" / "memory")
 
