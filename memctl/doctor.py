@@ -7,7 +7,8 @@ phi3, qwen2.5 below 14B); the embedding model's dimension equals the
 configured one and the one already stored in the vector store (a model switch
 otherwise corrupts retrieval); the OpenCode DB found, readable and of a
 supported layout; the topics and the other names (aliases) of moved or
-renamed projects; the data home writable; free disk.
+renamed projects; the data home writable; free disk; whether OpenCode's config
+starts `memctl serve` (``memctl mcp install --opencode``).
 """
 
 from __future__ import annotations
@@ -206,6 +207,14 @@ def check_home(home: DataHome) -> list[Check]:
     return checks
 
 
+def check_opencode_mcp(home: DataHome) -> Check:
+    """Whether OpenCode (global config, and the current directory's project config) starts `memctl serve` for this home."""
+    from memctl.serve.opencode_config import opencode_status
+
+    status, detail, fix = opencode_status(home.root, Path.cwd())
+    return Check("opencode mcp", status, detail, fix)
+
+
 def run_checks(settings: Settings, db_path: Path, engine: str | None = None) -> list[Check]:
     """Run every check; never raises for an environment problem. ``engine`` (None → ``settings.sleep_engine``)
     ``flyte`` adds the Flyte engine's checks (:mod:`memctl.sleep.engine_doctor`)."""
@@ -218,6 +227,7 @@ def run_checks(settings: Settings, db_path: Path, engine: str | None = None) -> 
     checks.append(check_source(db_path))
     checks.append(check_topics(home))
     checks.extend(check_home(home))
+    checks.append(check_opencode_mcp(home))
     if (engine or settings.sleep_engine) == "flyte":
         from memctl.sleep.engine_doctor import check_flyte_engine
 

@@ -7,6 +7,7 @@ closes stdin (stdio) or the process is interrupted (HTTP).
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 from typing import Annotated
@@ -15,7 +16,7 @@ import typer
 
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, app, settings_from_flags
-from memctl.exit_codes import UsageError
+from memctl.exit_codes import OK, UsageError
 
 DEFAULT_PORT = 8848
 
@@ -70,6 +71,7 @@ def serve(
     relay_note = relay.status
     warm.start()
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
     try:
         if http:
             from memctl.serve.http_auth import token_path, write_token
@@ -90,7 +92,19 @@ def serve(
             terminal.write_err(f"memctl serve: MCP on stdio for {warm.home.root}; ask relay: {relay_note}\n")
             anyio.run(run_stdio, build_server(warm, log_level="WARNING"), protocol_fd)
     except KeyboardInterrupt:
-        pass
-    finally:
-        relay.stop()
-        warm.stop()
+        # SIGTERM/SIGINT: a thread may sit in a blocking read of stdin, which no cancellation ends and
+        # interpreter shutdown would wait for; close everything we hold, then leave at once.
+        _shut_down(relay, warm)
+        terminal.write_err("memctl serve: stopped\n")
+        os._exit(OK)
+    _shut_down(relay, warm)
+
+
+def _shut_down(relay, warm) -> None:  # noqa: ANN001 - RelayServer, WarmMemory (imported lazily)
+    """Remove the relay socket, close Cognee's store handles and its worker processes."""
+    relay.stop()
+    warm.stop()
+    from memctl.graph.configure import close, is_configured
+
+    if is_configured():
+        close()

@@ -1,0 +1,78 @@
+"""``memctl mcp install``: connect memctl's MCP server (``memctl serve``) to OpenCode, or print the lines for other clients.
+
+Thin: parse, plan the edit (:mod:`memctl.serve.opencode_config`), show the
+diff on stderr, ask (or ``--yes``), write atomically.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from memctl.cli import terminal
+from memctl.cli.app import HomeOption, app, console, settings_from_flags
+from memctl.exit_codes import FAILED_ITEMS, UsageError
+
+mcp_app = typer.Typer(help="Connect memctl's MCP server (`memctl serve`) to coding agents: OpenCode, Claude Code, …",
+                      no_args_is_help=True)
+app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.command("install")
+def install(
+    opencode: Annotated[bool, typer.Option("--opencode", help="Add memctl to OpenCode's config (opencode.json or "
+                                           "opencode.jsonc) as a local MCP server.")] = False,
+    global_scope: Annotated[bool, typer.Option("--global", help="OpenCode's global config "
+                                               "($XDG_CONFIG_HOME/opencode, default ~/.config/opencode); the default.")] = False,
+    project: Annotated[Optional[Path], typer.Option("--project", metavar="DIR", help="The config of the OpenCode "
+                                                    "project in DIR instead.")] = None,
+    print_only: Annotated[bool, typer.Option("--print", help="Print a `claude mcp add` line and generic MCP JSON "
+                                             "for other clients; change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking (the diff is still shown).")] = False,
+    shape: Annotated[str, typer.Option("--shape", metavar="auto|v1|v2", help="OpenCode's config shape: v1 servers "
+                                       "under mcp with enabled, v2 under mcp.servers with disabled (default: "
+                                       "detected from the config, then `opencode --version`).")] = "auto",
+    home: HomeOption = None,
+) -> None:
+    """Add memctl to OpenCode's config (diff shown first), or print the lines for Claude Code and other clients."""
+    from memctl.config import DataHome
+    from memctl.serve import opencode_config
+
+    if shape not in ("auto", "v1", "v2"):
+        raise UsageError("--shape must be auto, v1 or v2")
+    if global_scope and project is not None:
+        raise UsageError("--global and --project exclude each other")
+    if not (opencode or print_only):
+        raise UsageError("say where: --opencode (edits OpenCode's config) or --print (lines for other clients)")
+    settings = settings_from_flags(home)
+    data_home = DataHome(settings.home).root
+    if print_only:
+        claude, generic = opencode_config.other_clients(data_home)
+        terminal.write_out(f"# Claude Code\n{claude}\n\n# Other MCP clients (mcpServers JSON)\n{generic}\n")
+        if not opencode:
+            return
+    if project is not None and not project.is_dir():
+        raise UsageError(f"--project {project}: no such directory")
+    directory = project.absolute() if project is not None else opencode_config.global_config_dir()
+    plan = opencode_config.plan_install(directory, data_home, shape)
+    if not plan.changed:
+        console.print(f"{plan.path} already runs memctl for {data_home} ({plan.shape} shape); nothing to do",
+                      highlight=False)
+        return
+    terminal.write_err(plan.diff())
+    console.print(f"OpenCode config shape {plan.shape}: {plan.shape_reason}", highlight=False)
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UsageError("not on a terminal: re-run with --yes to apply this change")
+        with terminal.interactive():
+            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
+        if not confirmed:
+            console.print("nothing changed")
+            raise typer.Exit(FAILED_ITEMS)  # declined: a script must not take it for success
+    directory.mkdir(parents=True, exist_ok=True)
+    opencode_config.apply(plan)
+    console.print(f"wrote {plan.path}: OpenCode starts `memctl serve` for {data_home} in its next session",
+                  highlight=False)
