@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     graph_model: str = Field(default="llama3.1:8b", min_length=1)  # Cognee's extraction / summary model
     embedding_model: str = Field(default="nomic-embed-text", min_length=1)
     embedding_dimensions: int = Field(default=768, gt=0)
+    # Texts per /api/embed request (memctl.graph.embedding_batches); Cognee alone sends one per text.
+    embedding_batch_size: int = Field(default=64, ge=1, le=2048)
     request_timeout_s: float = Field(default=600.0, gt=0)
     distill_num_ctx: int = Field(default=16384, ge=1024)
     graph_num_ctx: int = Field(default=16384, ge=1024)  # Cognee sends none; Ollama's 2-4k default would cut extraction prompts

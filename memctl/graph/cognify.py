@@ -25,8 +25,10 @@ from urllib.parse import unquote, urlparse
 
 from memctl.graph.cognify_progress import CognifyWatch
 from memctl.graph.configure import quiet, require_configured
+from memctl.graph.embedding_batches import coalescing
 from memctl.graph.errors import CognifyError, GraphConfigError, validate_dataset_name
 from memctl.graph.failures import is_environment_error, reason
+from memctl.graph.model_info import register_graph_model_info
 from memctl.graph.rejections import NoteRejection, now_iso
 from memctl.graph.stores import find_dataset
 
@@ -86,8 +88,10 @@ async def cognify(datasets: list[str], chunks_per_batch: int = 10, data_per_batc
     result = CognifyResult(datasets=names)
     started = time.monotonic()
     pending = names
-    async with CognifyWatch(names, on_documents):
-        pending = await _rounds(pending, chunks_per_batch, data_per_batch, result)
+    await register_graph_model_info()  # one /api/show now instead of ~3 per extraction call
+    with coalescing():  # indexing's embedding calls come in bursts: let them share requests
+        async with CognifyWatch(names, on_documents):
+            pending = await _rounds(pending, chunks_per_batch, data_per_batch, result)
     if pending:
         raise CognifyError(f"cognify of {', '.join(pending)} still failed after {MAX_ROUNDS} rounds of rejecting "
                            "notes", datasets=names, rejected=result.rejected)

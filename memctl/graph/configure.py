@@ -29,6 +29,7 @@ import threading
 from typing import Any, Awaitable, TypeVar
 
 from memctl.config import DataHome, Settings
+from memctl.graph.embedding_batches import install as batched_embeddings
 from memctl.graph.environment import pin_environment
 from memctl.graph.errors import GraphConfigError, GraphMemoryError
 from memctl.graph.offline import ensure_offline_assets
@@ -86,6 +87,7 @@ def configure(settings: Settings, home: DataHome) -> None:
     key = (
         settings.ollama_base_url, settings.graph_model, settings.embedding_model,
         settings.embedding_dimensions, settings.graph_provider, settings.graph_num_ctx, str(home.root),
+        settings.embedding_batch_size,
     )
     with _state_lock:
         if _configured == key:
@@ -102,6 +104,7 @@ def configure(settings: Settings, home: DataHome) -> None:
         try:
             with _stdout_to_stderr():
                 _apply_in_code(env)
+                batched_embeddings(settings.embedding_batch_size)
         except GraphMemoryError:
             raise
         except Exception as exc:  # pragma: no cover - depends on Cognee internals
