@@ -1,4 +1,4 @@
-"""Benchmark: sleep's consolidation on the local engine vs the Flyte engine in local mode (issue 15).
+"""Benchmark: sleep's consolidation on the local engine vs the Flyte engine in local mode.
 
 12 clusters of 2 related memories (bench.bench_sleep's data home), the fake
 Ollama server answering each consolidation call after ``--latency`` seconds,

@@ -1,7 +1,6 @@
 """The Flyte engine for sleep (optional extra ``memctl[flyte]``, Flyte 2 SDK ``flyte==2.12.1``).
 
-Issue 15 / the memory-store design this product came from: the sleep cycle's
-fan-out runs as Flyte tasks of one :data:`env` (``TaskEnvironment``
+The sleep cycle's fan-out runs as Flyte tasks of one :data:`env` (``TaskEnvironment``
 ``memctl-sleep``); load, validation, promotion, clustering, every store write
 and the Cognee rebuild stay in the driver (:class:`memctl.sleep.run.SleepRun`).
 
@@ -288,9 +287,12 @@ def _route_flyte_logs() -> None:
 
 HOME_URI_VAR = "MEMCTL_FLYTE_HOME_URI"  # read at deploy time: the data home's object-storage prefix
 
+MODEL_HOST_VAR = "MEMCTL_FLYTE_MODEL_HOST"  # read at deploy time: Ollama as the scheduled task reaches it
+
 sleep_schedule = flyte.Trigger(name="memctl-sleep-every-6h", automation=flyte.Cron(SCHEDULE),
                                description="memctl sleep every 6 hours",
-                               inputs={"home_uri": os.environ.get(HOME_URI_VAR, "")})
+                               inputs={"home_uri": os.environ.get(HOME_URI_VAR, "")},
+                               env_vars={"OLLAMA_HOST": os.environ.get(MODEL_HOST_VAR, "")})
 
 
 @env.task(triggers=sleep_schedule)
@@ -300,7 +302,7 @@ async def sleep_every_6h(home_uri: str) -> str:
     The data home lives in object storage at ``home_uri`` (``s3://…``; set :data:`HOME_URI_VAR` when
     deploying). This task downloads it (``flyte.io.Dir``), runs the whole sleep cycle on it — this task
     is the driver: every store write is actor ``sleep``, consolidation calls Ollama at ``OLLAMA_HOST``
-    as the task environment sets it — and uploads the home back to the same prefix. Returns the run's
+    (the trigger sets it from :data:`MODEL_HOST_VAR` at deploy time) — and uploads the home back to the same prefix. Returns the run's
     summary JSON. Raises ``ValueError`` without a ``home_uri``.
     """
     from memctl.sleep.run import SleepOptions, SleepRun
