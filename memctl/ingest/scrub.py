@@ -57,6 +57,7 @@ from memctl.ingest.scrub_command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.ingest.scrub_credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.ingest.scrub_detector import HEX, Detector, detector
 from memctl.ingest.scrub_encoded import encoded_secret_detector
+from memctl.ingest.scrub_gates import GateIndex
 from memctl.ingest.scrub_http import HTTP_DETECTORS
 from memctl.ingest.scrub_keyword import KEYWORD_DETECTORS
 from memctl.ingest.scrub_private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
@@ -121,7 +122,9 @@ def _build_detectors() -> tuple[Detector, ...]:
         PRIVATE_KEY_DETECTOR,
         # A base64 run holding a secret goes whole, before any rule sees part of it.
         encoded_secret_detector(lambda text: find_secrets(text)),
-        detector("slack_webhook", ds_slack_webhook, origin="detect-secrets:SlackDetector"),
+        detector(
+            "slack_webhook", ds_slack_webhook, origin="detect-secrets:SlackDetector", requires=("hooks.slack.com",)
+        ),
         *TOKEN_DETECTORS,
         # Covers detect-secrets' StripeDetector ((?:r|s)k_live_…{24}, checked in
         # tests) and test-mode keys; gated on "k_live_"/"k_test_" because a
@@ -131,6 +134,7 @@ def _build_detectors() -> tuple[Detector, ...]:
             r"[sr]k_(?:live|test)_[0-9A-Za-z]{10,}",
             anchors=(r"k_(?:live|test)_",),
             anchor_back=1,
+            requires=("k_live_", "k_test_"),
             origin="detect-secrets:StripeDetector (extended)",
         ),
         # detect-secrets' AWS secret regex (aws … key … '<40 chars>'), also
@@ -142,6 +146,7 @@ def _build_detectors() -> tuple[Detector, ...]:
             flags=re.IGNORECASE,
             group="value",
             anchors=("aws",),
+            requires=("aws",),
             accept=_accept_aws_secret,
             origin="detect-secrets:AWSKeyDetector (extended)",
         ),
@@ -152,6 +157,7 @@ def _build_detectors() -> tuple[Detector, ...]:
             "jwt",
             r"(?P<header>eyJ[A-Za-z0-9_-]{4,}=*)\.[A-Za-z0-9_-]{4,}=*(?:\.[A-Za-z0-9_+/-]*=*)?",
             accept=_accept_jwt,
+            requires=("eyj",),
             origin="detect-secrets:JwtTokenDetector (extended)",
         ),
         *COMMAND_DETECTORS,
@@ -167,6 +173,8 @@ detector wins (a GitHub token in ``export GITHUB_TOKEN=ghp_…`` is a
 ``github_token``, not a generic ``secret``), unless the later match strictly
 contains the earlier ones (an ``Authorization: AWS4-HMAC-SHA256`` parameter
 list holding an access key id is redacted whole)."""
+
+_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals)
 
 # ---------------------------------------------------------------------------
 # Public API
@@ -198,10 +206,12 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
     if not text:
         return []
     lowered = _lowered(text)
+    # Which rules can match at all: one pass for every declared literal.
+    gates = _GATES.present(lowered if lowered is not None else text.lower())
     starts: list[int] = []
     accepted: list[tuple[int, int, str]] = []
     for candidate in DETECTORS:
-        for start, end, kind in candidate.spans(text, lowered):
+        for start, end, kind in candidate.spans(text, lowered, gates):
             first = bisect_left(starts, start)
             if first > 0 and accepted[first - 1][1] > start:
                 continue  # starts inside an earlier span

@@ -33,7 +33,8 @@ _WORD = r"""(?:'(?P<sq>[^\x00'\n]+)'|"(?P<dq>[^\x00"\n\\]+)"|(?P<bare>[^\x00\s'"
 _ARG = r"""(?:'[^\x00'\n]*'|"[^\x00"\n]*"|[^\x00\s'"`;|&]+)"""
 _FREERDP = re.compile(r"freerdp3?\b[^\n\x00|;&]*?[ \t]/p(?:assword)?:" + _WORD)
 # The switch quoted without its client ("the remote desktop uses /p:X"): a password-shaped value only.
-_PASSWORD_SWITCH = re.compile(r"(?:^|(?<=[\s\"'`(]))/p(?:assword)?:" + _WORD)
+_PASSWORD_SWITCH = re.compile(r"/p(?:assword)?:" + _WORD)  # literal-led: the character before is checked apart
+_SWITCH_BEFORE = frozenset(" \t\n\r\"'`(")
 _NET_USE = re.compile(_CMD + r"net[ \t]+use(?:[ \t]+[A-Za-z]:|[ \t]+\*)?[ \t]+\\\\+[^\s\x00]+[ \t]+(?![/*])" + _WORD)
 _REFRESH_TOKEN = re.compile(r"activate-refresh-token[ \t]+" + _ARG + r"[ \t]+(?!-)" + _WORD)
 _MC_ALIAS = re.compile(
@@ -55,8 +56,10 @@ _PIPED_INTO_STORE = re.compile(
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+'%s[^\x00'\n]*')?)[ \t]+" + _WORD
     + r"[ \t]*\|[ \t]*(?:npx[ \t]+)?(?:vercel[ \t]+env[ \t]+add|wrangler[ \t]+secret[ \t]+put|netlify[ \t]+env:set)\b"
 )
-_GATES = ("freerdp", "/p", "net use", "activate-refresh-token", "mc alias", "mc config", "rclone config", "git config",
-          ">", "env add", "secret put", "env:set")
+# Literals without which no rule here matches, chosen to be cheap for memctl.ingest.scrub_gates (a
+# rare punctuation character or one scan shared by several rules); each rule's own literal is
+# looked for only when its gate is present.
+_GATES = ("/p:", "/password:", "mc ", " config", "activate-refresh-token", ">", "|", "\\")
 
 
 def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
@@ -69,43 +72,56 @@ def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
     return None
 
 
-def _argument_spans(text: str, lowered: str | None) -> Iterator[Span]:
-    """Positional and switch credentials of the tools in the module docstring."""
-    haystack = lowered if lowered is not None else text.lower()
-    present = {gate for gate in _GATES if gate in haystack}
+def _argument_spans(text: str, lowered: str | None, present: frozenset[str]) -> Iterator[Span]:
+    """Positional and switch credentials of the tools in the module docstring
+    (``present``: the ``_GATES`` literals in the text)."""
     if not present:
         return
-    simple = (("freerdp", _FREERDP, "password"), ("net use", _NET_USE, "password"),
-              ("activate-refresh-token", _REFRESH_TOKEN, "secret"), ("mc alias", _MC_ALIAS, "secret"),
-              ("mc config", _MC_ALIAS, "secret"))
-    for gate, pattern, kind in simple:
-        if gate in present:
+    haystack = lowered if lowered is not None else text.lower()
+    simple = (
+        # FreeRDP always has its /p: switch; net use its \\server.
+        ("/p:" in present or "/password:" in present) and "freerdp" in haystack and (_FREERDP, "password"),
+        "\\" in present and "net use" in haystack and (_NET_USE, "password"),
+        "activate-refresh-token" in present and (_REFRESH_TOKEN, "secret"),
+        "mc " in present and ("mc alias" in haystack or "mc config" in haystack) and (_MC_ALIAS, "secret"),
+    )
+    for rule in simple:
+        if rule:
+            pattern, kind = rule
             for match in pattern.finditer(text):
                 span = _value_span(match)
                 if span is not None:
                     yield span[0], span[1], kind
-    if "/p" in present and "freerdp" not in present:
+    if ("/p:" in present or "/password:" in present) and "freerdp" not in haystack:
         for match in _PASSWORD_SWITCH.finditer(text):
+            if match.start() > 0 and text[match.start() - 1] not in _SWITCH_BEFORE:
+                continue
             span = _value_span(match)
             if span is not None and has_digit_and_letter(text[span[0] : span[1]]) and span[1] - span[0] >= 8:
                 yield span[0], span[1], "password"
-    if "rclone config" in present:
+    if " config" in present:
+        yield from _config_spans(text, haystack)
+    if ">" in present:
+        yield from _password_file_spans(text, haystack)
+    if "|" in present and ("env add" in haystack or "secret put" in haystack or "env:set" in haystack):
+        for match in _PIPED_INTO_STORE.finditer(text):
+            span = _value_span(match)
+            if span is not None:
+                yield span[0], span[1], "secret"
+
+
+def _config_spans(text: str, haystack: str) -> Iterator[Span]:
+    """``rclone config create|update`` credential pairs and ``git config`` credential keys."""
+    if "rclone config" in haystack:
         for match in _RCLONE.finditer(text):
             for pair in _RCLONE_PAIR.finditer(text, match.start("rest"), match.end("rest")):
                 span = _value_span(pair)
                 if span is not None and is_credential_name(pair.group("key")):
                     yield span[0], span[1], "secret"
-    if "git config" in present:
+    if "git config" in haystack:
         for match in _GIT_CONFIG.finditer(text):
             span = _value_span(match)
             if span is not None and is_credential_name(match.group("key").rsplit(".", 1)[-1]):
-                yield span[0], span[1], "secret"
-    if ">" in present:
-        yield from _password_file_spans(text, haystack)
-    if present & {"env add", "secret put", "env:set"}:
-        for match in _PIPED_INTO_STORE.finditer(text):
-            span = _value_span(match)
-            if span is not None:
                 yield span[0], span[1], "secret"
 
 
@@ -138,7 +154,7 @@ def _password_file_spans(text: str, lowered: str) -> Iterator[Span]:
 
 
 COMMAND_ARGUMENT_DETECTORS: tuple[Detector, ...] = (
-    detector("password", finder=_argument_spans,
+    detector("password", finder=_argument_spans, literals=_GATES,
              origin="memctl: FreeRDP, net use, gcloud, mc, rclone, git config, password files, vercel/wrangler"),
 )
 """Positional and switch credentials (see the module docstring)."""

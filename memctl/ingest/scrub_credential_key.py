@@ -13,7 +13,8 @@ at 12+ characters, or hex/UUID) and not code:
   ``key``, ``api_key``/``apikey``, ``access_token``, ``token``, ``auth``;
 * an ``Authorization`` value built by concatenation: ``'Bearer ' + 'VALUE'``.
 
-Each name is found with a substring search (no regex scan of the whole text).
+Each name is found with a substring search (no regex scan of the whole text), and only when
+:mod:`memctl.ingest.scrub_gates` found its literal.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ _IDENT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 _SEGMENTS = re.compile(r"[_.-]|(?<=[a-z0-9])(?=[A-Z])")
 # "session" alone is everywhere in a coding session's text: only its id names are looked for.
 _KEY_ROOTS = ("credential", "creds", "auth", "passcode", "salt", "signing", "session_id", "sessionid", "session-id")
+# One gate literal for roots that share a start (scrub_gates: one scan each).
+_ROOT_GATES = {"credential": "cred", "creds": "cred"}
 _LAST_SEGMENTS = frozenset({"credentials", "credential", "creds", "auth", "passcode", "salt", "sessionid", "signing"})
 _ASSIGNMENT = re.compile(
     r"""(?:\\*["'`]?\]?[ \t]*(?::=|=>|=|:)|\\*["'][ \t]*,)[ \t]*(?:(?P<q>\\*["'`])(?P<quoted>[^"'`\n\x00\\]+)\\*["'`]|(?P<bare>[^\s"'`&#<>,;)}\]\\\x00]+))"""
@@ -72,8 +75,10 @@ def _plausible(value: str) -> bool:
     return credential_shaped(unquote(value), min_len=12)
 
 
-def _key_spans(text: str, lowered: str) -> Iterator[Span]:
+def _key_spans(text: str, lowered: str, present: frozenset[str]) -> Iterator[Span]:
     for root in _KEY_ROOTS:
+        if _ROOT_GATES.get(root, root) not in present:
+            continue
         pos = lowered.find(root)
         while pos != -1:
             end = pos + len(root)
@@ -107,8 +112,10 @@ _QUERY_ENDINGS = ("key=", "token=", "sig=", "signature=", "credential=", "auth="
 _QUERY_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
-def _query_spans(text: str, lowered: str) -> Iterator[Span]:
+def _query_spans(text: str, lowered: str, present: frozenset[str]) -> Iterator[Span]:
     for ending in _QUERY_ENDINGS:
+        if ending not in present:
+            continue
         pos = lowered.find(ending)
         while pos != -1:
             value_start = pos + len(ending)
@@ -122,15 +129,18 @@ def _query_spans(text: str, lowered: str) -> Iterator[Span]:
             pos = lowered.find(ending, value_start)
 
 
-def _credential_key_spans(text: str, lowered: str | None) -> Iterator[Span]:
-    """Values under the names in the module docstring, when credential-shaped."""
+_LITERALS = tuple(sorted({_ROOT_GATES.get(root, root) for root in _KEY_ROOTS} | set(_QUERY_ENDINGS)))
+
+
+def _credential_key_spans(text: str, lowered: str | None, present: frozenset[str]) -> Iterator[Span]:
+    """Values under the names in the module docstring, when credential-shaped
+    (``present``: the names' literals in the text)."""
     if lowered is None:
         lowered = text.lower()
         if len(lowered) != len(text):
             return
-    yield from _key_spans(text, lowered)
-    if "=" in text:
-        yield from _query_spans(text, lowered)
+    yield from _key_spans(text, lowered, present)
+    yield from _query_spans(text, lowered, present)
     if "+" in text and ("bearer" in lowered or "token" in lowered or "basic" in lowered):
         for match in _CONCATENATED.finditer(text):
             if not is_placeholder(match.group("value")):
@@ -138,7 +148,7 @@ def _credential_key_spans(text: str, lowered: str | None) -> Iterator[Span]:
 
 
 CREDENTIAL_KEY_DETECTORS: tuple[Detector, ...] = (
-    detector("secret", finder=_credential_key_spans,
+    detector("secret", finder=_credential_key_spans, literals=_LITERALS,
              origin="memctl: credential-shaped values under credentials/auth/salt/signing/session keys, signed URLs"),
 )
 """One detector for the names in the module docstring."""

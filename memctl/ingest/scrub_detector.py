@@ -22,8 +22,10 @@ Accept = Callable[[re.Match[str]], "bool | tuple[int, int]"]
 """Extra check on a match: False drops it, True keeps the group's span, a
 ``(start, end)`` pair replaces that span (a value trimmed to its real end)."""
 
-Finder = Callable[[str, "str | None"], Iterable[Span]]
-"""``(text, lowered) -> spans`` for detectors that are not one regex."""
+Finder = Callable[..., Iterable[Span]]
+"""``(text, lowered) -> spans`` for detectors that are not one regex; a finder that
+declares ``literals`` is called ``(text, lowered, gates)``, ``gates`` being the
+frozenset of its literals present in the text (see :mod:`memctl.ingest.scrub_gates`)."""
 
 ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 WORD_CHARS = ALNUM | {"_"}
@@ -59,6 +61,9 @@ class Detector:
             yields :data:`Span` triples.
         origin: where the rule comes from (a detect-secrets plugin, an
             issuer's documentation, or memctl).
+        requires: lowercase literals of which every match holds at least one:
+            when none is in the text the detector is skipped without a scan.
+        literals: lowercase literals a ``finder`` tests itself (in ``gates``).
     """
 
     kind: str
@@ -71,6 +76,8 @@ class Detector:
     anchor_back: int = 0
     kind_groups: tuple[tuple[str, str], ...] = ()
     finder: Finder | None = None
+    requires: tuple[str, ...] = ()
+    literals: tuple[str, ...] = ()
     _anchor_patterns: tuple[re.Pattern[str], ...] = field(default=(), repr=False, compare=False)
 
     def kind_of(self, match: re.Match[str]) -> str:
@@ -89,15 +96,23 @@ class Detector:
             return None
         return start, end, self.kind_of(match) if self.kind_groups else self.kind
 
-    def spans(self, text: str, lowered: str | None) -> Iterator[Span]:
+    def spans(self, text: str, lowered: str | None, gates: frozenset[str] | None = None) -> Iterator[Span]:
         """Yield ``(start, end, kind)`` for each secret in ``text`` (character offsets).
 
         ``lowered`` is ``text.lower()`` when it has the same length as ``text``
         (so offsets agree), else None; gated detectors then fall back to a
-        full case-insensitive scan.
+        full case-insensitive scan. ``gates``: the ``requires``/``literals``
+        present in the text (:class:`memctl.ingest.scrub_gates.GateIndex`);
+        None means not known, and they are tested here.
         """
+        wanted = self.requires + self.literals
+        if wanted and gates is None:
+            haystack = lowered if lowered is not None else text.lower()
+            gates = frozenset(literal for literal in wanted if literal in haystack)
+        if self.requires and gates is not None and gates.isdisjoint(self.requires):
+            return
         if self.finder is not None:
-            yield from self.finder(text, lowered)
+            yield from (self.finder(text, lowered, gates) if self.literals else self.finder(text, lowered))
             return
         assert self.pattern is not None
         if self.anchors and lowered is not None:
@@ -150,6 +165,8 @@ def detector(
     anchor_back: int = 0,
     kind_groups: tuple[tuple[str, str], ...] = (),
     finder: Finder | None = None,
+    requires: tuple[str, ...] = (),
+    literals: tuple[str, ...] = (),
 ) -> Detector:
     """Build a :class:`Detector` (compiles ``pattern`` and the gate regexes)."""
     compiled = pattern if isinstance(pattern, re.Pattern) or pattern is None else re.compile(pattern, flags)
@@ -164,6 +181,8 @@ def detector(
         anchor_back=anchor_back,
         kind_groups=kind_groups,
         finder=finder,
+        requires=requires,
+        literals=literals,
         _anchor_patterns=tuple(re.compile(a) for a in anchors),
     )
 

@@ -229,6 +229,7 @@ HTTP_DETECTORS: tuple[Detector, ...] = (
         _AUTH,
         flags=re.IGNORECASE,
         anchors=("auth",),
+        requires=("auth",),
         accept=_accept_auth,
         kind_groups=(("field", "password"), ("pair", "password"), ("redis", "password")),
         origin="RFC 9110 Authorization header; Docker config.json auths / .npmrc _auth (RFC 7617 user:password)",

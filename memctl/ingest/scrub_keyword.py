@@ -361,6 +361,7 @@ KEYWORD_DETECTORS: tuple[Detector, ...] = (
         flags=re.IGNORECASE,
         group="value",
         anchors=("identified[ \t]",),
+        requires=("identified",),
         accept=_accept_identified_by,
         origin="MySQL/Oracle CREATE|ALTER USER … IDENTIFIED BY",
     ),

@@ -87,12 +87,17 @@ class TokenFormat:
             rare character: upper case, ``x``).
         pattern: regex starting with ``group``.
         accept: optional check on the whole matched token.
+        gates: lowercase literals of which every token holds one, when they
+            are cheaper to look for than ``group`` (they hold a rare
+            punctuation character: :mod:`memctl.ingest.scrub_gates`); empty:
+            the group's scan decides.
     """
 
     kind: str
     group: str
     pattern: str
     accept: Callable[[str], bool] | None = None
+    gates: tuple[str, ...] = ()
 
 
 def _bare_sk_key(token: str) -> bool:
@@ -106,28 +111,30 @@ _B = "(?![A-Za-z0-9_])"  # right boundary of a fixed-length token
 _BH = "(?![A-Za-z0-9_-])"
 
 TOKEN_FORMATS: tuple[TokenFormat, ...] = (
-    TokenFormat("github_token", "gh", r"gh[pousr]_[A-Za-z0-9_]{36,255}" + _B),
-    TokenFormat("github_token", "github_pat_", r"github_pat_[A-Za-z0-9_]{22,255}"),
+    TokenFormat("github_token", "gh", r"gh[pousr]_[A-Za-z0-9_]{36,255}" + _B, gates=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    TokenFormat("github_token", "github_pat_", r"github_pat_[A-Za-z0-9_]{22,255}", gates=("github_pat_",)),
     TokenFormat(
         "gitlab_token",
         "gl",
         r"gl(?:(?:pat|dt|ft|soat|rt)-[A-Za-z0-9_\-]{20,50}|cbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_\-]{20,50}"
         r"|imt-[A-Za-z0-9_\-]{25}|ptt-[A-Za-z0-9_\-]{40}|agent-[A-Za-z0-9_\-]{50,1024}"
         r"|oas-[A-Za-z0-9_\-]{64})(?!\w)",
+        gates=("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "glagent-", "gloas-"),
     ),
-    TokenFormat("grafana_token", "gl", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _B),
-    TokenFormat("grafana_token", "gl", r"glc_[A-Za-z0-9+/]{32,400}={0,2}"),
+    TokenFormat("grafana_token", "gl", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _B, gates=("glsa_",)),
+    TokenFormat("grafana_token", "gl", r"glc_[A-Za-z0-9+/]{32,400}={0,2}", gates=("glc_",)),
     TokenFormat("gitlab_token", "G", r"GR1348941[A-Za-z0-9_\-]{20,50}(?!\w)"),
     TokenFormat("google_oauth_secret", "G", r"GOCSPX-[A-Za-z0-9_-]{28}" + _BH),
-    TokenFormat("anthropic_key", "sk", r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    TokenFormat("openai_key", "sk", r"sk-(?:proj-|svcacct-|admin-|None-|or-v1-)?[A-Za-z0-9_-]{20,}", _bare_sk_key),
-    TokenFormat("slack_token", "x", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}"),
-    TokenFormat("xai_key", "x", r"xai-[A-Za-z0-9]{80}" + _B),
-    TokenFormat("brevo_key", "x", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _B),
-    TokenFormat("npm_token", "npm_", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    TokenFormat("huggingface_token", "hf_", r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"),
+    TokenFormat("anthropic_key", "sk", r"sk-ant-[A-Za-z0-9_-]{20,}", gates=("sk-",)),
+    TokenFormat("openai_key", "sk", r"sk-(?:proj-|svcacct-|admin-|None-|or-v1-)?[A-Za-z0-9_-]{20,}", _bare_sk_key, ("sk-",)),
+    TokenFormat("slack_token", "x", r"x(?:ox[abposre]|app-\d)-[A-Za-z0-9-]{10,}",
+                gates=tuple(f"xox{c}-" for c in "abposre") + ("xapp-",)),
+    TokenFormat("xai_key", "x", r"xai-[A-Za-z0-9]{80}" + _B, gates=("xai-",)),
+    TokenFormat("brevo_key", "x", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _B, gates=("xkeysib-",)),
+    TokenFormat("npm_token", "npm_", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", gates=("npm_",)),
+    TokenFormat("huggingface_token", "hf_", r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])", gates=("hf_",)),
     TokenFormat("vault_token", "hv", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
-    TokenFormat("pypi_token", "pypi-", r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9-_]{70,}"),
+    TokenFormat("pypi_token", "pypi-", r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9-_]{70,}", gates=("pypi-",)),
     TokenFormat("google_api_key", "A", r"AIza[0-9A-Za-z_-]{35}" + _BH),
     TokenFormat("aws_access_key", "A", r"A(?:3T[A-Z0-9]|BIA|CCA|KIA|SIA)[0-9A-Z]{16}(?![0-9A-Z])"),
     TokenFormat("age_secret_key", "A", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
@@ -156,10 +163,12 @@ def _group_detector(prefix: str, formats: list[TokenFormat]) -> Detector:
         fmt = by_group[str(match.lastgroup)]
         return fmt.accept is None or fmt.accept(match.group(0))
 
+    gated = all(fmt.gates for fmt in formats)
     return detector(
         formats[0].kind,
         pattern,
         accept=accept,
+        requires=tuple(gate for fmt in formats for gate in fmt.gates) if gated else (),
         kind_groups=tuple((name, fmt.kind) for name, fmt in zip(names, formats)),
         origin="issuer token formats (see memctl.ingest.scrub_token)",
     )
@@ -183,18 +192,19 @@ def _discord_id(token: str) -> bool:
 
 
 RARE_TOKEN_FORMATS: tuple[TokenFormat, ...] = (
-    TokenFormat("webhook_secret", "whsec_", r"whsec_[A-Za-z0-9+/]{24,}={0,2}"),
-    TokenFormat("digitalocean_token", "_v1_", r"do[opr]_v1_[a-f0-9]{64}" + _B),
-    TokenFormat("shopify_token", "shp", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _B),
-    TokenFormat("linear_key", "lin_api_", r"lin_api_[A-Za-z0-9]{32,}" + _B),
-    TokenFormat("groq_key", "gsk_", r"gsk_[A-Za-z0-9]{40,}" + _B),
-    TokenFormat("mailgun_key", "key-", r"key-[0-9a-f]{32}" + _B),
-    TokenFormat("square_token", "sq0", r"sq0(?:atp-[A-Za-z0-9_-]{22,}|csp-[A-Za-z0-9_-]{43,})"),
-    TokenFormat("pulumi_token", "pul-", r"pul-[a-f0-9]{40}" + _B),
-    TokenFormat("tailscale_key", "tskey-", r"tskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"),
-    TokenFormat("doppler_token", "dp.", r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{30,}"),
+    TokenFormat("webhook_secret", "whsec_", r"whsec_[A-Za-z0-9+/]{24,}={0,2}", gates=("whsec_",)),
+    TokenFormat("digitalocean_token", "_v1_", r"do[opr]_v1_[a-f0-9]{64}" + _B, gates=("_v1_",)),
+    TokenFormat("shopify_token", "shp", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}" + _B,
+                gates=("shpat_", "shpss_", "shpca_", "shppa_")),
+    TokenFormat("linear_key", "lin_api_", r"lin_api_[A-Za-z0-9]{32,}" + _B, gates=("lin_api_",)),
+    TokenFormat("groq_key", "gsk_", r"gsk_[A-Za-z0-9]{40,}" + _B, gates=("gsk_",)),
+    TokenFormat("mailgun_key", "key-", r"key-[0-9a-f]{32}" + _B, gates=("key-",)),
+    TokenFormat("square_token", "sq0", r"sq0(?:atp-[A-Za-z0-9_-]{22,}|csp-[A-Za-z0-9_-]{43,})", gates=("sq0atp-", "sq0csp-")),
+    TokenFormat("pulumi_token", "pul-", r"pul-[a-f0-9]{40}" + _B, gates=("pul-",)),
+    TokenFormat("tailscale_key", "tskey-", r"tskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}", gates=("tskey-",)),
+    TokenFormat("doppler_token", "dp.", r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{30,}", gates=("dp.",)),
 )
-"""Formats looked for only when their literal (``group``) is in the text."""
+"""Formats looked for only when one of their ``gates`` is in the text."""
 _RARE_PATTERNS = tuple((fmt, re.compile(fmt.pattern)) for fmt in RARE_TOKEN_FORMATS)
 
 
@@ -215,11 +225,11 @@ def _discord_spans(text: str) -> Iterator[Span]:
                 yield start, tail.end(), "discord_bot_token"
 
 
-def _rare_token_spans(text: str, lowered: str | None) -> Iterator[Span]:
+def _rare_token_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
     del lowered
     yield from _discord_spans(text)
     for fmt, pattern in _RARE_PATTERNS:
-        if fmt.group not in text:
+        if gates.isdisjoint(fmt.gates):
             continue
         for match in pattern.finditer(text):
             if left_boundary(text, match.start(), _LEFT) and (fmt.accept is None or fmt.accept(match.group(0))):
@@ -228,6 +238,7 @@ def _rare_token_spans(text: str, lowered: str | None) -> Iterator[Span]:
 
 TOKEN_DETECTORS: tuple[Detector, ...] = (
     *_grouped(),
-    detector("secret", finder=_rare_token_spans, origin="issuer token formats (see memctl.ingest.scrub_token)"),
+    detector("secret", finder=_rare_token_spans, origin="issuer token formats (see memctl.ingest.scrub_token)",
+             literals=tuple(gate for fmt in RARE_TOKEN_FORMATS for gate in fmt.gates)),
 )
 """One detector per group of prefixed formats, and one for the rare formats."""
