@@ -195,7 +195,10 @@ class RelayServer:
                 options = AskOptions(**request["options"])
                 on_token = (lambda piece: _send(conn, {"token": piece})) if request.get("stream") else None
                 result = self.warm.ask(options, on_token=on_token)
-                reply = {"result": result.as_dict()}
+                document = result.as_dict()
+                # as_dict rounds the timings; send them whole so `--debug` prints the same digits
+                document.update(route_s=result.route_s, retrieve_s=result.retrieve_s, answer_s=result.answer_s)
+                reply = {"result": document}
             except ExitCodeError as exc:
                 reply = {"error": str(exc), "exit_code": exc.exit_code}
             except (OSError, ValueError, TypeError, KeyError):
