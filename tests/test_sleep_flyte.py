@@ -22,6 +22,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.test_sleep import MIX, _proposal, _seed_cluster, _settings, _stage_raw
 
 SUBJECTS = ["billing", "search", "auth", "payments", "ingest"]
+FLYTE_LOCAL_METADATA = Path("/tmp/flyte/metadata")  # where flyte 2.12.1's local mode keeps each run's record
 
 
 def _seed(home: Path) -> MemoryStore:
@@ -73,11 +74,14 @@ def test_flyte_engine_gives_the_local_engines_results_and_repeats_from_its_cache
     assert _files(stores["local"]) == _files(stores["flyte"])  # the same inputs
     before_flyte = tmp_path / "flyte-before"
     shutil.copytree(homes["flyte"], before_flyte)
-    summaries = {}
+    summaries, flyte_run = {}, []
     with FakeOllama(latency_s=0.05) as server:
         for engine, home in homes.items():
             server.reset_counts()
-            summaries[engine] = _sleep(home, server, engine)
+            run = SleepRun(_settings(home, server), SleepOptions(concurrency=3, rebuild=False, engine=engine))
+            summaries[engine] = run.run()
+            if engine == "flyte":
+                flyte_run.append(run.engine.run_name)
             assert server.counts["/api/chat"] == summaries[engine].model_calls
     local, flyte = (summaries[e].as_dict() for e in ("local", "flyte"))
     assert {k: local[k] for k in COMPARED} == {k: flyte[k] for k in COMPARED}
@@ -93,6 +97,11 @@ def test_flyte_engine_gives_the_local_engines_results_and_repeats_from_its_cache
     assert reports["local"]["flyte_url"] is None and reports["flyte"]["flyte_url"] is None  # local mode: no console
     assert "engine flyte" in Path(summaries["flyte"].report_html).read_text()
     assert (homes["flyte"] / "cache" / "flyte" / "cache.db").is_file()  # Flyte's cache lives in the data home
+    flyte_reports = list((FLYTE_LOCAL_METADATA / flyte_run[0]).glob("*/report.html"))  # Flyte's own report
+    assert len(flyte_reports) == 1
+    flyte_report = flyte_reports[0].read_text()
+    assert "13 proposal(s): 4 promoted, 9 rejected; 5 cluster(s) to consolidate" in flyte_report
+    assert "5/5 ok" in flyte_report and "consolidate: 5 cluster(s), 3 at a time" in flyte_report
 
     # The same inputs again, with memctl's own consolidation cache gone: Flyte's cache answers every cluster.
     shutil.copytree(homes["flyte"] / "cache" / "flyte", before_flyte / "cache" / "flyte")
@@ -161,6 +170,33 @@ def test_a_task_raising_mid_run_leaves_the_store_as_the_local_engine_does(tmp_pa
     # the flyte run had finished every other cluster: the next run asks the model for the crashed one only
     assert second["flyte"].chat_calls == 1 and second["flyte"].model_calls == 1
     assert second["local"].chat_calls >= second["flyte"].chat_calls
+
+
+def test_a_driver_stopped_while_applying_repeats_no_model_call(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    for subject in SUBJECTS:
+        _seed_cluster(store, "user/global", 2, subject)
+    applied = []
+    real_apply = SleepRun._apply
+
+    def stopping(self, *args):
+        if len(applied) == 2:
+            raise KeyboardInterrupt  # Ctrl-C (or a kill) after two merges were written
+        applied.append(real_apply(self, *args))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SleepRun, "_apply", stopping)
+        with FakeOllama() as server, pytest.raises(KeyboardInterrupt):
+            _sleep(home, server, "flyte")
+        assert server.counts["/api/chat"] == 5
+    assert sum("/consolidated-" in p for p in store.list("user")) == 2 and store.verify(deep=True).ok
+    with FakeOllama() as server:
+        again = _sleep(home, server, "flyte")
+        assert server.counts["/api/chat"] == 0  # the three unapplied merges came from the caches
+    assert (again.clusters_consolidated, again.cache_hits, again.model_calls, again.exit_code) == (3, 3, 0, 0)
+    assert len(store.list("user")) == 5 and all("/consolidated-" in p for p in store.list("user"))
 
 
 @pytest.mark.parametrize("blocked", ["flyte", "flyte.io"])

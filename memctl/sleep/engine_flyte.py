@@ -161,6 +161,7 @@ class FlyteEngine:
         self.settings = settings
         self.local = settings.flyte_config is None
         self.run_url: str | None = None
+        self.run_name: str | None = None  # the last Flyte run this engine started
 
     def consolidate(self, tasks: list[ConsolidationTask], *, settings: Settings, cache_dir: Path, concurrency: int,
                     log: Callable[[str], None], note: str = "") -> Iterator[tuple[int, Future]]:
@@ -175,6 +176,7 @@ class FlyteEngine:
         keys = [cache_key(t, settings.consolidate_model, prompt) for t in tasks]
         with tempfile.TemporaryDirectory(prefix="memctl-flyte-") as scratch:
             run_name = f"memctl-sleep-{uuid.uuid4().hex[:20]}"  # how a result tells this run from a cached one
+            self.run_name = run_name
             runner = self._start(settings, Path(scratch), run_name)
             files = []
             for index, (task, key) in enumerate(zip(tasks, keys)):
