@@ -59,7 +59,8 @@ _PIPED_INTO_STORE = re.compile(
 # Literals without which no rule here matches, chosen to be cheap for memctl.ingest.scrub_gates (a
 # rare punctuation character or one scan shared by several rules); each rule's own literal is
 # looked for only when its gate is present.
-_GATES = ("/p:", "/password:", "mc ", " config", "activate-refresh-token", ">", "|", "\\")
+_GATES = ("/p:", "/password:", "alias set", "host add", "rclone config", "git config", "activate-refresh-token", ">",
+          "|", "\\")
 
 
 def _value_span(match: re.Match[str]) -> tuple[int, int] | None:
@@ -83,7 +84,7 @@ def _argument_spans(text: str, lowered: str | None, present: frozenset[str]) -> 
         ("/p:" in present or "/password:" in present) and "freerdp" in haystack and (_FREERDP, "password"),
         "\\" in present and "net use" in haystack and (_NET_USE, "password"),
         "activate-refresh-token" in present and (_REFRESH_TOKEN, "secret"),
-        "mc " in present and ("mc alias" in haystack or "mc config" in haystack) and (_MC_ALIAS, "secret"),
+        ("alias set" in present or "host add" in present) and (_MC_ALIAS, "secret"),
     )
     for rule in simple:
         if rule:
@@ -99,8 +100,8 @@ def _argument_spans(text: str, lowered: str | None, present: frozenset[str]) -> 
             span = _value_span(match)
             if span is not None and has_digit_and_letter(text[span[0] : span[1]]) and span[1] - span[0] >= 8:
                 yield span[0], span[1], "password"
-    if " config" in present:
-        yield from _config_spans(text, haystack)
+    if "rclone config" in present or "git config" in present:
+        yield from _config_spans(text, present)
     if ">" in present:
         yield from _password_file_spans(text, haystack)
     if "|" in present and ("env add" in haystack or "secret put" in haystack or "env:set" in haystack):
@@ -110,15 +111,15 @@ def _argument_spans(text: str, lowered: str | None, present: frozenset[str]) -> 
                 yield span[0], span[1], "secret"
 
 
-def _config_spans(text: str, haystack: str) -> Iterator[Span]:
+def _config_spans(text: str, present: frozenset[str]) -> Iterator[Span]:
     """``rclone config create|update`` credential pairs and ``git config`` credential keys."""
-    if "rclone config" in haystack:
+    if "rclone config" in present:
         for match in _RCLONE.finditer(text):
             for pair in _RCLONE_PAIR.finditer(text, match.start("rest"), match.end("rest")):
                 span = _value_span(pair)
                 if span is not None and is_credential_name(pair.group("key")):
                     yield span[0], span[1], "secret"
-    if "git config" in haystack:
+    if "git config" in present:
         for match in _GIT_CONFIG.finditer(text):
             span = _value_span(match)
             if span is not None and is_credential_name(match.group("key").rsplit(".", 1)[-1]):
