@@ -15,6 +15,7 @@ import pytest
 
 from memctl.exit_codes import USAGE
 from memctl.sleep.engine import EngineUnavailableError
+from memctl.sleep.engine_flyte import EngineTaskError
 from memctl.sleep.run import SleepOptions, SleepRun
 from memctl.sleep.user_memory import render_memory
 from memctl.store import MemoryStore
@@ -156,7 +157,7 @@ def test_a_task_raising_mid_run_leaves_the_store_as_the_local_engine_does(tmp_pa
             _seed_cluster(store, "user/global", 2, subject)
         with monkeypatch.context() as patch:
             patch.setattr(f"memctl.sleep.engine{'_flyte' if engine == 'flyte' else ''}.consolidate", crashing)
-            with FakeOllama() as server, pytest.raises(RuntimeError, match="worker lost"):
+            with FakeOllama() as server, pytest.raises((RuntimeError, EngineTaskError), match="worker lost"):
                 _sleep(home, server, engine, concurrency=1)  # one at a time: the local engine's order is fixed
         assert store.verify(deep=True).ok
         assert any(p.startswith("user/global/auth-") for p in store.list("user"))  # its members are kept
@@ -269,3 +270,38 @@ def test_doctor_without_the_extra_names_it(tmp_path: Path, monkeypatch: pytest.M
     checks = _doctor(_settings(tmp_path / "var"))
     assert list(checks) == ["flyte extra"] and checks["flyte extra"].status == "fail"
     assert checks["flyte extra"].fix == "pip install 'memctl[flyte]'"
+
+
+def test_local_mode_tasks_call_the_flyte_model_host(tmp_path: Path) -> None:
+    with FakeOllama() as server:
+        results = {}
+        for engine in ("local", "flyte"):
+            home = tmp_path / engine
+            _seed_cluster(MemoryStore(home / "store"), "user/global", 2, "billing")
+            settings = _settings(home, None, flyte_model_host=server.url)  # ollama_host: a closed port
+            results[engine] = SleepRun(settings, SleepOptions(rebuild=False, engine=engine)).run()
+    assert results["local"].exit_code == 9 and results["local"].clusters_consolidated == 0
+    assert results["flyte"].exit_code == 0 and (results["flyte"].clusters_consolidated,
+                                                results["flyte"].model_calls) == (1, 1)
+
+
+@pytest.mark.parametrize("error", [ConnectionError("cluster unreachable"), TimeoutError("deadline exceeded"),
+                                   ValueError("image build failed")])
+def test_a_failed_flyte_run_is_one_error_and_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            error: Exception) -> None:
+    from memctl.sleep import engine_flyte
+
+    class FailingRunner:
+        def run(self, *args, **kwargs):
+            raise error
+
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    paths = _seed_cluster(store, "user/global", 2, "billing")
+    monkeypatch.setattr(engine_flyte.flyte, "with_runcontext", lambda *a, **k: FailingRunner())
+    with FakeOllama() as server, pytest.raises(EngineTaskError) as raised:
+        _sleep(home, server, "flyte")
+    assert raised.value.exit_code == 1 and str(error) in str(raised.value) and type(error).__name__ in str(raised.value)
+    assert sorted(store.list("user")) == sorted(paths) and store.verify(deep=True).ok
+    report = json.loads(next((home / "reports").glob("sleep-*.json")).read_text())
+    assert report["status"] == "failed" and report["engine"] == "flyte"

@@ -50,6 +50,11 @@ class ConsolidationEngine(Protocol):
         for an engine with a report of its own."""
         ...
 
+    def model_settings(self, settings: Settings) -> Settings | None:
+        """Settings naming the model server the tasks call, for the driver's check before consolidating;
+        None when this machine cannot check it (tasks on a cluster)."""
+        ...
+
 
 class LocalEngine:
     """Consolidations on a thread pool in this process, ``concurrency`` at a time, in completion order."""
@@ -75,6 +80,10 @@ class LocalEngine:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
+
+    def model_settings(self, settings: Settings) -> Settings | None:
+        """The tasks run here and call ``settings.ollama_host``."""
+        return settings
 
 
 def flyte_installed() -> bool:

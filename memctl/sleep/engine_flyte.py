@@ -51,6 +51,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from memctl.config import DataHome, Settings
+from memctl.exit_codes import ExitCodeError
 from memctl.sleep.consolidate import (
     ConsolidationError,
     ConsolidationResult,
@@ -147,8 +148,9 @@ def _html(text: str) -> str:
     return html.escape(text)
 
 
-class EngineTaskError(RuntimeError):
-    """A Flyte task failed for another reason than a failed merge (the run stops, as on the local engine)."""
+class EngineTaskError(ExitCodeError):
+    """A Flyte run or task failed for another reason than a failed merge (exit 1): the run stops, as on the
+    local engine; merges already returned are cached, so the next sleep repeats none of them."""
 
 
 class FlyteEngine:
@@ -193,6 +195,8 @@ class FlyteEngine:
                     self.run_url = run.url
                     run.wait(quiet=True)
                 outputs = run.outputs()
+            except Exception as exc:  # the run itself (not one cluster): an unreachable cluster, a failed build
+                raise EngineTaskError(f"the Flyte run {run_name} failed: {type(exc).__name__}: {exc}") from exc
             finally:
                 if self.local:
                     _close_local_cache()
@@ -207,6 +211,15 @@ class FlyteEngine:
                                    "members": [m.path for m in task.members]})
         for index, outcome in enumerate(outcomes):
             yield index, _future(outcome, run_name)
+
+    def model_settings(self, settings: Settings) -> Settings | None:
+        """Local mode: the tasks run here and call ``flyte_model_host`` (default ``ollama_host``), which the
+        driver can check; on a cluster it may be an address only the cluster reaches, so None."""
+        if not self.local:
+            return None
+        if settings.flyte_model_host is None:
+            return settings
+        return Settings.model_validate({**settings.model_dump(), "ollama_host": settings.flyte_model_host})
 
     def _task_settings(self, settings: Settings) -> dict:
         values = {name: getattr(settings, name) for name in TASK_SETTINGS}
@@ -227,7 +240,7 @@ class FlyteEngine:
             _route_flyte_logs()
             return flyte.with_runcontext(mode="local", name=run_name, raw_data_path=str(scratch / "raw"),
                                         log_level=logging.WARNING)
-        flyte.init_from_config(str(settings.flyte_config), log_level=logging.WARNING)
+        flyte.init_from_config(str(settings.flyte_config.expanduser()), log_level=logging.WARNING)
         _route_flyte_logs()
         return flyte.with_runcontext(mode="remote", name=run_name, log_level=logging.WARNING)
 
@@ -247,7 +260,8 @@ def _future(outcome: dict, run_name: str) -> Future:
         else:
             future.set_exception(ConsolidationError(failed["message"], model_called=bool(failed["model_called"])))
     else:
-        future.set_exception(EngineTaskError(f"a flyte consolidation task failed: {outcome['crashed']}"))
+        future.set_exception(EngineTaskError(f"a Flyte consolidation task failed: {outcome['crashed']}; "
+                                             "merges already returned are cached: run sleep again"))
     return future
 
 

@@ -420,8 +420,11 @@ class SleepRun:
     def _model_ready(self, report: SleepReport) -> bool:
         from memctl.ollama_client import ModelError, check_model, client_for
 
+        model_settings = self.engine.model_settings(self.settings)
+        if model_settings is None:
+            return True  # the engine's tasks reach a model this machine may not: their errors are per cluster
         try:
-            check_model(client_for(self.settings, 30), self.settings, self.settings.consolidate_model, 30)
+            check_model(client_for(model_settings, 30), model_settings, model_settings.consolidate_model, 30)
             return True
         except ModelError as exc:
             self.summary.model_unavailable = str(exc)
