@@ -19,10 +19,12 @@ Tasks (shapes are JSON strings so a remote run needs no memctl type plugin):
   the next sleep is the retry, and a second attempt of a refused merge in
   the same run would cost a model call for the same answer.
 * :func:`consolidate_clusters` — the fan-out: every cluster at most
-  ``concurrency`` at a time (``asyncio.gather`` behind a semaphore: Flyte
-  2.12.1's ``flyte.map.aio`` runs items one by one in local mode, and
-  ``gather`` of task calls is Flyte 2's other fan-out form, each call an
-  action on a cluster); streams progress to its Flyte report (``report=True``).
+  ``concurrency`` at a time: ``asyncio.gather`` of task calls behind a
+  semaphore, the form Flyte 2's docs recommend for parallel execution and
+  concurrency control (union.ai/docs/v2, "Parallelism and async"); each call
+  is an action on a cluster. Not ``flyte.map.aio``: in 2.12.1 it runs items
+  one by one in local mode (``flyte/_map.py``). Streams progress to its Flyte
+  report (``report=True``).
 
 A task never writes the data home: it gets the member texts in its input file,
 works in a temporary directory, and returns its result; the driver applies
