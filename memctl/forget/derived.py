@@ -73,7 +73,9 @@ def remove_documents(settings: Settings, home: DataHome, documents: dict[str, li
 
 def rebuild_dataset(settings: Settings, home: DataHome, dataset: str) -> str | None:
     """Drop ``dataset`` with its databases and build it again from the store's current files
-    (add + cognify); returns the rebuild's error, None on success.
+    (add + cognify); returns the rebuild's error, None on success. Callers pass only datasets
+    Cognee had when the plan was made (:func:`memctl.forget.plan.graph_datasets`): a purge builds
+    nothing new, and a run resumed after the drop still builds the dataset again.
 
     Raises:
         memctl.graph.errors.GraphMemoryError: the drop failed.
@@ -82,6 +84,8 @@ def rebuild_dataset(settings: Settings, home: DataHome, dataset: str) -> str | N
     from memctl.graph.erase import drop_dataset
     from memctl.graph.rebuild import rebuild_topic
 
+    if not home.cognee.is_dir():
+        return None
     knowledge_graph.configure(settings, home)
     knowledge_graph.run_sync(drop_dataset(dataset))
     files = topic_files(home, dataset)

@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from memctl.config import DataHome
 from memctl.exit_codes import USAGE
@@ -110,6 +110,7 @@ class SessionPlan:
     cache_entries: list[str]
     texts: list[str]
     allow_reingest: bool = False
+    graphs: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,8 +119,8 @@ class SessionPlan:
         out = [f"delete {f}" for f in self.files]
         out += [f"delete {p} and all its versions" for p in self.store_paths]
         out.append(f"remove {len(self.blobs)} version blob(s) from versions/ (audited by hash)")
-        out += [f"remove {len(v)} document(s) from the Cognee dataset '{k}' and rebuild it"
-                for k, v in sorted(self.datasets.items())]
+        out += [f"remove {len(self.datasets.get(k, []))} document(s) from the Cognee dataset '{k}' and rebuild it"
+                for k in self.graphs]
         out += [f"drop cached merge cache/consolidate/{name}" for name in self.cache_entries]
         if self.texts:
             out.append(f"redact {len(self.texts)} memory text(s) of the session from reports, logs and caches")
@@ -173,7 +174,7 @@ def plan_session(home: DataHome, session: str, *, allow_reingest: bool) -> Sessi
             datasets.setdefault(entry.topic, [])
     return SessionPlan(session=session, ids=ids, files=files, store_paths=sorted(paths), blobs=blobs,
                        datasets=datasets, cache_entries=cache_entries_naming(home, paths), texts=texts,
-                       allow_reingest=allow_reingest)
+                       allow_reingest=allow_reingest, graphs=graph_datasets(home, datasets))
 
 
 def content_body(content: str) -> str:
@@ -252,7 +253,14 @@ def plan_text(home: DataHome, values: list[str]) -> TextPlan:
                 datasets.add(dataset)
         if kind == "graph":
             datasets.update(names[key] for key in _dataset_ids_in(path) if key in names)
-    return TextPlan(key=values_key(values), values=len(set(values)), files=files, datasets=sorted(datasets))
+    return TextPlan(key=values_key(values), values=len(set(values)), files=files,
+                    datasets=graph_datasets(home, datasets))
+
+
+def graph_datasets(home: DataHome, topics: Iterable[str]) -> list[str]:
+    """Those of ``topics`` that Cognee has a dataset for (the ones a purge rebuilds), sorted."""
+    names = set(_dataset_names(home).values())
+    return sorted(t for t in set(topics) if t in names)
 
 
 def _dataset_ids_in(path: Path) -> set[str]:

@@ -80,7 +80,7 @@ def purge_session(settings: Settings, home: DataHome, plan: SessionPlan) -> Sess
     if not journal.is_done("store"):
         result.store_deleted, result.blobs_removed = _purge_store(home, plan)
         journal.done("store")
-    for dataset in sorted(plan.datasets):
+    for dataset in plan.graphs:
         step = f"graph:{dataset}"
         if not journal.is_done(step):
             error = derived.rebuild_dataset(settings, home, dataset)
@@ -89,7 +89,7 @@ def purge_session(settings: Settings, home: DataHome, plan: SessionPlan) -> Sess
             else:
                 result.datasets_rebuilt.append(dataset)
             journal.done(step)
-    if plan.datasets and not journal.is_done("compact"):
+    if plan.graphs and not journal.is_done("compact"):
         derived.compact(home)
         journal.done("compact")
     if not journal.is_done("derived"):

@@ -26,7 +26,7 @@ from memctl.forget import derived
 from memctl.forget.files import redact_file
 from memctl.forget.journal import Journal
 from memctl.forget.needles import all_forms, redact
-from memctl.forget.plan import TextPlan, plan_text
+from memctl.forget.plan import TextPlan, graph_datasets, plan_text
 from memctl.forget.scan import files_holding, kind_of
 from memctl.store import MemoryStore
 from memctl.store.purge import purge_blobs
@@ -76,7 +76,7 @@ def purge_text(settings: Settings, home: DataHome, values: list[str], plan: Text
         derived.compact(home)
         journal.done("compact")
     if any(kind_of(home, p) == "graph" for p in files_holding(home, needles)) and not journal.is_done("graph:all"):
-        everything = sorted(set(plan_text_datasets(home)) | set(datasets))
+        everything = sorted(set(graph_datasets(home, plan_text_datasets(home))) | set(datasets))
         _rebuild(settings, home, journal, everything, result, again=True)
         derived.compact(home)
         journal.done("graph:all")
