@@ -176,6 +176,7 @@ def export_home(home: DataHome, archive: Path, *, wait: bool = False, overwrite:
     if not archive.parent.is_dir():
         raise ArchiveError(f"{archive.parent} does not exist; create it first")
     files = bytes_in = 0
+    # The store's own write lock too: `remember` and `ask --propose` write staging/ without the home's.
     with home.lock(wait=wait), MemoryStore(home.store)._locked():
         handle = tempfile.NamedTemporaryFile(dir=archive.parent, prefix=f".{archive.name}.", suffix=".tmp",
                                              delete=False)

@@ -218,3 +218,17 @@ def test_the_store_refuses_an_unknown_event() -> None:
             store.record_event(op, "cognee/x", actor="memctl", reason="r")
     with pytest.raises(InvalidContentError):
         store.record_event("relocate", "/abs/path", actor="memctl", reason="r")
+
+
+def test_doctor_names_a_pending_relocation_and_fails_only_a_home_it_cannot_move(tmp_path: Path) -> None:
+    from memctl.doctor import check_graph_location
+
+    original = _make_home(tmp_path / "original")
+    relocate.ensure_location(original)
+    assert (check_graph_location(original).status, check_graph_location(original).detail) == ("ok", str(original.cognee))
+    copy = _copy(original, tmp_path / "copy")
+    check = check_graph_location(copy)
+    assert check.status == "ok" and f"moved: {original.root} → {copy.root}" in check.detail
+    with sqlite3.connect(relocate.cognee_db(copy)) as conn:
+        conn.execute("INSERT INTO data VALUES ('n9', '/mnt/else/cognee/data/t.txt', NULL, NULL)")
+    assert check_graph_location(copy).status == "fail"
