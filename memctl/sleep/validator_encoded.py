@@ -13,7 +13,8 @@ characters (a payload that is itself base64 decoded again, up to three layers), 
 more, ascii85 runs of 16 or more, words with two or more ``%NN`` escapes (``+`` read as a space), hex runs of 12 or more digits (optionally ``0x``), ``\\xNN`` (two or more) and
 ``\\NNN`` (octal, three or more) escape runs, every ``\\uNNNN`` (JSON's ``\\u003c`` for ``<``), ``\\uNNNN`` runs, ``%NN`` runs, HTML character references, leetspeak (``s3nd`` →
 ``send``, only in words that mix digits and letters), rot13 (of the whole text, and of every
-decoded payload), and — only when the text names it — reversed text.
+decoded payload: only when the text names rot13, or the rotated text reads as English, see
+:func:`_rotated_reads_as_english`), and — only when the text names it — reversed text.
 """
 
 from __future__ import annotations
@@ -53,6 +54,35 @@ _COMMAND = re.compile(
     r"|import|require|os\.system)(?![A-Za-z0-9_])"
     r"|\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|&&\s*(?:rm|curl|wget|nc|chmod)\b|/bin/(?:ba)?sh|/dev/tcp/|\$\(|os\.system"
     r"|subprocess|shell_exec|document\.cookie|(?<![A-Za-z0-9_])rm\s+-[a-z]*[rf]")
+
+
+# Common English words and the words instructions to an assistant are made of. None is the rot13 of
+# another English word (the pairs be/or, an/na, one/bar, gel/try, irk/vex, fur/she are left out), so
+# benign prose, rotated, holds almost none of them; an English rule written in rot13 holds several.
+_ENGLISH_WORDS = frozenset(
+    """the to and of in is it you your that this for with from into are was were will would have has all any
+    every each some never always must should shall do does don not only just then when where what which who
+    ignore disregard previous prior above instructions instruction rule rules policy prompt system assistant ai
+    model user admin administrator approved approve consent permission send upload post mail email copy move
+    paste share forward push force delete remove drop wipe erase main master branch branches remote origin
+    repo repository commit skip disable turn bypass validation scrubbing scrub memory memories memctl token
+    tokens key keys password passwords secret secrets credential credentials ssh env aws config file files
+    home root run execute exec curl wget bash shell script command commands install download sudo chmod
+    tests test ci deploy production reveal print show repeat output leak exfiltrate""".split()
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+def _rotated_reads_as_english(rotated: str) -> bool:
+    """True when ``rotated`` (a rot13 reading) holds two or more distinct words of :data:`_ENGLISH_WORDS`:
+    only then is it worth running every recogniser on it (rot13 of ordinary prose is gibberish)."""
+    hits: set[str] = set()
+    for word in _WORD.findall(rotated.lower()):
+        if word in _ENGLISH_WORDS:
+            hits.add(word)
+            if len(hits) >= 2:
+                return True
+    return False
 
 
 def _printable(data: bytes) -> str | None:
@@ -138,6 +168,7 @@ def decoded_views(text: str) -> Iterator[tuple[str, str, list[str]]]:
         ("ascii85", _ASCII85, lambda m: _a85(m.group(0))),
         ("url_encoding", _URL_ENCODED, lambda m: urllib.parse.unquote_plus(m.group(0))),
     )
+    named_rot13 = _ROT13_NAMED.search(text) is not None
     for name, pattern, decode in decoders:
         payloads: list[str] = []
 
@@ -150,16 +181,18 @@ def decoded_views(text: str) -> Iterator[tuple[str, str, list[str]]]:
         view = _substitute(text, pattern, keep)
         if view is not None:
             yield name, view, payloads
-            # a payload may be rot13 under its encoding: costs one reading, needs no naming
+            # a payload may be rot13 under its encoding: needs no naming, only a rotation that reads as English
             rotated = [codecs.encode(payload, "rot13") for payload in payloads]
-            yield f"{name}_rot13", _substitute(text, pattern, lambda m: codecs.encode(decode(m) or m.group(0), "rot13")) \
-                or view, rotated
+            if named_rot13 or any(_rotated_reads_as_english(payload) for payload in rotated):
+                yield f"{name}_rot13", _substitute(
+                    text, pattern, lambda m: codecs.encode(decode(m) or m.group(0), "rot13")) or view, rotated
     leet = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
     if leet != text:
         yield "leetspeak", leet, []
-    # rot13 of ordinary prose is gibberish to every recogniser, so the reading is always tried
+    # rot13 needs no naming: a rotation that reads as English is tried (a cheap test; the recognisers are not)
     decoded = codecs.encode(text, "rot13")
-    yield "rot13", decoded, [decoded] if _ROT13_NAMED.search(text) else []
+    if named_rot13 or _rotated_reads_as_english(decoded):
+        yield "rot13", decoded, [decoded] if named_rot13 else []
     if _REVERSE_NAMED.search(text):
         yield "reversed", text[::-1], [text[::-1]]
 
