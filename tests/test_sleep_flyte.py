@@ -305,3 +305,18 @@ def test_a_failed_flyte_run_is_one_error_and_changes_nothing(tmp_path: Path, mon
     assert sorted(store.list("user")) == sorted(paths) and store.verify(deep=True).ok
     report = json.loads(next((home / "reports").glob("sleep-*.json")).read_text())
     assert report["status"] == "failed" and report["engine"] == "flyte"
+
+
+@pytest.mark.parametrize("config_text", ["task:\n  project: memctl\n", "admin: {}\n", ""])
+def test_a_flyte_config_without_a_cluster_is_one_error(tmp_path: Path, config_text: str,
+                                                      no_external_network) -> None:
+    config = tmp_path / "flyte.yaml"
+    config.write_text(config_text)
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    paths = _seed_cluster(store, "user/global", 2, "billing")
+    with FakeOllama() as server, pytest.raises(EngineTaskError) as raised:
+        SleepRun(_settings(home, server, flyte_config=config),
+                 SleepOptions(rebuild=False, engine="flyte")).run()
+    assert raised.value.exit_code == 1 and "the Flyte run" in str(raised.value)
+    assert sorted(store.list("user")) == sorted(paths)

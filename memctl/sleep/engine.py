@@ -114,6 +114,22 @@ def import_flyte():
     return flyte
 
 
+def flyte_config_endpoint(path: Path) -> str | None:
+    """The admin endpoint a Flyte/Union config file names (read with ``flyte.config.auto``, as
+    ``flyte.init_from_config`` reads it); None when it names none.
+
+    Raises:
+        FileNotFoundError: no such file.
+        Exception: whatever Flyte's reader raises for a malformed file.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist")
+    import_flyte()
+    from flyte.config import auto
+
+    return auto(path).platform.endpoint or None
+
+
 def select_engine(name: str, settings: Settings) -> ConsolidationEngine:
     """The engine called ``name`` (one of :data:`ENGINES`).
 

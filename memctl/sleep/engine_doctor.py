@@ -12,7 +12,7 @@ from importlib import metadata
 
 from memctl.config import Settings
 from memctl.doctor import PROBE_TIMEOUT_S, Check
-from memctl.sleep.engine import FLYTE_EXTRA_HINT, flyte_installed, import_flyte
+from memctl.sleep.engine import FLYTE_EXTRA_HINT, flyte_config_endpoint, flyte_installed
 
 
 def check_flyte_engine(settings: Settings) -> list[Check]:
@@ -30,13 +30,10 @@ def _check_config(settings: Settings) -> Check:
         return Check("flyte config", "ok", "none: local mode (tasks run in this process, offline)")
     path = settings.flyte_config.expanduser()
     fix = "set MEMCTL_FLYTE_CONFIG (config flyte_config) to your Flyte/Union config.yaml (`flyte create config`)"
-    if not path.is_file():
-        return Check("flyte config", "fail", f"{path} does not exist", fix)
     try:
-        import_flyte()
-        from flyte.config import auto
-
-        endpoint = auto(path).platform.endpoint
+        endpoint = flyte_config_endpoint(path)
+    except FileNotFoundError:
+        return Check("flyte config", "fail", f"{path} does not exist", fix)
     except Exception as exc:  # noqa: BLE001 - any reader failure is this check's finding
         return Check("flyte config", "fail", f"{path}: {type(exc).__name__}: {exc}", fix)
     if not endpoint:

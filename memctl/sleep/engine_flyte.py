@@ -61,7 +61,7 @@ from memctl.sleep.consolidate import (
     cache_key,
     consolidate,
 )
-from memctl.sleep.engine import import_flyte
+from memctl.sleep.engine import flyte_config_endpoint, import_flyte
 
 import_flyte()  # first: memctl's pins (telemetry off, excepthook kept)
 import flyte  # noqa: E402
@@ -132,7 +132,10 @@ async def consolidate_clusters(tasks: list[flyte.io.File], settings_json: str, c
                 text = str(exc)
                 at = text.find(FAILED)
                 if at >= 0:
-                    failed, _end = json.JSONDecoder().raw_decode(text, at + len(FAILED))
+                    try:
+                        failed, _end = json.JSONDecoder().raw_decode(text, at + len(FAILED))
+                    except ValueError:  # a backend that re-quoted the message: keep its words
+                        failed = {"message": text[at + len(FAILED):], "model_called": True, "text": None}
                     outcome = {"failed": failed}
                 else:
                     outcome = {"crashed": f"{type(exc).__name__}: {text}"}
@@ -181,16 +184,17 @@ class FlyteEngine:
         with tempfile.TemporaryDirectory(prefix="memctl-flyte-") as scratch:
             run_name = f"memctl-sleep-{uuid.uuid4().hex[:20]}"  # how a result tells this run from a cached one
             self.run_name = run_name
-            runner = self._start(settings, Path(scratch), run_name)
-            files = []
-            for index, (task, key) in enumerate(zip(tasks, keys)):
+            paths = []
+            for index, task in enumerate(tasks):
                 path = Path(scratch) / "tasks" / f"{index:05d}.json"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(asdict(task), ensure_ascii=False), encoding="utf-8")
-                files.append(self._file(path, key))
+                paths.append(path)
             log(f"flyte: {len(tasks)} consolidation task(s), {concurrency} at a time"
                 + (" (local mode)" if self.local else ""))
             try:
+                runner = self._start(settings, Path(scratch), run_name)
+                files = [self._file(path, key) for path, key in zip(paths, keys)]
                 run = runner.run(consolidate_clusters, files, json.dumps(self._task_settings(settings)),
                                  concurrency, note)
                 if not self.local:
@@ -242,7 +246,10 @@ class FlyteEngine:
             _route_flyte_logs()
             return flyte.with_runcontext(mode="local", name=run_name, raw_data_path=str(scratch / "raw"),
                                         log_level=logging.WARNING)
-        flyte.init_from_config(str(settings.flyte_config.expanduser()), log_level=logging.WARNING)
+        config = settings.flyte_config.expanduser()
+        if not flyte_config_endpoint(config):  # else Flyte would build and push the image before failing
+            raise ValueError(f"{config} names no admin endpoint; check it with `memctl doctor --engine flyte`")
+        flyte.init_from_config(str(config), log_level=logging.WARNING)
         _route_flyte_logs()
         return flyte.with_runcontext(mode="remote", name=run_name, log_level=logging.WARNING)
 
