@@ -21,6 +21,7 @@ from memctl.store import MemoryStore
 from tests.crafted_opencode import CraftedDb, bash, text
 from tests.fakes.ollama_server import FakeOllama
 from tests.memctl_process import env_for, run_memctl
+from tests.purge_child import run_killed
 
 pytestmark = pytest.mark.e2e
 
@@ -222,24 +223,6 @@ def test_purge_session_removes_it_and_ingest_skips_it_until_allowed(built: dict,
     assert store.exists(note) and any(note in d for d in _documents(server, home, "alpha"))
 
 
-KILL_CHILD = """
-import os, signal, sys
-from memctl.forget import journal
-from memctl.store import steps
-point = sys.argv[1]
-kind, _, name = point.partition("=")
-def die(step):
-    if step == name:
-        os.kill(os.getpid(), signal.SIGKILL)
-if kind == "journal":
-    journal.reached = die
-else:  # inside the store's purge: after its first record is applied
-    steps.reached = die
-from memctl.cli.main import app
-app(sys.argv[2:], prog_name="memctl")
-"""
-
-
 def _state(server: FakeOllama, home: Path) -> dict:
     """What must be equal after an interrupted-then-finished purge and an uninterrupted one."""
     store = MemoryStore(home / "store")
@@ -262,8 +245,7 @@ def test_a_purge_killed_anywhere_is_finished_by_the_next_run(built: dict, server
     _ok(_memctl(server, reference, "purge", "--secret-file", str(secrets), "--yes", "--json"))
     home = _copy(built, tmp_path / "killed")
     args = ["purge", "--secret-file", str(secrets), "--yes", "--home", str(home)]
-    killed = subprocess.run([sys.executable, "-c", KILL_CHILD, point, *args], env=env_for(server),
-                            capture_output=True, text=True, timeout=600)
+    killed = run_killed(point, args, env_for(server))
     assert killed.returncode == -9, killed.stderr[-2000:]
     assert (home / "forget-journal.json").exists()
     other = _memctl(server, home, "forget", built["fact"], "--yes")

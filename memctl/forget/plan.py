@@ -34,19 +34,22 @@ def dataset_of(path: str) -> str | None:
     return None
 
 
-def cache_entries_naming(home: DataHome, paths: set[str]) -> list[str]:
-    """Consolidation cache entries (file names) whose members include any of ``paths``: a cached merge
-    of a removed memory must never be applied again."""
+def cache_entries_naming(home: DataHome, paths: set[str], texts: Iterable[str] = ()) -> list[str]:
+    """Consolidation cache entries (file names) whose members include any of ``paths``, or whose merged
+    text is one of ``texts``: a cached merge of a removed memory, or the cached merge a removed
+    consolidated memory came from, must never be applied again."""
+    wanted = {t.strip() for t in texts if t.strip()}
     found = []
     directory = home.consolidate_cache
     if not directory.is_dir():
         return found
     for entry in sorted(directory.glob("*.json")):
         try:
-            members = json.loads(entry.read_text(encoding="utf-8")).get("members") or []
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            members, text = data.get("members") or [], str(data.get("text") or "").strip()
         except (OSError, ValueError, AttributeError):
             continue
-        if any(m in paths for m in members):
+        if any(m in paths for m in members) or text in wanted:
             found.append(entry.name)
     return found
 
@@ -93,8 +96,9 @@ def plan_forget(home: DataHome, path: str, *, as_ingest: bool) -> MemoryPlan:
     if sha is None:
         raise ForgetError(f"no file at {canonical} (see `memctl show` / `memctl history {canonical}`)", USAGE)
     source_id = Path(canonical).stem if canonical.startswith("memory/") else None
+    body = content_body(store.read_text(canonical)[0])
     return MemoryPlan(path=canonical, sha=sha, dataset=dataset_of(canonical), source_id=source_id,
-                      cache_entries=cache_entries_naming(home, {canonical}))
+                      cache_entries=cache_entries_naming(home, {canonical}, [body]))
 
 
 @dataclass
@@ -173,7 +177,7 @@ def plan_session(home: DataHome, session: str, *, allow_reingest: bool) -> Sessi
         if entry is not None and entry.topic and not any(dataset_of(p) == entry.topic for p in paths):
             datasets.setdefault(entry.topic, [])
     return SessionPlan(session=session, ids=ids, files=files, store_paths=sorted(paths), blobs=blobs,
-                       datasets=datasets, cache_entries=cache_entries_naming(home, paths), texts=texts,
+                       datasets=datasets, cache_entries=cache_entries_naming(home, paths, texts), texts=texts,
                        allow_reingest=allow_reingest, graphs=graph_datasets(home, datasets))
 
 
