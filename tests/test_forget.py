@@ -269,3 +269,26 @@ def test_content_written_again_after_its_purge_is_live_and_can_be_purged_again(t
     purge_blobs(store, {sha: redact(content.encode(), needles)[0]}, reason="purge --text: 1 value(s)")
     assert MARKER in store.read_text(path)[0] and not store.blobs.has(sha)
     assert store.verify(deep=True).ok
+
+
+@pytest.mark.parametrize("value", VALUES[:3])
+def test_purge_text_without_cognee_redacts_files_and_reports_what_it_cannot_rewrite(tmp_path: Path,
+                                                                                    value: str) -> None:
+    from memctl.exit_codes import FAILED_ITEMS
+
+    home = tmp_path / "var"
+    store, paths = _store_with_history(home / "store", value)
+    (home / "transcripts").mkdir()
+    (home / "transcripts" / "ses_1.md").write_text(f"user: {value}\n")
+    (home / "reports").mkdir()
+    (home / "reports" / "sleep-1.json").write_text(json.dumps({"content": value}))
+    clean = _memctl(home, "purge", "--text", value, "--yes", "--json")
+    assert clean.returncode == 0, clean.stderr
+    assert json.loads(clean.stdout)["remaining"] == []
+    assert not any(n in p.read_bytes() for p in home.rglob("*") if p.is_file() for n in forms(value))
+    assert store.verify(deep=True).ok and value not in clean.stdout + clean.stderr
+    # a value someone wrote into an audit reason: the append-only log is never edited, and the purge says so
+    store.write_text("user/global/c.md", "clean\n", actor="sleep", reason=f"noted {value}")
+    left = _memctl(home, "purge", "--text", value, "--yes", "--json")
+    assert left.returncode == FAILED_ITEMS and json.loads(left.stdout)["remaining"] == ["store/audit/log.jsonl"]
+    assert store.verify(deep=True).ok
