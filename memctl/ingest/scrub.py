@@ -42,8 +42,6 @@ session against an earlier version side by side.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from bisect import bisect_left, bisect_right
@@ -52,6 +50,7 @@ from dataclasses import dataclass, field
 
 from detect_secrets.plugins.slack import SlackDetector
 
+from memctl.encodings import base64_bytes, printable_text
 from memctl.ingest.scrub_command import COMMAND_DETECTORS
 from memctl.ingest.scrub_command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.ingest.scrub_credential_key import CREDENTIAL_KEY_DETECTORS
@@ -107,11 +106,10 @@ def _accept_aws_secret(match: re.Match[str]) -> bool:
 def _accept_jwt(match: re.Match[str]) -> bool:
     # Lenient version of detect-secrets' JwtTokenDetector.is_formally_valid: the
     # header must decode to a JSON object; the payload and signature may be cut.
-    segment = match.group("header").rstrip("=")
+    header = printable_text(base64_bytes(match.group("header")))
     try:
-        raw = base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
-        return isinstance(json.loads(raw.decode("utf-8")), dict)
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return header is not None and isinstance(json.loads(header), dict)
+    except ValueError:
         return False
 
 

@@ -19,12 +19,11 @@ Each name is found with a substring search (no regex scan of the whole text), an
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
+from memctl.encodings import base64_bytes, printable_text
 from memctl.ingest.scrub_detector import Detector, Span, credential_shaped, detector, is_placeholder
 
 __all__ = ["CREDENTIAL_KEY_DETECTORS"]
@@ -62,11 +61,10 @@ def _credential_key(key: str) -> bool:
 def _encoded_text_without_pair(value: str) -> bool:
     """base64 of plain text with no ``user:password`` pair: an ``auth`` field that
     holds no credential (a pair is :mod:`memctl.ingest.scrub_http`'s)."""
-    try:
-        decoded = base64.b64decode(value, validate=True).decode("ascii")
-    except (binascii.Error, ValueError):
-        return False
-    return decoded.isprintable() and ":" not in decoded
+    if len(value) % 4:
+        return False  # a padded base64 field; an unpadded run is more likely a key
+    decoded = printable_text(base64_bytes(value), ratio=1.0)
+    return decoded is not None and decoded.isascii() and decoded.isprintable() and ":" not in decoded
 
 
 def _plausible(value: str) -> bool:

@@ -27,11 +27,10 @@ Sources:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Iterator
 
+from memctl.encodings import base64_bytes, printable_text
 from memctl.ingest.scrub_detector import Detector, Span, credential_shaped, detector, is_placeholder, left_boundary, looks_random
 
 __all__ = ["HTTP_DETECTORS"]
@@ -167,9 +166,8 @@ def _accept_basic_auth_field(match: re.Match[str]) -> bool:
     if start and match.string[start - 1] not in "\"'_ \t\n{,\\":
         return False  # oauth:, author=…
     value = match.group("fvalue")
-    try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
+    decoded = printable_text(base64_bytes(value), ratio=1.0)
+    if decoded is None:
         return False
     user, found, password = decoded.partition(":")
     return bool(found and user and password and decoded.isprintable())

@@ -35,11 +35,10 @@ body, not just its armour line:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable, Iterator
 
+from memctl.encodings import base64_bytes
 from memctl.ingest.scrub_detector import BASE64_CHARS, Detector, Span, detector
 from memctl.ingest.scrub_key_dump import hex_dump_key_spans
 
@@ -337,12 +336,8 @@ def _putty_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def _decoded_holds_key(encoded: str) -> bool:
     """True when base64/base64url ``encoded`` decodes to text holding a private key."""
-    try:
-        cleaned = encoded.rstrip("=").replace("+", "-").replace("/", "_")
-        raw = base64.urlsafe_b64decode(cleaned[: len(cleaned) // 4 * 4])
-    except (binascii.Error, ValueError):
-        return False
-    return _DECODED_ARMOUR.search(raw) is not None
+    raw = base64_bytes(encoded, cut=True)
+    return raw is not None and _DECODED_ARMOUR.search(raw) is not None
 
 
 def _run_start(text: str, pos: int, chars: frozenset[str]) -> int:

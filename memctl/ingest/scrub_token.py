@@ -64,12 +64,11 @@ credential-named key, flag or header they are given under
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from memctl.encodings import base64_bytes
 from memctl.ingest.scrub_detector import WORD_CHARS, Detector, Span, detector, has_digit_and_letter, left_boundary
 
 __all__ = ["RARE_TOKEN_FORMATS", "TOKEN_DETECTORS", "TOKEN_FORMATS", "TokenFormat"]
@@ -184,11 +183,8 @@ def _grouped() -> tuple[Detector, ...]:
 
 def _discord_id(token: str) -> bool:
     """The first part of a Discord bot token is the base64 of the bot's numeric id."""
-    first = token.split(".", 1)[0]
-    try:
-        return base64.urlsafe_b64decode(first + "=" * (-len(first) % 4)).isdigit()
-    except (binascii.Error, ValueError):
-        return False
+    decoded = base64_bytes(token.split(".", 1)[0])
+    return decoded is not None and decoded.isdigit()
 
 
 RARE_TOKEN_FORMATS: tuple[TokenFormat, ...] = (

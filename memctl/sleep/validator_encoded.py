@@ -27,6 +27,16 @@ import re
 import urllib.parse
 from typing import Callable, Iterator
 
+from memctl.encodings import (
+    base64_text,
+    hex_bytes,
+    octal_escape_bytes,
+    percent_bytes,
+    printable_text,
+    unicode_escape_text,
+    x_escape_bytes,
+)
+
 __all__ = ["decoded_views", "looks_like_command"]
 
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}={0,2}")
@@ -85,28 +95,12 @@ def _rotated_reads_as_english(rotated: str) -> bool:
     return False
 
 
-def _printable(data: bytes) -> str | None:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if not text.strip():
-        return None
-    good = sum(1 for ch in text if ch.isprintable() or ch in "\n\t")
-    return text if good / len(text) >= 0.95 else None
-
-
 def _b64(blob: str, depth: int = 0) -> str | None:
     """Decode a base64 run; a result that is itself one base64 run is decoded again (up to three layers)."""
     body = blob.rstrip("=")
     if len(body) < 8 or (body.isalpha() and (body.islower() or body.isupper() or len(body) < 12)):
         return None  # an ordinary word or identifier, not a payload
-    altchars = b"-_" if ("-" in body or "_" in body) else None
-    try:
-        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=altchars, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    text = _printable(raw)
+    text = base64_text(body)
     if text and depth < 2 and _BASE64.fullmatch(text.strip()):
         return _b64(text.strip(), depth + 1) or text
     return text
@@ -114,21 +108,14 @@ def _b64(blob: str, depth: int = 0) -> str | None:
 
 def _b32(blob: str) -> str | None:
     try:
-        return _printable(base64.b32decode(blob + "=" * (-len(blob.rstrip("=")) % 8) if "=" not in blob else blob))
+        return printable_text(base64.b32decode(blob + "=" * (-len(blob.rstrip("=")) % 8) if "=" not in blob else blob))
     except (binascii.Error, ValueError):
         return None
 
 
 def _a85(blob: str) -> str | None:
     try:
-        return _printable(base64.a85decode(blob))
-    except ValueError:
-        return None
-
-
-def _hex(blob: str) -> str | None:
-    try:
-        return _printable(bytes.fromhex(blob))
+        return printable_text(base64.a85decode(blob))
     except ValueError:
         return None
 
@@ -156,13 +143,11 @@ def decoded_views(text: str) -> Iterator[tuple[str, str, list[str]]]:
     """
     decoders: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None]], ...] = (
         ("base64", _BASE64, lambda m: _b64(m.group(0))),
-        ("hex", _HEX, lambda m: _hex(m.group(1))),
-        ("x_escapes", _X_ESCAPES, lambda m: _printable(bytes(int(h, 16) for h in m.group(0).split("\\x")[1:]))),
-        ("octal_escapes", _OCTAL_ESCAPES,
-         lambda m: _printable(bytes(int(o, 8) for o in m.group(0).split("\\")[1:] if o))),
-        ("unicode_escapes", _U_ESCAPES, lambda m: "".join(chr(int(u, 16)) for u in m.group(0).split("\\u")[1:])),
-        ("percent", _PERCENT,
-         lambda m: _printable(bytes(int(p, 16) for p in m.group(0).split("%")[1:]))),
+        ("hex", _HEX, lambda m: printable_text(hex_bytes(m.group(1)))),
+        ("x_escapes", _X_ESCAPES, lambda m: printable_text(x_escape_bytes(m.group(0)))),
+        ("octal_escapes", _OCTAL_ESCAPES, lambda m: printable_text(octal_escape_bytes(m.group(0)))),
+        ("unicode_escapes", _U_ESCAPES, lambda m: unicode_escape_text(m.group(0))),
+        ("percent", _PERCENT, lambda m: printable_text(percent_bytes(m.group(0)))),
         ("html_entities", _ENTITY, lambda m: html.unescape(m.group(0))),
         ("base32", _BASE32, lambda m: _b32(m.group(0))),
         ("ascii85", _ASCII85, lambda m: _a85(m.group(0))),
