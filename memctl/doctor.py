@@ -215,9 +215,8 @@ def check_opencode_mcp(home: DataHome) -> Check:
     return Check("opencode mcp", status, detail, fix)
 
 
-def run_checks(settings: Settings, db_path: Path, engine: str | None = None) -> list[Check]:
-    """Run every check; never raises for an environment problem. ``engine`` (None → ``settings.sleep_engine``)
-    ``flyte`` adds the Flyte engine's checks (:mod:`memctl.sleep.engine_doctor`)."""
+def run_checks(settings: Settings, db_path: Path) -> list[Check]:
+    """Run every check; never raises for an environment problem."""
     home = DataHome(settings.home)
     checks = check_ollama(settings)
     checks.append(check_vector_store(settings, home))
@@ -228,8 +227,4 @@ def run_checks(settings: Settings, db_path: Path, engine: str | None = None) -> 
     checks.append(check_topics(home))
     checks.extend(check_home(home))
     checks.append(check_opencode_mcp(home))
-    if (engine or settings.sleep_engine) == "flyte":
-        from memctl.sleep.engine_doctor import check_flyte_engine
-
-        checks.extend(check_flyte_engine(settings))
     return checks

@@ -227,19 +227,26 @@ def test_an_unknown_engine_is_a_usage_error(tmp_path: Path, name: str) -> None:
     assert raised.value.exit_code == USAGE and "local, flyte" in str(raised.value)
 
 
-def test_the_schedule_runs_every_six_hours() -> None:
-    from memctl.sleep import engine_flyte
+def test_the_schedule_runs_every_six_hours_with_the_deploy_time_home_and_model(monkeypatch) -> None:
+    import importlib
 
-    trigger = engine_flyte.sleep_schedule
+    from memctl.sleep import engine_flyte, engine_flyte_schedule
+
+    monkeypatch.setenv("MEMCTL_FLYTE_HOME_URI", "s3://bucket/memctl-home")
+    monkeypatch.setenv("MEMCTL_FLYTE_MODEL_HOST", "http://ollama.ml.svc:11434")
+    schedule = importlib.reload(engine_flyte_schedule)
+    trigger = schedule.sleep_schedule
     assert trigger.automation.expression == "0 */6 * * *"
-    assert engine_flyte.sleep_every_6h.name.endswith("sleep_every_6h")
-    assert trigger in engine_flyte.sleep_every_6h.triggers
+    assert trigger.inputs == {"home_uri": "s3://bucket/memctl-home"}
+    assert trigger.env_vars == {"OLLAMA_HOST": "http://ollama.ml.svc:11434"}
+    assert schedule.sleep_every_6h.name == "memctl-sleep.sleep_every_6h" and trigger in schedule.sleep_every_6h.triggers
+    assert schedule.env is engine_flyte.env  # one TaskEnvironment for the fan-out and the schedule
 
 
 def _doctor(settings) -> dict:
-    from memctl.doctor import run_checks
+    from memctl.sleep.engine_doctor import check_flyte_engine
 
-    return {c.name: c for c in run_checks(settings, settings.home / "none.db", "flyte") if c.name.startswith("flyte")}
+    return {c.name: c for c in check_flyte_engine(settings)}
 
 
 def test_doctor_checks_the_flyte_engine(tmp_path: Path) -> None:
@@ -320,3 +327,14 @@ def test_a_flyte_config_without_a_cluster_is_one_error(tmp_path: Path, config_te
                  SleepOptions(rebuild=False, engine="flyte")).run()
     assert raised.value.exit_code == 1 and "the Flyte run" in str(raised.value)
     assert sorted(store.list("user")) == sorted(paths)
+
+
+@pytest.mark.parametrize("args, shown", [(["--engine", "flyte"], True), ([], False), (["--engine", "local"], False)])
+def test_doctor_command_adds_the_flyte_lines_when_asked(tmp_path: Path, args: list[str], shown: bool) -> None:
+    from typer.testing import CliRunner
+
+    from memctl.cli.main import app
+
+    result = CliRunner().invoke(app, ["doctor", "--json", "--home", str(tmp_path / "var"), *args])
+    names = [c["name"] for c in json.loads(result.stdout)]
+    assert ("flyte extra" in names) is shown and ("flyte config" in names) is shown

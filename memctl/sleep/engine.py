@@ -19,7 +19,6 @@ failed merge, anything else aborts the run as before).
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -28,9 +27,9 @@ from typing import Protocol
 from memctl.config import Settings
 from memctl.exit_codes import UsageError
 from memctl.sleep.consolidate import ConsolidationTask, consolidate
+from memctl.sleep.engine_flyte_sdk import FLYTE_EXTRA_HINT, flyte_installed
 
 ENGINES = ("local", "flyte")
-FLYTE_EXTRA_HINT = "pip install 'memctl[flyte]'"
 
 
 class EngineUnavailableError(UsageError):
@@ -84,50 +83,6 @@ class LocalEngine:
     def model_settings(self, settings: Settings) -> Settings | None:
         """The tasks run here and call ``settings.ollama_host``."""
         return settings
-
-
-def flyte_installed() -> bool:
-    """Whether the optional Flyte 2 SDK (package ``flyte``) can be imported, without importing it."""
-    import sys
-
-    if "flyte" in sys.modules:
-        return sys.modules["flyte"] is not None  # None: an import that is known to fail
-    return importlib.util.find_spec("flyte") is not None
-
-
-def import_flyte():
-    """``import flyte`` with memctl's pins: Flyte's crash reporting (Sentry) off — memctl is offline-first —
-    and ``sys.excepthook`` kept (importing flyte replaces it; memctl's CLI reports its own errors).
-
-    Raises:
-        ImportError: the extra is not installed.
-    """
-    import os
-    import sys
-
-    os.environ["FLYTE_DISABLE_TELEMETRY"] = "true"
-    hook = sys.excepthook
-    try:
-        import flyte
-    finally:
-        sys.excepthook = hook
-    return flyte
-
-
-def flyte_config_endpoint(path: Path) -> str | None:
-    """The admin endpoint a Flyte/Union config file names (read with ``flyte.config.auto``, as
-    ``flyte.init_from_config`` reads it); None when it names none.
-
-    Raises:
-        FileNotFoundError: no such file.
-        Exception: whatever Flyte's reader raises for a malformed file.
-    """
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist")
-    import_flyte()
-    from flyte.config import auto
-
-    return auto(path).platform.endpoint or None
 
 
 def select_engine(name: str, settings: Settings) -> ConsolidationEngine:

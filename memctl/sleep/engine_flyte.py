@@ -14,7 +14,7 @@ Tasks (shapes are JSON strings so a remote run needs no memctl type plugin):
   version, model, member times and texts: :func:`~memctl.sleep.consolidate.cache_key`);
   the settings input is left out of the key. A merge that fails —
   the model, the substance check or the validator a merged memory must pass
-  (:func:`memctl.sleep.run.check_merged`) — makes the task fail, so it is never
+  (:func:`memctl.sleep.merge_gate.check_merged`) — makes the task fail, so it is never
   cached and the next sleep asks again, as the local engine does. Retries 0:
   the next sleep is the retry, and a second attempt of a refused merge in
   the same run would cost a model call for the same answer.
@@ -36,7 +36,7 @@ datasets) that cannot yet be shipped to a task and swapped back atomically.
 Mode: ``settings.flyte_config`` None → Flyte's local mode (tasks in this
 process, offline; Flyte's task cache in ``<home>/cache/flyte``); a config path
 → the cluster it names (``flyte.init_from_config``), tasks reach Ollama at
-``settings.flyte_model_host``. :func:`sleep_every_6h` is the scheduled form.
+``settings.flyte_model_host``. :mod:`memctl.sleep.engine_flyte_schedule` is the scheduled form.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -61,7 +60,7 @@ from memctl.sleep.consolidate import (
     cache_key,
     consolidate,
 )
-from memctl.sleep.engine import flyte_config_endpoint, import_flyte
+from memctl.sleep.engine_flyte_sdk import flyte_config_endpoint, import_flyte
 
 import_flyte()  # first: memctl's pins (telemetry off, excepthook kept)
 import flyte  # noqa: E402
@@ -70,7 +69,6 @@ import flyte.io  # noqa: E402
 FAILED = "memctl-consolidation-failed:"  # a failed merge's message, carried through Flyte's error text
 TASK_SETTINGS = ("consolidate_model", "request_timeout_s", "answer_num_ctx", "proposal_max_bytes",
                  "proposal_max_lines")
-SCHEDULE = "0 */6 * * *"  # every 6 hours (the design's sleep cadence), UTC
 
 
 def _image() -> flyte.Image:
@@ -93,7 +91,7 @@ async def consolidate_one(task: flyte.io.File, settings_json: str) -> str:
         RuntimeError: the merge failed; the message is :data:`FAILED` and a JSON object
             ``{"message", "model_called", "text"}`` (the driver records it as a failed cluster).
     """
-    from memctl.sleep.run import check_merged
+    from memctl.sleep.merge_gate import check_merged
     from memctl.sleep.validator import ValidationLimits
 
     async with task.open("rb") as handle:
@@ -308,37 +306,3 @@ def _route_flyte_logs() -> None:
         for handler in list(logger.handlers):
             logger.removeHandler(handler)
         logger.propagate = True
-
-
-HOME_URI_VAR = "MEMCTL_FLYTE_HOME_URI"  # read at deploy time: the data home's object-storage prefix
-
-MODEL_HOST_VAR = "MEMCTL_FLYTE_MODEL_HOST"  # read at deploy time: Ollama as the scheduled task reaches it
-
-sleep_schedule = flyte.Trigger(name="memctl-sleep-every-6h", automation=flyte.Cron(SCHEDULE),
-                               description="memctl sleep every 6 hours",
-                               inputs={"home_uri": os.environ.get(HOME_URI_VAR, "")},
-                               env_vars={"OLLAMA_HOST": os.environ.get(MODEL_HOST_VAR, "")})
-
-
-@env.task(triggers=sleep_schedule)
-async def sleep_every_6h(home_uri: str) -> str:
-    """The scheduled sleep on a cluster (README "Sleep on a Flyte or Union cluster").
-
-    The data home lives in object storage at ``home_uri`` (``s3://…``; set :data:`HOME_URI_VAR` when
-    deploying). This task downloads it (``flyte.io.Dir``), runs the whole sleep cycle on it — this task
-    is the driver: every store write is actor ``sleep``, consolidation calls Ollama at ``OLLAMA_HOST``
-    (the trigger sets it from :data:`MODEL_HOST_VAR` at deploy time) — and uploads the home back to the same prefix. Returns the run's
-    summary JSON. Raises ``ValueError`` without a ``home_uri``.
-    """
-    from memctl.sleep.run import SleepOptions, SleepRun
-
-    if not home_uri:
-        raise ValueError(f"no data home: deploy with {HOME_URI_VAR}=s3://bucket/prefix or pass home_uri")
-    local = Path(tempfile.mkdtemp(prefix="memctl-home-")) / "home"
-    await flyte.io.Dir.from_existing_remote(home_uri).download(str(local))
-    settings = Settings(home=local, sleep_engine="local")
-    summary = await asyncio.to_thread(lambda: SleepRun(settings, SleepOptions(engine="local")).run())
-    await flyte.io.Dir.from_local(str(local), remote_destination=home_uri)
-    data = json.dumps(summary.as_dict(), indent=1)
-    await flyte.report.log.aio(f"<pre>{_html(data)}</pre>", do_flush=True)
-    return data

@@ -61,6 +61,7 @@ from memctl.sleep.consolidate import (
     is_cached,
 )
 from memctl.sleep.engine import select_engine
+from memctl.sleep.merge_gate import check_merged
 from memctl.sleep.report import SleepReport
 from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.sleep.validator import ValidationLimits, validate_proposal
@@ -74,8 +75,6 @@ from memctl.store import (
     StoreError,
 )
 from memctl.store.versions import sha256_text
-
-CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
 
 
 class SleepError(ExitCodeError):
@@ -563,20 +562,6 @@ def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[
         state.decline(restored)
         store.delete(path, expected_sha=sha, actor="cli", reason=f"unmerge: {reason}")
         return restored
-
-
-def check_merged(cluster_key: str, scope: str, text: str, limits: ValidationLimits) -> tuple[str, str | None]:
-    """A merged memory through the validator, like a proposal (bounds ``CONSOLIDATED_LIMIT_FACTOR`` times
-    ``limits``). Returns ``(target path, None)`` when it may be written, ``(target, reason)`` when it is refused."""
-    target = f"{scope}/consolidated-{cluster_key[:16]}.md"
-    verdict = validate_proposal({"id": f"consolidated-{cluster_key[:16]}", "session": "sleep", "target": "user",
-                                 "path": target, "content": text},
-                                limits=ValidationLimits(limits.max_bytes * CONSOLIDATED_LIMIT_FACTOR,
-                                                        limits.max_lines * CONSOLIDATED_LIMIT_FACTOR))
-    if verdict.ok:
-        return target, None
-    return target, f"merged memory for {target} refused by the validator ({verdict.reason}: {verdict.detail}); " \
-                   "members kept"
 
 
 def _sane_time(value: object) -> str:

@@ -25,7 +25,11 @@ def doctor(
     from memctl.doctor import run_checks
 
     settings = settings_from_flags(home)
-    checks = run_checks(settings, resolve_db_path(db), engine)
+    checks = run_checks(settings, resolve_db_path(db))
+    if (engine or settings.sleep_engine) == "flyte":
+        from memctl.sleep.engine_doctor import check_flyte_engine
+
+        checks.extend(check_flyte_engine(settings))
     if as_json:
         stdout.print_json(json.dumps([c.as_dict() for c in checks]))
     else:
