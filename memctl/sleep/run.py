@@ -13,7 +13,9 @@ Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
   First, consolidated memories whose recorded members still exist unchanged
   (a run killed while applying) have those members deleted.
 * **consolidate** — each cluster of 2+ through the model, ``concurrency`` at
-  a time (:func:`memctl.sleep.consolidate.consolidate`, cached by content); each
+  a time (:func:`memctl.sleep.consolidate.consolidate`, cached by content) on
+  the engine chosen (:mod:`memctl.sleep.engine`: a local thread pool, or Flyte
+  tasks); each
   result is applied as it arrives: the merged memory must keep the members'
   substance (:mod:`memctl.sleep.consolidation_check`) and pass the validator like a
   proposal, then it is written to ``<scope>/consolidated-<key>.md`` and the
