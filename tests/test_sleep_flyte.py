@@ -338,3 +338,33 @@ def test_doctor_command_adds_the_flyte_lines_when_asked(tmp_path: Path, args: li
     result = CliRunner().invoke(app, ["doctor", "--json", "--home", str(tmp_path / "var"), *args])
     names = [c["name"] for c in json.loads(result.stdout)]
     assert ("flyte extra" in names) is shown and ("flyte config" in names) is shown
+
+
+def test_a_driver_killed_mid_run_repeats_only_unfinished_clusters(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.memctl_process import env_for
+
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    for subject in SUBJECTS[:4]:
+        _seed_cluster(store, "user/global", 2, subject)
+    with FakeOllama(latency_s=0.5, latency_routes=["/api/chat"]) as server:
+        child = subprocess.Popen([sys.executable, "-m", "memctl.cli", "sleep", "--engine", "flyte", "--concurrency",
+                                  "1", "--no-rebuild", "--home", str(home)], env=env_for(server),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while server.counts["/api/chat"] < 3 and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)  # one at a time: two clusters finished, the third's call is in flight
+        child.wait(timeout=30)
+        assert server.counts["/api/chat"] == 3
+        assert not any("/consolidated-" in p for p in store.list("user"))  # the driver applied nothing yet
+        server.reset_counts()
+        again = _sleep(home, server, "flyte")
+        assert server.counts["/api/chat"] == 2  # the two finished clusters came from Flyte's cache
+    assert (again.clusters_consolidated, again.cache_hits, again.model_calls, again.exit_code) == (4, 2, 2, 0)
+    assert len(store.list("user")) == 4 and store.verify(deep=True).ok
