@@ -383,8 +383,53 @@ HELD_OUT_SECRETS: tuple[Planted, ...] = (
 """A held-out group: instances of the same kinds found after the corpus above
 passed (a red team's second round); kept apart so the figures show both."""
 
-ALL_SECRETS: tuple[Planted, ...] = SECRETS + HELD_OUT_SECRETS
-"""Every planted secret: the corpus and its held-out group."""
+
+def _dump_line(dump: str, index: int) -> str:
+    """One middle line of a dump: what must not survive of it (the key split before it)."""
+    return dump.splitlines()[index]
+
+
+_SPLIT_XXD = _xxd(b"# deploy key\n" + _KEY_FILE)
+_SPLIT_HEXDUMP = _hexdump_c(b"#" * 10 + b"\n" + _RSA_FILE)
+_SPLIT_PLAIN = "\n".join((b"key:\n" + _KEY_FILE).hex()[i : i + 60] for i in range(0, (len(_KEY_FILE) + 5) * 2, 60))
+
+RED_TEAM_SECRETS: tuple[Planted, ...] = (
+    # A literal value that only starts like a variable or a template (a whole reference stays).
+    _p("literal_dollar_value", "password=$ecret_pa$$w0rd!", "$ecret_pa$$w0rd!"),
+    _p("literal_dollar_value", "export DB_PASS='$3cr3tFAKE!9'", "$3cr3tFAKE!9"),
+    _p("literal_dollar_value", "PGPASSWORD=$Fake.Pa55-word psql -h db.example.invalid", "$Fake.Pa55-word"),
+    _p("literal_dollar_value", '{"password": "$$FAKEdouble$$"}', "$$FAKEdouble$$"),
+    _p("unclosed_template_value", "PASS={{FAKEsecretValue99", "{{FAKEsecretValue99"),
+    _p("unclosed_template_value", "api_key: {{FAKEk3yValue0000", "{{FAKEk3yValue0000"),
+    _p("unclosed_template_value", "token={{FAKEtok_0000deadbeef", "{{FAKEtok_0000deadbeef"),
+    # Short or digit-only values after a clear password key.
+    _p("short_password", "password: 739146", "739146"),
+    _p("short_password", "PGPASSWORD=8812 psql -U app -h db.example.invalid", "8812"),
+    _p("short_password", "export MYSQL_PWD=4451", "4451"),
+    _p("short_password", '{"db": {"password": "9731"}}', "9731"),
+    _p("short_password", "DB_PASSWORD=qzx", "qzx"),
+    # sk- keys of letters only.
+    _p("openai_key_letters", "the key sk-MnBvCxZaSdFgHjKlPoIuYtReWqAsDfGhJkLz leaked", "MnBvCxZaSdFgHjKlPoIuYtReWqAsDfGhJkLz"),
+    _p("openai_key_letters", 'client = OpenAI(api_key="sk-QWERTYuiopASDFghjklZXCVbnmQWERTYuiopASDF")',
+       "QWERTYuiopASDFghjklZXCVbnmQWERTYuiopASDF"),
+    _p("openai_key_letters", "OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST",
+       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"),
+    # Issued tokens whose body holds underscores.
+    _p("underscored_token", "token hf_FAKE_dead_beef_FAKE_dead_beef_FAKE_x", "FAKE_dead_beef_FAKE_dead_beef_FAKE_x"),
+    _p("underscored_token", "HF_TOKEN=hf_FAKEdeadbeef_FAKEdeadbeef_FAKEdeadbeef", "FAKEdeadbeef_FAKEdeadbeef_FAKEdeadbeef"),
+    _p("underscored_token", "restricted key rk_live_FAKE_dead_beef_0000_FAKE", "FAKE_dead_beef_0000_FAKE"),
+    _p("underscored_token", 'stripe.api_key = "sk_live_51FAKE_dead_beef_0000x"', "51FAKE_dead_beef_0000x"),
+    # A hex dump whose "-----BEGIN" is split across two dump lines (text before the key in the file).
+    _p("private_key_hex_dump_split", "$ xxd deploy.key\n" + _SPLIT_XXD, _dump_line(_SPLIT_XXD, 3),
+       _dump_line(_SPLIT_XXD, 5)),
+    _p("private_key_hex_dump_split", _SPLIT_HEXDUMP, _dump_line(_SPLIT_HEXDUMP, 3), _dump_line(_SPLIT_HEXDUMP, 6)),
+    _p("private_key_hex_dump_split", "xxd -p key.txt\n" + _SPLIT_PLAIN, _dump_line(_SPLIT_PLAIN, 2),
+       _dump_line(_SPLIT_PLAIN, 4)),
+)
+"""A third group: instances of kinds a red team found after the held-out group passed."""
+
+ALL_SECRETS: tuple[Planted, ...] = SECRETS + HELD_OUT_SECRETS + RED_TEAM_SECRETS
+"""Every planted secret: the corpus, its held-out group and the third red-team group."""
 
 
 NEAR_MISSES: tuple[NearMiss, ...] = tuple(
@@ -465,8 +510,23 @@ HELD_OUT_NEAR_MISSES: tuple[NearMiss, ...] = tuple(
 )
 """Near-misses of the held-out group: code that names the same things."""
 
-ALL_NEAR_MISSES: tuple[NearMiss, ...] = NEAR_MISSES + HELD_OUT_NEAR_MISSES
-"""Every near-miss: the corpus and its held-out group."""
+RED_TEAM_NEAR_MISSES: tuple[NearMiss, ...] = tuple(
+    NearMiss(kind, snippet)
+    for kind, snippet in (
+        ("whole_reference", "password: {{ db_password }}\nPASS=${DB_PASS}\npassword=$DB_PASSWORD"),
+        ("whole_reference", 'PASS="${DB_PASS:-}"\nexport PGPASSWORD=$PGPASS_FROM_VAULT\nsecret: "{{ vault_secret }}"'),
+        ("whole_reference", 'token: "{{ .Values.token | quote }}"\npassword=<your-token>\npassword: your_password_here'),
+        ("numbers_near_password", "password_min_length: 12\nmax_password_age_days=90\nport: 5432 timeout=8812"),
+        ("token_identifier", "hf_hub_download_with_progress_bar_enabled(repo)\nfrom tests import sk_test_helpers_for_checkout"),
+        ("token_identifier", "pip install sk-learn-compatible-transformers-pipeline\nrk_live_mode_enabled = True"),
+        ("hex_dump", _xxd(b"#" * 10 + b"\n-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTAN\n-----END CERTIFICATE-----\n")),
+        ("hex_dump", _hexdump_c(b"# pub\n-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n")),
+    )
+)
+"""Near-misses of the third group: whole references, numbers beside password settings, identifiers."""
+
+ALL_NEAR_MISSES: tuple[NearMiss, ...] = NEAR_MISSES + HELD_OUT_NEAR_MISSES + RED_TEAM_NEAR_MISSES
+"""Every near-miss: the corpus, its held-out group and the third red-team group."""
 
 
 # --- positions: where an OpenCode history carries text ----------------------------------

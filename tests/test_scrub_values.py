@@ -36,6 +36,19 @@ WHOLE_VALUE_CASES = [
     ("conn = connect(password=FAKE0000x)", "conn = connect(password=[REDACTED:password])"),
     ("Server=db;Database=app;User Id=sa;Password=FAKE;0000=x;", "Server=db;Database=app;User Id=sa;Password=[REDACTED:password];"),
     ("DB_PASSWORD=hunter2.", "DB_PASSWORD=[REDACTED:password]."),
+    # Literals that only start like a reference or a template: a whole reference stays (PLACEHOLDERS).
+    ("password=$ecret_pa$$w0rd!", "password=[REDACTED:password]"),
+    ("DB_PASS='$FAKE$ecret!'", "DB_PASS='[REDACTED:password]'"),
+    ("PGPASSWORD=$Fake.Pa55-word psql", "PGPASSWORD=[REDACTED:password] psql"),
+    ("PASS=$db_pass!FAKE", "PASS=[REDACTED:password]"),
+    ("PASS={{FAKEsecretValue99", "PASS=[REDACTED:password]"),
+    ("api_key: {{FAKEk3yValue0000", "api_key: [REDACTED:secret]"),
+    ('"token": "{{FAKEtok0000dead"', '"token": "[REDACTED:secret]"'),
+    # Short and digit-only passwords after a clear password key.
+    ("password: 739146", "password: [REDACTED:password]"),
+    ("PGPASSWORD=8812 psql -U app", "PGPASSWORD=[REDACTED:password] psql -U app"),
+    ("export MYSQL_PWD=4451", "export MYSQL_PWD=[REDACTED:password]"),
+    ('{"password": "9731"}', '{"password": "[REDACTED:password]"}'),
 ]
 
 
@@ -128,6 +141,12 @@ PLACEHOLDERS = [
     "password: !vault |",
     "const password = await getPassword();",
     "token = new TokenProvider(config)",
+    "PASS=$USER:$DB_PASS",
+    "password=${DB_PASS:-changeme}",
+    'token: "{{ .Values.token | quote }}"',
+    "secret: {{ vault_secret }}",
+    "password_min_length: 12",
+    "style={{",
 ]
 
 

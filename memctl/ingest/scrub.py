@@ -54,7 +54,7 @@ from memctl.encodings import base64_bytes, printable_text
 from memctl.ingest.scrub_command import COMMAND_DETECTORS
 from memctl.ingest.scrub_command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.ingest.scrub_credential_key import CREDENTIAL_KEY_DETECTORS
-from memctl.ingest.scrub_detector import HEX, Detector, detector
+from memctl.ingest.scrub_detector import HEX, Detector, detector, underscored_body_random
 from memctl.ingest.scrub_encoded import encoded_secret_detector
 from memctl.ingest.scrub_gates import GateIndex
 from memctl.ingest.scrub_http import HTTP_DETECTORS
@@ -129,7 +129,8 @@ def _build_detectors() -> tuple[Detector, ...]:
         # leading [sr] defeats the regex prefix search.
         detector(
             "stripe_key",
-            r"[sr]k_(?:live|test)_[0-9A-Za-z]{10,}",
+            r"[sr]k_(?:live|test)_[0-9A-Za-z_]{10,}",
+            accept=lambda match: underscored_body_random(match.group(0), 8),
             anchors=(r"k_(?:live|test)_",),
             anchor_back=1,
             requires=("k_live_", "k_test_"),

@@ -217,17 +217,20 @@ _PLACEHOLDER_WORDS = frozenset(
     }
 )
 _PLACEHOLDER_PREFIXES = (
-    "<", "{{", "{%", "%(", "%s", "[REDACTED:",
+    "<", "{%", "%(", "%s", "[REDACTED:",
     "os.environ", "os.getenv", "getenv", "process.env", "import.meta.env", "env.", "env[",
     "ENV[", "ENV.", "System.getenv", "System.Environment", "secrets.", "vault:", "ref+",
     "...", "…",
 )
 _MASK_CHARS = frozenset("*xX.•…-_#?")
-# A shell/Makefile/PHP/Perl variable reference standing for the value. Only
-# these shapes: "$3cr3t" or "$ecretPass" are literals that start with "$".
+# A value made only of shell/Makefile/PHP/Perl variable references (``$VAR``, ``${VAR:-x}``, ``$(cmd)``,
+# ``$USER:$PASS``): the whole value, so "$3cr3t", "$ecretPass" and "$ecret_pa$$w0rd!" are literals
+# that start with "$". A variable name is all upper or all lower case, as shells write them.
 _SHELL_REFERENCE = re.compile(
-    r"\$(?:[{(]|(?:\d|[@*#?$!]|[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)(?![A-Za-z0-9_]))"
+    r"(?:\$(?:\{[^}\s]*\}|\([^)]*\)|\d|[@*#?!]|[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)(?![A-Za-z0-9_])[:/@.,-]?)+"
 )
+# A whole template expression: {{ var }}, {{ .Values.db.password | quote }} (Jinja, Go, Mustache, Helm).
+_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 # A format field: f"{token}", "{0}", "{api_key}".
 _FORMAT_FIELD = re.compile(r"\{[A-Za-z_0-9.\[\]'\"]*\}")
 
@@ -236,16 +239,20 @@ def is_placeholder(value: str) -> bool:
     """True for values that are obviously not a real credential.
 
     Empty, masked (``****``), template or variable references (``<…>``,
-    ``${…}``, ``$VAR``, ``$(cmd)``, ``{{…}}``, ``{name}``, ``os.environ[…]``,
+    ``${…}``, ``$VAR``, ``$(cmd)``, a closed ``{{…}}``, ``{name}``, ``os.environ[…]``,
     ``process.env.X``, YAML tags such as ``!Ref``), markers, and a few literal
     words (``null``, ``changeme``, ``string``, a usage line's ``PASSWORD``…). A value that merely starts with ``$``
-    (``$3cr3t``, ``$ecretPass``) is a literal, not a placeholder.
+    (``$3cr3t``, ``$ecretPass``, ``$ecret_pa$$w0rd!``) or ``{{`` (``{{FAKEs3cret``) is a literal, not a
+    placeholder: only a value that is wholly references or one closed template stays.
     """
     stripped = value.strip()
     if not stripped:
         return True
     if stripped[0] == "$":
-        return _SHELL_REFERENCE.match(stripped) is not None
+        return stripped.startswith(("${", "$(")) or _SHELL_REFERENCE.fullmatch(stripped) is not None
+    if stripped.startswith("{{"):
+        # a template only when its expression closes: "{{FAKEs3cret" is a literal
+        return _TEMPLATE.match(stripped) is not None
     if stripped.startswith(_PLACEHOLDER_PREFIXES) or stripped.lower().startswith(("your_", "your-", "yourpass")):
         return True
     if "{" in stripped and (_FORMAT_FIELD.search(stripped) or "${" in stripped):
@@ -264,6 +271,14 @@ def credential_shaped(value: str, *, min_len: int = 16) -> bool:
     """:func:`looks_random`, or ``min_len``+ hex digits, or a UUID: the shapes issued key
     ids, DSN keys and secret ids take (hex that happens to have no digit included)."""
     return looks_random(value, min_len=min_len) or (len(value) >= min_len and _HEX_OR_UUID.fullmatch(value) is not None)
+
+
+def underscored_body_random(token: str, prefix_length: int) -> bool:
+    """For token formats whose body may hold ``_`` (``hf_``, ``rk_live_``): a body without ``_`` is
+    the issuer's format as is; one with ``_`` must look random once they are removed, so code
+    identifiers (``hf_hub_download_with_progress``, ``sk_test_helpers_for_checkout``) stay."""
+    body = token[prefix_length:]
+    return "_" not in body or looks_random(body.replace("_", ""), min_len=16)
 
 
 def looks_random(value: str, *, min_len: int = 16) -> bool:

@@ -4,7 +4,7 @@ A key file dumped as hex carries its body twice: as hex bytes, and (``xxd``,
 ``hexdump -C``) in the ASCII column, 16 characters a line. Neither is base64
 or armour the other rules can see, so the dump is found by the hex of the
 armour's start (``2d2d2d2d2d424547494e`` is ``-----BEGIN``, in any grouping of
-the bytes), its lines are decoded, and when the decoded bytes hold a private
+the bytes, also split across two dump lines), its lines are decoded, and when the decoded bytes hold a private
 key armour (RFC 7468, RFC 4880, OpenSSH) every dump line from there on goes.
 
 Line shapes (``man xxd``, ``man hexdump``): an offset of 7 or 8 hex digits
@@ -21,8 +21,13 @@ from collections.abc import Iterator
 
 __all__ = ["hex_dump_key_spans"]
 
-# "-----BEGIN" as hex, the bytes grouped any way a dump tool groups them.
-_HEX_ARMOUR = re.compile(r"2d[ ]{0,2}2d[ ]{0,2}2d[ ]{0,2}2d[ ]{0,2}2d[ ]{0,2}42[ ]{0,2}45[ ]{0,2}47[ ]{0,2}49[ ]{0,2}4e")
+# "-----BEGIN" as hex, the bytes grouped any way a dump tool groups them, and split across two
+# dump lines anywhere (the key does not start a line when text comes before it in the file): then
+# the first line's ASCII column, the line end, a gutter (numbered, diff, grep, escaped) and the next
+# line's offset come between two bytes. The decoded bytes decide (_dump_block).
+_BYTE_GAP = (r"(?:[ ]{0,2}|[^\x00]{1,60}?[0-9a-f]{6,8}(?::[ ]|[ ]{1,2})"
+             r"|(?:\r?\n|(?:\\+r)?\\+n)[^\x00\n0-9a-f]{0,30}(?:[0-9]{1,6}[^\x00\n0-9a-f]{1,4})?)")
+_HEX_ARMOUR = re.compile(_BYTE_GAP.join(("2d", "2d", "2d", "2d", "2d", "42", "45", "47", "49", "4e")))
 # One dump line: an optional offset, then hex bytes. With an offset the bytes
 # are at most 16 (32 for a wide -c) and an ASCII column may follow; without,
 # the line is one run of hex.
@@ -52,10 +57,18 @@ def _dump_block(lowered: str, anchor: int) -> tuple[int, int] | None:
     line = first
     while True:
         digits = re.sub(r"[^0-9a-f]", "", line.group("grouped") or line.group("run"))
-        decoded += binascii.unhexlify(digits[: len(digits) // 2 * 2])
         after = line.end()
         following = _DUMP_LINE.search(lowered, after, min(len(lowered), after + _MAX_GAP + _MAX_LINE))
         if following is None or following.start() - after > _MAX_GAP or "\x00" in lowered[after : following.start()]:
+            following = None
+        elif line.group("offset") and following.group("offset"):
+            # The offsets say how many bytes the line holds: an ASCII column that starts with two
+            # hex letters ("BEGIN EC…" lowered: "be") is not a byte.
+            count = int(following.group("offset").strip(": "), 16) - int(line.group("offset").strip(": "), 16)
+            if 0 < count <= 32:
+                digits = digits[: 2 * count]
+        decoded += binascii.unhexlify(digits[: len(digits) // 2 * 2])
+        if following is None:
             break
         line = following
     end = line.end()

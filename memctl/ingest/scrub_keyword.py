@@ -199,6 +199,10 @@ def _whitespace_value_allowed(text: str, key_start: int, key: str, value_quoted:
     return value_quoted and _SQL_BEFORE.search(before) is not None
 
 
+# "{{FAKEs3cret": a literal that starts like a template but never closes (is_placeholder keeps closed ones).
+_UNCLOSED_TEMPLATE = re.compile(r"\{\{[^{}\s]{6,}")
+
+
 def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[int, int]:
     """Decide whether a keyword assignment's value is a real credential; trim an unquoted one.
 
@@ -281,7 +285,7 @@ def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[
             _CALL_OR_SUBSCRIPT.fullmatch(value)
             or _CODE_PREFIX.match(value)
             or _CAMEL_IDENTIFIER.fullmatch(value)
-            or value[0] in "([{"
+            or (value[0] in "([{" and not _UNCLOSED_TEMPLATE.fullmatch(value))
             or value in _CODE_WORDS
         ):
             return False  # a call, subscript, tuple or literal: password=get_password(), token=(lambda …)

@@ -69,7 +69,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from memctl.encodings import base64_bytes
-from memctl.ingest.scrub_detector import WORD_CHARS, Detector, Span, detector, has_digit_and_letter, left_boundary
+from memctl.ingest.scrub_detector import (
+    WORD_CHARS,
+    Detector,
+    Span,
+    detector,
+    has_digit_and_letter,
+    left_boundary,
+    looks_random,
+    underscored_body_random,
+)
 
 __all__ = ["RARE_TOKEN_FORMATS", "TOKEN_DETECTORS", "TOKEN_FORMATS", "TokenFormat"]
 
@@ -103,7 +112,9 @@ def _bare_sk_key(token: str) -> bool:
     """``sk-`` with no provider infix: the legacy OpenAI shape (``T3BlbkFJ`` inside) or a random body."""
     if token.startswith(("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-", "sk-ant-", "sk-or-")):
         return True
-    return "T3BlbkFJ" in token or has_digit_and_letter(token[3:])
+    body = token[3:]
+    # Letters only is still a key when random-looking (mixed case, not hyphen-joined words like sk-learn-…).
+    return "T3BlbkFJ" in token or has_digit_and_letter(body) or ("-" not in body and looks_random(body, min_len=20))
 
 
 _B = "(?![A-Za-z0-9_])"  # right boundary of a fixed-length token
@@ -131,7 +142,8 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("xai_key", "x", r"xai-[A-Za-z0-9]{80}" + _B, gates=("xai-",)),
     TokenFormat("brevo_key", "x", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _B, gates=("xkeysib-",)),
     TokenFormat("npm_token", "npm_", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", gates=("npm_",)),
-    TokenFormat("huggingface_token", "hf_", r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])", gates=("hf_",)),
+    TokenFormat("huggingface_token", "hf_", r"hf_[A-Za-z0-9_]{30,}(?![A-Za-z0-9_])",
+                lambda token: underscored_body_random(token, 3), gates=("hf_",)),
     TokenFormat("vault_token", "hv", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
     TokenFormat("pypi_token", "pypi-", r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9-_]{70,}", gates=("pypi-",)),
     TokenFormat("google_api_key", "A", r"AIza[0-9A-Za-z_-]{35}" + _BH),
