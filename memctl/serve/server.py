@@ -3,7 +3,7 @@
 Tools (:mod:`memctl.serve.tools` does the work; descriptions and argument
 schemas here are written for the model that calls them):
 
-* ``memory_search`` — excerpts with provenance, no model call;
+* ``memory_search`` — excerpts with provenance, no chat-model call;
 * ``memory_ask`` — ``memctl ask``'s answer with its cited sources;
 * ``memory_remember`` — stage a proposal (or get the validator's refusal);
 * ``memory_topics`` — the topics with descriptions and note counts.
@@ -99,7 +99,8 @@ def build_server(warm: WarmMemory, **settings: Any) -> MemctlMCP:
                                     le=tools.MAX_TOP_K)] = 6,
     ) -> dict[str, Any]:
         """Search memctl's memory of past coding sessions; returns note excerpts, best first, each with its
-        provenance (session_id, path, title, date, topic). No model is called: read the excerpts yourself.
+        provenance (session_id, path, title, date, topic). No chat model is called (one embedding lookup at
+        most): read the excerpts yourself.
         retrieval_method is 'graph' (vector search) or 'notes' (keyword search over the raw notes, e.g. while an
         ingest is running); fallback_reason says why."""
         return await _in_thread(tools.memory_search, warm, query, topics, top_k)
