@@ -4,6 +4,7 @@ client stack, the network, Cognee and the text, several of each kind, bare and c
 from __future__ import annotations
 
 import json
+import sqlite3
 import os
 from pathlib import Path
 
@@ -107,6 +108,14 @@ ENVIRONMENT = {
     "cognee embedding": lambda: _cognee("cognee.infrastructure.databases.exceptions", "EmbeddingException", "bad body"),
     "cognee quota": lambda: _cognee("cognee.infrastructure.llm.exceptions", "LLMQuotaExceededError"),
     "wrapped connection error": lambda: _chained(RuntimeError("Pipeline run failed"), ConnectionRefusedError()),
+    # Kuzu 0.11 when another process holds the graph (seen when a test process kept the graph open)
+    "kuzu lock held by another process": lambda: RuntimeError(
+        "IO exception: Could not set lock on file : /home/u/.local/share/memctl/cognee/system/databases/"
+        "9dd29fe4/6f488f8f.pkl (Error: Resource temporarily unavailable)"),
+    "kuzu io error": lambda: RuntimeError("IO exception: Cannot open file /x/y.kz: Permission denied"),
+    "sqlite locked": lambda: sqlite3.OperationalError("database is locked"),
+    "wrapped kuzu lock": lambda: _chained(RuntimeError("Pipeline run failed. Data item could not be processed."),
+                                          RuntimeError("IO exception: Could not set lock on file : /a/b.pkl")),
     "wrapped litellm error": lambda: _chained(ValueError("extraction failed"), _litellm("InternalServerError")),
 }
 

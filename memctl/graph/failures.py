@@ -9,6 +9,10 @@ when the exception or anything in its ``__cause__``/``__context__`` chain is
   ``httpcore``, ``openai`` or ``litellm`` (litellm's errors subclass
   openai's; a model 404/500, a timeout, a bad answer body) — except a
   provider's content-policy refusal, which is about the text;
+* a store refusing to open or write, whatever the class its binding raises:
+  Kuzu's ``RuntimeError("IO exception: Could not set lock on file …")`` when
+  another process holds the graph, SQLite's ``database is locked`` (a
+  ``sqlite3.OperationalError``, not an ``OSError``);
 * one of Cognee's configuration or transient errors
   (``CogneeConfigurationError``, e.g. ``EmbeddingException``;
   ``CogneeTransientError``; the quota, payment and API-key errors of
@@ -32,6 +36,9 @@ _CLIENT_MODULES = ("httpx", "httpcore", "openai", "litellm")
 _COGNEE_ENVIRONMENT = {"CogneeConfigurationError", "CogneeTransientError", "LLMQuotaExceededError",
                        "LLMPaymentRequiredError", "LLMAPIKeyNotSetError"}
 MAX_REASON_CHARS = 300
+# Messages of stores that could not be opened or written (Kuzu 0.11 raises plain RuntimeError from C++).
+_STORE_REFUSALS = re.compile(r"^IO exception:|Could not set lock on file|database is locked|database table is locked"
+                             r"|Resource temporarily unavailable|No space left on device")
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -50,6 +57,8 @@ def is_environment_error(exc: BaseException) -> bool:
         if "ContentPolicyViolationError" in names or "ContentPolicyFilterError" in names:
             return False
         if isinstance(error, OSError) or names & _COGNEE_ENVIRONMENT:
+            return True
+        if _STORE_REFUSALS.search(str(error)):
             return True
         if type(error).__module__.split(".")[0] in _CLIENT_MODULES:
             return True

@@ -33,4 +33,5 @@ class IngestOptions:
     limit: int | None = None
     reparse_skipped: bool = False
     reparse_all: bool = False
+    verify_graph: bool = False  # hand every note to Cognee even when the graph ledger says it holds them
     wait: bool = False  # block on the data-home lock instead of exiting 6

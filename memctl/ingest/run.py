@@ -20,24 +20,27 @@ import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memctl.config import DataHome, Settings
 from memctl.connectors.opencode.source import OpenCodeSource, SessionFilter, SourceError
 from memctl.exit_codes import HOME, INTEGRITY, MODEL, USAGE, ExitCodeError
 from memctl.ingest.checkpoint import Checkpoint
-from memctl.ingest.distill import Distiller
-from memctl.ingest.executor import DistillExecutor
+from memctl.ingest.graph_ledger import ledger_path, record_settled
 from memctl.ingest.options import PHASES, IngestOptions
 from memctl.ingest.plan import Action, PlanRules, decide, plan_work
 from memctl.ingest.publish import memory_path, publish_notes, refresh_indexes
-from memctl.ingest.scrub import scrub
 from memctl.ingest.summary import IngestSummary, PlanItem
 from memctl.ingest.survey import DISTILL_PHASES, GRAPH_PHASES, Survey, survey_notes, survey_sessions
 from memctl.ingest.topics import TopicRegistry
-from memctl.ingest.transcript import build_transcript
-from memctl.ollama_client import ModelError
 from memctl.prompts import load_prompt
 from memctl.reporting import Reporter, SilentReporter
+
+if TYPE_CHECKING:
+    from memctl.ingest.executor import DistillExecutor
+
+# The distill machinery (model client, scrubber, transcript builder) is imported by the phase that
+# uses it: a run with nothing to do stops after the survey, in about the time Python starts.
 
 __all__ = ["IngestError", "IngestOptions", "IngestRun", "IngestSummary", "PHASES"]
 
@@ -120,7 +123,7 @@ class IngestRun:
             finally:
                 source.close()
             selected = set(found.root_ids) if self._filtered() else None
-        survey_notes(found, self.home, checkpoint, selected)
+        survey_notes(found, self.home, checkpoint, selected, verify_graph=opts.verify_graph)
         return found
 
     def _nothing_to_do(self, found: Survey) -> None:
@@ -138,6 +141,9 @@ class IngestRun:
             source.check_schema()
             checkpoint = Checkpoint(self.home.progress, self.home.skipped)
             registry = self._registry(source, checkpoint, read_only=opts.dry_run)
+            from memctl.ingest.distill import Distiller
+            from memctl.ingest.executor import DistillExecutor
+
             prompt = load_prompt("distill")
             flt = self._filter(registry)
             self.reporter.phase("plan" if opts.dry_run else "distill", source.count_roots(flt))
@@ -167,6 +173,10 @@ class IngestRun:
     def _plan_sessions(self, source: OpenCodeSource, flt: SessionFilter, registry: TopicRegistry,
                        checkpoint: Checkpoint, rules: PlanRules, executor: DistillExecutor | None) -> None:
         """Decide each selected session and hand its work to ``executor`` (None: a dry run, plan rows only)."""
+        from memctl.ingest.scrub import scrub
+        from memctl.ingest.transcript import build_transcript
+        from memctl.ollama_client import ModelError
+
         summary, dry_run = self.summary, executor is None
         for info in source.iter_root_infos(flt):
             summary.found += 1
@@ -284,11 +294,17 @@ class IngestRun:
         knowledge_graph.configure(self.settings, self.home)
         # One event loop for all Cognee work: it keeps loop-bound resources between calls.
         knowledge_graph.run_sync(self._graph_phases_async(groups))
+        summary = self.summary
+        if self.options.phase == "all" and summary.add_status == "ok" and summary.cognify_status == "ok":
+            try:  # every offered note was added and cognified: the next run need not start Cognee for them
+                record_settled(self.home, groups)
+            except OSError as exc:
+                self.reporter.log(f"could not update {ledger_path(self.home)}: {exc} (the next run re-checks the graph)")
 
     def _check_graph_models(self) -> None:
         """Fail at once, with the `ollama pull` line, when Cognee's models are missing:
         Cognee itself would report it only after minutes of retries, buried in its logs."""
-        from memctl.ollama_client import check_model, client_for, embed
+        from memctl.ollama_client import ModelError, check_model, client_for, embed
 
         settings = self.settings
         client = client_for(settings, settings.request_timeout_s)

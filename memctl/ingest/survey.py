@@ -14,17 +14,20 @@ Work is: a session whose :func:`~memctl.ingest.plan.decide` action is
 recorded as an alias of its topic (a first assignment alone is not: it is
 recorded with the project's first session that is read);
 an accepted note not (or no longer) mirrored in the store; for the graph
-phases, any accepted note of the selected sessions (Cognee itself skips what
-it already holds).
+phases, an accepted note of the selected sessions that the graph does not
+hold yet (:mod:`memctl.ingest.graph_ledger`; every such note with
+``--verify-graph``) — so a run with nothing new does not start Cognee.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from memctl.config import DataHome
 from memctl.connectors.opencode.source import OpenCodeSource, SessionFilter
 from memctl.ingest.checkpoint import Checkpoint
+from memctl.ingest.graph_ledger import unsettled_notes
 from memctl.ingest.plan import Action, PlanRules, decide
 from memctl.ingest.publish import memory_path
 from memctl.ingest.topics import TopicRegistry
@@ -45,6 +48,7 @@ class Survey:
     topics_changed: bool = False
     unpublished: int = 0
     notes: int = 0
+    graph_pending: int = 0  # of ``notes``: those the graph does not hold yet
     root_ids: list[str] = field(default_factory=list)
 
     def has_work(self, phase: str) -> bool:
@@ -54,7 +58,7 @@ class Survey:
 
     def needs_graph(self, phase: str) -> bool:
         """True when a run of ``phase`` would hand notes to Cognee (so its models must be checked first)."""
-        return phase in GRAPH_PHASES and bool(self.notes or (phase == "all" and self.to_read))
+        return phase in GRAPH_PHASES and bool(self.graph_pending or (phase == "all" and self.to_read))
 
 
 def survey_sessions(source: OpenCodeSource, registry: TopicRegistry, checkpoint: Checkpoint, flt: SessionFilter,
@@ -84,16 +88,21 @@ def survey_sessions(source: OpenCodeSource, registry: TopicRegistry, checkpoint:
     return survey
 
 
-def survey_notes(survey: Survey, home: DataHome, checkpoint: Checkpoint, selected: set[str] | None) -> None:
-    """Count the accepted notes (of the ``selected`` roots and their continuations; all when None)
-    and those the store does not mirror yet, into ``survey``."""
+def survey_notes(survey: Survey, home: DataHome, checkpoint: Checkpoint, selected: set[str] | None,
+                 verify_graph: bool = False) -> None:
+    """Count the accepted notes (of the ``selected`` roots and their continuations; all when None),
+    those the store does not mirror yet, and those the graph does not hold yet (all of them when
+    ``verify_graph``), into ``survey``."""
     wanted: set[str] = set()
+    offered: list[tuple[str, Path]] = []
     for sid, entry in checkpoint.distilled().items():
         if not home.note_path(sid).exists():
             continue
         wanted.add(memory_path(entry.topic, sid))
         if selected is None or sid in selected or entry.continuation_of in selected:
             survey.notes += 1
+            offered.append((entry.topic or "misc", home.store / memory_path(entry.topic, sid)))
+    survey.graph_pending = survey.notes if verify_graph else unsettled_notes(home, offered)
     memory = home.store / "memory"
     present = {p.relative_to(home.store).as_posix() for p in memory.glob("*/*.md")} if memory.is_dir() else set()
     survey.unpublished = len(wanted ^ present)

@@ -84,6 +84,7 @@ def ingest(
     data_per_batch: Annotated[Optional[int], typer.Option("--data-per-batch", metavar="N", min=1, help="Cognify document concurrency.")] = None,
     reparse_skipped: Annotated[bool, typer.Option("--reparse-skipped", help="Re-evaluate sessions skipped earlier.")] = False,
     reparse_all: Annotated[bool, typer.Option("--reparse-all", help="Re-distill everything (only into new or empty datasets).")] = False,
+    verify_graph: Annotated[bool, typer.Option("--verify-graph", help="Hand every note to Cognee even when the graph ledger says it holds them (Cognee adds only what is missing).")] = False,
     as_json: JsonOption = False,
     wait: WaitOption = False,
 ) -> None:
@@ -100,7 +101,7 @@ def ingest(
 
     options = IngestOptions(
         db=resolve_db_path(db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
-        project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, wait=wait,
+        project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, verify_graph=verify_graph, wait=wait,
     )
     with reporter_for(console, as_json) as reporter:
         summary = IngestRun(settings, options, reporter).run()
