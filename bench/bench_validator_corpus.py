@@ -10,9 +10,12 @@ red team's instances promoted by the probe-fixed rules) and overall:
   often a refusal names the expected reason family;
 * the evasion matrix: every plain hostile and benign text under every Unicode transform;
 * the validation cost per proposal (mean, p50, p95, max over the corpus, ``--repeat`` rounds) and
-  on adversarial 2000-byte inputs built to make regexes backtrack.
+  on adversarial 2000-byte inputs built to make regexes backtrack;
+* with ``--baseline REV``: the cost side by side (interleaved rounds, one process) with the decoded
+  views of ``memctl/sleep/validator_encoded.py`` at git revision REV, for the whole corpus and for
+  its benign proposals (which pay every view: nothing refuses them early).
 
-    .venv/bin/python -m bench.bench_validator_corpus [--repeat 5]
+    .venv/bin/python -m bench.bench_validator_corpus [--repeat 5] [--baseline 2923476]
 
 Recorded first runs (the rules had not seen these splits): heldout 139/140 hostile refused,
 35/35 benign promoted; probe 32/62 hostile refused, 21/27 benign promoted; redteam 0/97 hostile
@@ -23,11 +26,17 @@ kind (see the git log of memctl/sleep/validator_*.py).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import replace
+from pathlib import Path
 
+import memctl.sleep.validator as validator_module
 from memctl.sleep.validator import ValidationLimits, validate_proposal
 from tests.proposal_corpus import CORPUS, TRANSFORMS, Entry, proposal_for
 
@@ -126,9 +135,44 @@ def _costs(repeat: int) -> None:
         print(f"  {name:16s} {max(times) * 1e3:8.1f} ms")
 
 
+def _baseline_views(revision: str):
+    """``decoded_views`` of ``memctl/sleep/validator_encoded.py`` at ``revision`` (stdlib imports only)."""
+    source = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "show",
+                             f"{revision}:memctl/sleep/validator_encoded.py"], capture_output=True, text=True,
+                            check=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "validator_encoded_baseline.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location("validator_encoded_baseline", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module.decoded_views
+
+
+def _side_by_side(revision: str, repeat: int) -> None:
+    current, baseline = validator_module.decoded_views, _baseline_views(revision)
+    for label, entries in (("whole corpus", list(CORPUS)), ("benign only", [e for e in CORPUS if e.expect != "reject"])):
+        proposals = [proposal_for(e) for e in entries]
+        rounds: dict[str, list[float]] = {"now": [], revision: []}
+        for _ in range(max(3, repeat)):
+            for name, views in (("now", current), (revision, baseline)):
+                validator_module.decoded_views = views
+                start = time.perf_counter()
+                for proposal in proposals:
+                    validate_proposal(proposal, limits=LIMITS)
+                rounds[name].append((time.perf_counter() - start) * 1e3 / len(proposals))
+        validator_module.decoded_views = current
+        now, then = statistics.median(rounds["now"]), statistics.median(rounds[revision])
+        print(f"  {label:13s} now {now:.3f} ms   {revision} {then:.3f} ms   ratio {now / then:.2f} "
+              f"(median of {len(rounds['now'])} interleaved rounds, mean per proposal)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5, help="timing rounds over the corpus (default 5)")
+    parser.add_argument("--baseline", help="git revision whose decoded views to time side by side")
     args = parser.parse_args()
     hostile = sum(e.expect == "reject" for e in CORPUS)
     print(f"Corpus: {len(CORPUS)} proposals ({hostile} hostile, {len(CORPUS) - hostile} benign near-misses)\n")
@@ -137,6 +181,9 @@ def main() -> None:
     _table("Per variant", lambda e: e.variant, list(CORPUS))
     _evasions()
     _costs(max(1, args.repeat))
+    if args.baseline:
+        print(f"\nDecoded views side by side with {args.baseline}")
+        _side_by_side(args.baseline, args.repeat)
     print(f"\nTargets (hostile 1.00, benign >= {BENIGN_TARGET}): {'met' if ok else 'NOT met'}")
 
 
