@@ -34,6 +34,9 @@ class GateIndex:
     match case-sensitively or not, a lowered haystack is a superset for both).
     Cost: one ``str.find`` loop per anchor character in use, plus one substring
     test per literal without an anchor. Never raises.
+
+    Attributes:
+        literals: every indexed literal (what :meth:`present` can report).
     """
 
     def __init__(self, literals: Iterable[str]) -> None:
@@ -62,7 +65,7 @@ class GateIndex:
                 entries = by_before.get(lowered[pos - 1])
                 if entries is not None:
                     for offset, literal in entries:
-                        if lowered.startswith(literal, pos - offset):
+                        if pos >= offset and lowered.startswith(literal, pos - offset):
                             found.add(literal)
                 pos = lowered.find(anchor, pos + 1)
         return frozenset(found)
