@@ -100,8 +100,18 @@ def serve(
     _shut_down(relay, warm)
 
 
+def _leave(signum: int, frame: object) -> None:
+    os._exit(OK)
+
+
 def _shut_down(relay, warm) -> None:  # noqa: ANN001 - RelayServer, WarmMemory (imported lazily)
-    """Remove the relay socket, close Cognee's store handles and its worker processes."""
+    """Remove the relay socket, close Cognee's store handles and its worker processes.
+
+    A client that closed stdin sends SIGTERM a moment later (the MCP SDK waits 2 s): from here on that
+    ends the process at once instead of interrupting the shutdown half-way with a traceback.
+    """
+    signal.signal(signal.SIGTERM, _leave)
+    signal.signal(signal.SIGINT, _leave)
     relay.stop()
     warm.stop()
     from memctl.graph.configure import close, is_configured
