@@ -27,7 +27,11 @@ def _counts(server: FakeOllama, home: Path, dataset: str) -> dict:
     proc = subprocess.run([sys.executable, "-c", code], env=env_for(server), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    # Cognee's edge-type index is not deterministic: two local-engine runs on the same inputs gave 23 and 24
+    # rows for the same 24 edges. Every other count is compared.
+    counts["vector_rows"].pop("EdgeType_relationship_name", None)
+    return counts
 
 
 def _seed(home: Path) -> MemoryStore:
