@@ -240,10 +240,12 @@ class FlyteEngine:
         """``flyte.init`` for this run's mode and the run context to launch with."""
         if self.local:
             _pin_local_cache(DataHome(settings.home).consolidate_cache.parent / "flyte")
-            flyte.init(log_level=logging.WARNING)
+            # Explicit arguments, no config file: local mode reports nowhere (tracked off) and keeps no run
+            # database; the only network it uses is the model server the tasks call.
+            flyte.init(log_level=logging.WARNING, local_tracked=False, local_persistence=False)
             _route_flyte_logs()
             return flyte.with_runcontext(mode="local", name=run_name, raw_data_path=str(scratch / "raw"),
-                                        log_level=logging.WARNING)
+                                        log_level=logging.WARNING, tracked=False)
         config = settings.flyte_config.expanduser()
         if not flyte_config_endpoint(config):  # else Flyte would build and push the image before failing
             raise ValueError(f"{config} names no admin endpoint; check it with `memctl doctor --engine flyte`")
