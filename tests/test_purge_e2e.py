@@ -235,14 +235,23 @@ def _state(server: FakeOllama, home: Path) -> dict:
             "journal": (home / "forget-journal.json").exists(), "verify": store.verify(deep=True).ok}
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(built: dict, server: FakeOllama, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The end state of an uninterrupted purge of every planted value (computed once)."""
+    base = tmp_path_factory.mktemp("reference")
+    secrets = base / "secrets.txt"
+    secrets.write_text("\n".join(VALUES) + "\n")
+    reference = _copy(built, base)
+    _ok(_memctl(server, reference, "purge", "--secret-file", str(secrets), "--yes", "--json"))
+    return _state(server, reference)
+
+
 @pytest.mark.parametrize("point", ["journal=purge-text:journal", "journal=purge-text:store", "store=write",
                                    "journal=purge-text:graph:alpha"])
 def test_a_purge_killed_anywhere_is_finished_by_the_next_run(built: dict, server: FakeOllama, tmp_path: Path,
-                                                             point: str) -> None:
+                                                             uninterrupted: dict, point: str) -> None:
     secrets = tmp_path / "secrets.txt"
     secrets.write_text("\n".join(VALUES) + "\n")
-    reference = _copy(built, tmp_path / "reference")
-    _ok(_memctl(server, reference, "purge", "--secret-file", str(secrets), "--yes", "--json"))
     home = _copy(built, tmp_path / "killed")
     args = ["purge", "--secret-file", str(secrets), "--yes", "--home", str(home)]
     killed = run_killed(point, args, env_for(server))
@@ -253,5 +262,5 @@ def test_a_purge_killed_anywhere_is_finished_by_the_next_run(built: dict, server
     finished = _ok(_memctl(server, home, "purge", "--secret-file", str(secrets), "--yes", "--json"))
     assert finished["resumed"] is True and finished["remaining"] == []
     state = _state(server, home)
-    assert state == _state(server, reference)
+    assert state == uninterrupted
     assert state["found"] == {} and state["verify"] and not state["journal"]
