@@ -97,6 +97,11 @@ class Settings(BaseSettings):
     router_timeout_s: float = Field(default=20.0, gt=0)  # past it, routing falls back to lexical
     graph_search_timeout_s: float = Field(default=30.0, gt=0)  # past it, retrieval falls back to raw notes
     ask_top_k: int = Field(default=6, ge=1, le=50)
+    # Hybrid retrieval: reciprocal rank fusion (Cormack et al., SIGIR 2009) of the graph and BM25 lists;
+    # score = sum of weight / (fusion_k + rank). 60 is the paper's constant.
+    fusion_k: int = Field(default=60, ge=1)
+    fusion_graph_weight: float = Field(default=1.0, ge=0)
+    fusion_notes_weight: float = Field(default=1.0, ge=0)
     max_context_chars: int = Field(default=12000, ge=500)
     answer_num_ctx: int = Field(default=8192, ge=1024)
     # Off by default: the extraction step is one more model call per question, and a

@@ -112,7 +112,8 @@ def test_questions_are_routed_and_answered_with_the_right_sources(world, tmp_pat
     for (question, topic, title), result in zip(QUESTIONS, out["results"]):
         assert result["topics"] == [topic], (question, result)
         assert result["route_method"] == "model"
-        assert result["retrieval_method"] == "graph" and result["fallback_used"] is False, result["fallback_reason"]
+        assert result["retrieval_method"] == "hybrid" and result["fallback_used"] is False, result["fallback_reason"]
+        assert result["sources"][0]["graph_rank"] or result["sources"][0]["notes_rank"]  # ranks shown per list
         cited = result["sources"][0]
         assert cited["title"] == title and cited["topic"] == topic
         assert cited["source_id"] == world["titles"][title]["source_id"]

@@ -124,7 +124,7 @@ def test_hostile_dotenv_changes_nothing_and_no_connection_leaves_the_configured_
         assert (ingested["distilled"], ingested["add_status"], ingested["cognify_status"]) == (2, "ok", "ok")
         assert ingested["datasets"] == ["alpha", "beta"]
         beta = memctl("ask", "What is the staging host name, port and ssh user?", "--topic", "beta")
-        assert beta["retrieval_method"] == "graph"
+        assert beta["retrieval_method"] == "hybrid"
         assert [s["source_id"] for s in beta["sources"]] == ["ses_beta_lint"]
         alpha = memctl("ask", "What is the staging host name, port and ssh user?", "--topic", "alpha")
         assert [s["source_id"] for s in alpha["sources"]] == ["ses_alpha_host"]

@@ -114,7 +114,7 @@ def test_a_relocated_home_answers_from_the_graph_and_sleeps_without_reingest(wor
 
     if not sleep_first:
         asked = _ok(server, "ask", QUESTION, "--home", str(home), "--json")
-        assert (asked["retrieval_method"], asked["fallback_used"], asked["topics"]) == ("graph", False, ["beta"])
+        assert (asked["retrieval_method"], asked["fallback_used"], asked["topics"]) == ("hybrid", False, ["beta"])
         assert asked["sources"] and all(s["path"].startswith("memory/beta/") for s in asked["sources"])
         assert not any(old_root + "/" in v for v in _locations(home))
         assert json.loads((home / "location.json").read_text())["root"] == str(home)
@@ -133,7 +133,7 @@ def test_a_relocated_home_answers_from_the_graph_and_sleeps_without_reingest(wor
     assert any("/consolidated-" in loc for loc in beta) and all(loc.startswith(home.as_uri()) for loc in beta)
 
     again = _ok(server, "ask", QUESTION, "--home", str(home), "--json")
-    assert (again["retrieval_method"], again["topics"]) == ("graph", ["beta"]) and "green pipeline" in again["answer"]
+    assert (again["retrieval_method"], again["topics"]) == ("hybrid", ["beta"]) and "green pipeline" in again["answer"]
     assert again["sources"] and all(s["path"].startswith("memory/beta/") for s in again["sources"])
 
     verify = _ok(server, "audit", "verify", "--deep", "--json", "--home", str(home))

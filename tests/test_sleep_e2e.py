@@ -97,7 +97,7 @@ def test_sleep_promotes_consolidates_rebuilds_and_ask_sees_the_consolidated_fact
     asked = _memctl(server, "ask", "Which pipeline do deploys of beta use?", "--home", str(home), "--json")
     assert asked.returncode == 0, asked.stderr[-2000:]
     result = json.loads(asked.stdout)
-    assert result["retrieval_method"] == "graph" and result["topics"] == ["beta"]
+    assert result["retrieval_method"] == "hybrid" and result["topics"] == ["beta"]
     assert "green pipeline" in result["answer"]
     assert merged[0] in result["user_memories"]
     assert not any(src["path"] == old["path"] for src in result["sources"])

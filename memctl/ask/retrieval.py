@@ -1,25 +1,38 @@
-"""Retrieval for the wake cycle: Cognee search in the routed datasets, or the raw notes.
+"""Retrieval for the wake cycle: hybrid (graph + BM25 over the notes, fused), or the raw notes alone.
 
-1. Graph path: Cognee ``CHUNKS`` search (vector search over note chunks:
+1. Graph list: Cognee ``CHUNKS`` search (vector search over note chunks:
    one embedding call, no LLM call inside Cognee) scoped to the routed
-   datasets, ``top_k`` per dataset, bounded by ``graph_search_timeout_s``.
-   Each hit's ``source_uri`` (the published note ``memory/<topic>/<id>.md``)
-   maps back to its session id, title and date through the topic index.
-2. Fallback: when the graph layer is missing, raises (its store locked by a
+   datasets, bounded by ``graph_search_timeout_s``. Each hit's
+   ``source_uri`` (the published note ``memory/<topic>/<id>.md``) maps back
+   to its session id, title and date through the topic index.
+2. Notes list: BM25 over the routed topics' raw notes
+   (:mod:`memctl.ask.note_search`).
+3. Hybrid (the default when the graph answers): both lists, each
+   :data:`CANDIDATE_FACTOR` × ``top_k`` deep, fused by reciprocal rank fusion
+   (:mod:`memctl.ask.fusion`; ``fusion_k`` and the per-list weights in
+   :class:`~memctl.config.Settings`), one entry per source note, the
+   ``top_k`` best kept; of two notes on the same subject the newer goes
+   first (:mod:`memctl.ask.subjects`). Each hit carries its rank in each list and the fused
+   score (``--json`` shows them). The graph and the notes fail on different
+   questions, so the fused list beats either alone (figures:
+   ``bench/bench_quality.py``, ``docs/benchmarks.md``).
+4. Fallback: when the graph layer is missing, raises (its store locked by a
    running ingest or sleep, an incomplete graph) or times out, or returns
-   nothing, BM25 over the topic's raw notes (:mod:`memctl.ask.note_search`).
-   Retrieval never returns nothing just because the graph layer failed;
-   :class:`Retrieval` says which path served and why.
+   nothing, the notes list alone serves. Retrieval never returns nothing just
+   because the graph layer failed; :class:`Retrieval` says which path served
+   and why.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from memctl.ask.fusion import reciprocal_rank_fusion
 from memctl.ask.note_search import NoteSearch
+from memctl.ask.subjects import newer_first
 from memctl.ask.topic_index import TopicIndex
 from memctl.config import DataHome, Settings
 from memctl.front_matter import read_front_matter as read_note_meta, strip_front_matter
@@ -40,27 +53,42 @@ class Source:
         return dict(self.__dict__)
 
 
+CANDIDATE_FACTOR = 2  # each list is fetched this many times top_k deep, so fusion sees more than it keeps
+
+
 @dataclass(frozen=True)
 class ContextHit:
-    """One excerpt for the ``[REFERENCE]`` section: note text (front matter removed) and its source."""
+    """One excerpt for the ``[REFERENCE]`` section: note text (front matter removed) and its source.
+
+    ``score``: the path's own score (Cognee distance, BM25 score) or, for a
+    hybrid hit, the fused RRF score; ``graph_rank`` / ``notes_rank``: 1-based
+    rank in each list (None: not in that list, or the list was not searched).
+    """
 
     text: str
     source: Source
     score: float | None = None
+    graph_rank: int | None = None
+    notes_rank: int | None = None
+
+    def ranks(self) -> dict[str, float | int | None]:
+        """``{"graph_rank", "notes_rank", "score"}`` as ``--json`` shows them (score rounded to 6 places)."""
+        return {"graph_rank": self.graph_rank, "notes_rank": self.notes_rank,
+                "score": None if self.score is None else round(float(self.score), 6)}
 
 
 @dataclass
 class Retrieval:
-    """Result: ``hits`` best first; ``method`` graph | notes; ``fallback_reason`` when notes served."""
+    """Result: ``hits`` best first; ``method`` hybrid | notes; ``fallback_reason`` when the notes alone served."""
 
     hits: list[ContextHit] = field(default_factory=list)
-    method: str = "graph"
+    method: str = "hybrid"
     fallback_reason: str | None = None
     retrieve_s: float = 0.0
 
     @property
     def fallback_used(self) -> bool:
-        return self.method != "graph"
+        return self.method == "notes"
 
 
 def _store_path(uri: str | None, store_root: Path, home: DataHome | None = None) -> str | None:
@@ -97,7 +125,12 @@ def source_for(store_path: str, text: str, index: TopicIndex) -> Source:
 
 
 def _graph_hits(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex,
-                top_k: int) -> list[ContextHit]:
+               top_k: int) -> list[ContextHit]:
+    """The graph list: up to ``top_k`` chunk hits over ``topics``' datasets, closest first (``graph_rank`` set).
+
+    Raises:
+        asyncio.TimeoutError: past ``graph_search_timeout_s``; any Cognee error as raised.
+    """
     from memctl.graph import knowledge_graph
 
     knowledge_graph.configure(settings, home)
@@ -115,7 +148,24 @@ def _graph_hits(question: str, topics: list[str], settings: Settings, home: Data
                                score=raw.score))
     # Cognee scores are distances (lower is closer) per dataset; merge datasets by distance.
     hits.sort(key=lambda h: (h.score is None, h.score if h.score is not None else 0.0))
-    return hits[:top_k]
+    return [replace(h, graph_rank=rank) for rank, h in enumerate(hits[:top_k], start=1)]
+
+
+def notes_hits(question: str, topics: list[str], home: DataHome, index: TopicIndex, top_k: int) -> list[ContextHit]:
+    """The notes list: up to ``top_k`` BM25 hits over ``topics``' raw notes, best first (``notes_rank`` set)."""
+    notes = NoteSearch(MemoryStore(home.store), home.note_index).search(question, topics, top_k)
+    return [ContextHit(text=strip_front_matter(n.text), source=source_for(n.path, n.text, index), score=n.score,
+                       notes_rank=rank) for rank, n in enumerate(notes, start=1)]
+
+
+def fuse(graph: list[ContextHit], notes: list[ContextHit], settings: Settings, top_k: int) -> list[ContextHit]:
+    """The ``top_k`` best of both lists by reciprocal rank fusion (:mod:`memctl.ask.fusion`), one per note;
+    each hit carries its rank in both lists and its fused ``score``."""
+    fused = reciprocal_rank_fusion({"graph": graph, "notes": notes},
+                                   {"graph": settings.fusion_graph_weight, "notes": settings.fusion_notes_weight},
+                                   k=settings.fusion_k)
+    return [replace(hit, score=ranks.score, graph_rank=ranks.ranks.get("graph"), notes_rank=ranks.ranks.get("notes"))
+            for hit, ranks in fused[:top_k]]
 
 
 def _location_problem(home: DataHome) -> str | None:
@@ -138,12 +188,17 @@ def _location_problem(home: DataHome) -> str | None:
 
 def retrieve(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex, *,
              top_k: int, use_graph: bool = True) -> Retrieval:
-    """Context for ``question`` from ``topics``; see the module doc. Never raises for a graph failure."""
+    """Context for ``question`` from ``topics``: at most ``top_k`` hits, best first; see the module doc.
+
+    Never raises for a graph failure (the notes serve, and ``fallback_reason`` says why).
+    """
     import time
 
     started = time.monotonic()
     result = Retrieval()
     reason = None
+    graph: list[ContextHit] = []
+    depth = min(top_k * CANDIDATE_FACTOR, 50)
     if not use_graph:
         reason = "graph search disabled (--no-graph)"
     elif not home.cognee.is_dir():
@@ -152,18 +207,18 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         reason = moved
     else:
         try:
-            result.hits = _graph_hits(question, topics, settings, home, index, top_k)
-            if not result.hits:
+            graph = _graph_hits(question, topics, settings, home, index, depth)
+            if not graph:
                 reason = "graph search returned nothing"
         except asyncio.TimeoutError:
             reason = f"graph search took longer than {settings.graph_search_timeout_s:g} s"
         except Exception as exc:  # noqa: BLE001 - any graph-layer failure degrades to the raw notes
             reason = f"graph search failed: {type(exc).__name__}: {str(exc)[:200]}"
-    if reason is not None:
-        store = MemoryStore(home.store)
-        notes = NoteSearch(store, home.note_index).search(question, topics, top_k)
-        result.hits = [ContextHit(text=strip_front_matter(n.text), source=source_for(n.path, n.text, index),
-                                  score=n.score) for n in notes]
+    if reason is None:
+        result.hits = fuse(graph, notes_hits(question, topics, home, index, depth), settings, top_k)
+    else:
+        result.hits = notes_hits(question, topics, home, index, top_k)
         result.method, result.fallback_reason = "notes", reason
+    result.hits = newer_first(result.hits)
     result.retrieve_s = time.monotonic() - started
     return result

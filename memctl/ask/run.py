@@ -21,8 +21,15 @@ citation or a chat turn::
     [USER_MEMORY]
     - (user/global/20261130T054512Z-a1b2c3.md) "Use pnpm, not npm, in this repo."
     [REFERENCE]
-    [1] "Pin pytest-asyncio" (session ses_123, 2026-11-30)
-    "# Pin pytest-asyncio\n\n- pinned to 0.23 …"
+    [1] "Pin pytest-asyncio to 0.24" (session ses_456, 2026-11-30)
+    "# Pin pytest-asyncio to 0.24\n\n- pinned to 0.24 …"
+    [2] "Pin pytest-asyncio to 0.23" (session ses_123, 2026-11-02, older than [1] on the same subject)
+    "# Pin pytest-asyncio to 0.23\n\n- pinned to 0.23 …"
+
+Every excerpt header carries its note's date; an excerpt on the same subject
+as an earlier one (:mod:`memctl.ask.subjects`) says whether it is newer or
+older than it, and the answer prompt tells the model to prefer the newer one
+when they disagree.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from memctl.ask.context_quoting import header_field, quote
 from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.ask.routing import Route, UnknownTopicError, route_question
+from memctl.ask.subjects import same_subject
 from memctl.ask.topic_index import TopicIndex, TopicIndexError, build_topic_index
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import (
@@ -101,10 +109,14 @@ class AskResult:
     prompt_version: str
     proposal: Proposal | None = None
     proposal_error: str | None = None
+    source_ranks: dict[str, dict] = field(default_factory=dict)  # note path → ContextHit.ranks()
 
     def as_dict(self) -> dict:
+        """The ``--json`` document; each source also shows ``graph_rank``, ``notes_rank`` and ``score``
+        (the fused RRF score when ``retrieval_method`` is hybrid, the BM25 score when notes)."""
         data = dict(self.__dict__)
-        data["sources"] = [s.as_dict() for s in self.sources]
+        ranks = data.pop("source_ranks")
+        data["sources"] = [{**s.as_dict(), **ranks.get(s.path, {})} for s in self.sources]
         data["proposal"] = self.proposal.as_dict() if self.proposal else None
         for key in ("route_s", "retrieve_s", "answer_s"):
             data[key] = round(data[key], 4)
@@ -118,6 +130,7 @@ class Context:
     text: str
     sources: list[Source]
     user_memories: list[str]
+    ranks: dict[str, dict] = field(default_factory=dict)
 
 
 def load_index(home: DataHome) -> TopicIndex:
@@ -170,8 +183,9 @@ def assemble_context(memories: list[UserMemory], hits: list[ContextHit], budget:
     """Build ``[USER_MEMORY]`` + ``[REFERENCE]`` within ``budget`` characters (see the module doc).
 
     Each memory is one line ``- (<path>) <quoted text>``; each excerpt a
-    header ``[n] <quoted title> (session <id>, <date>)`` and one line with the
-    quoted text. Entries that do not fit whole are cut (memories down to
+    header ``[n] <quoted title> (session <id>, <date>[, newer|older than [m] on the same subject])``
+    and one line with the quoted text (the marker names the first earlier
+    excerpt on the same subject with another date, see :mod:`memctl.ask.subjects`). Entries that do not fit whole are cut (memories down to
     ``MIN_EXCERPT_CHARS // 2``, excerpts to ``MIN_EXCERPT_CHARS``) or left out.
     """
     parts: list[str] = []
@@ -193,28 +207,45 @@ def assemble_context(memories: list[UserMemory], hits: list[ContextHit], budget:
             parts.append(block)
     used = sum(len(p) for p in parts)
     sources: list[Source] = []
+    ranks: dict[str, dict] = {}
     if hits:
         block = "[REFERENCE]\n"
         remaining = budget - used - len(block) - (1 if parts else 0)
-        entries = []
+        entries: list[str] = []
+        shown: list[Source] = []
         for hit in hits:
             number = len(entries) + 1
             source = hit.source
             session, date = header_field(source.source_id), header_field(source.date) if source.date else "undated"
-            header = f"[{number}] {quote(source.title or source.source_id)} (session {session}, {date})\n"
+            header = (f"[{number}] {quote(source.title or source.source_id)} (session {session}, {date}"
+                      f"{_subject_mark(source, shown)})\n")
             room = remaining - len(header) - 2
             body = _fitted(hit.text.strip(), room) if room > 0 else None
             if body is None or (body.endswith(TRUNCATION_MARK) and room < MIN_EXCERPT_CHARS):
                 break
             entries.append(header + body + "\n\n")
+            shown.append(source)
             remaining -= len(entries[-1])
             if source not in sources:
                 sources.append(source)
+                ranks[source.path] = hit.ranks()
         if entries:
             parts.append(block + "".join(entries))
     text = "\n".join(parts).rstrip() + "\n" if parts else ""
     assert len(text) <= budget, (len(text), budget)  # the bound is the contract; cheap to keep honest
-    return Context(text=text, sources=sources, user_memories=used_memories)
+    return Context(text=text, sources=sources, user_memories=used_memories, ranks=ranks)
+
+
+def _subject_mark(source: Source, shown: list[Source]) -> str:
+    """``", newer than [m] on the same subject"`` (or older) against the first earlier excerpt ``m`` on the same
+    subject with another date; ``""`` when there is none or a date is missing."""
+    if not source.date:
+        return ""
+    for number, other in enumerate(shown, start=1):
+        if other.date and other.date != source.date and same_subject(other.topic, other.title,
+                                                                      source.topic, source.title):
+            return f", {'newer' if source.date > other.date else 'older'} than [{number}] on the same subject"
+    return ""
 
 
 class _ThinkFilter:
@@ -317,7 +348,7 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         route_reason=route.reason, retrieval_method=retrieval.method, fallback_used=retrieval.fallback_used,
         fallback_reason=retrieval.fallback_reason, sources=context.sources, user_memories=context.user_memories,
         route_s=route.route_s, retrieve_s=retrieval.retrieve_s, answer_s=answer_s, ctx_chars=len(context.text),
-        prompt_version=prompt.version,
+        prompt_version=prompt.version, source_ranks=context.ranks,
     )
     propose = settings.ask_propose if options.propose is None else options.propose
     if propose:

@@ -74,7 +74,7 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
     elif len(index.slugs) == 1:
         slugs, method, why = index.slugs, "single", None
     else:
-        slugs, why = lexical_route(query, index)
+        slugs, why = lexical_route(query, index, warm.home)
         method = "lexical"
 
     def work(reason: str | None) -> Retrieval:
