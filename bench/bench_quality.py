@@ -1,0 +1,234 @@
+"""Benchmark: retrieval quality of `memctl ask` — routing accuracy, hit@1, hit@5, MRR for graph, notes, hybrid.
+
+The set (``tests/fixtures/quality_set.py``, SYNTHETIC: written with the
+OpenCode 1.18 schema writers, not by the OpenCode binary): 44 sessions in 4
+projects, 84 questions — direct, paraphrases sharing no content word with
+their gold session, near-duplicate distractors in other projects, facts
+changed by a later session (the newer is the gold), two-gold questions.
+The history is ingested by the real ``memctl ingest`` (subprocess) into
+real Cognee, the model being the deterministic fake Ollama server
+(``tests/fakes/ollama_server.py``: its distiller keeps the title and first
+request, its embeddings hash words and character trigrams).
+
+Per question, in one warm process:
+
+* routing: the lexical router (:func:`memctl.ask.routing.lexical_route`, what
+  runs when the model router is unavailable and what ``memory_search`` uses);
+  correct when the gold topic is among the routed topics;
+* graph: Cognee CHUNKS search alone (today's path before hybrid retrieval),
+  one entry per note; notes: BM25 over the notes alone; hybrid:
+  :func:`memctl.ask.retrieval.retrieve` (fusion, newer first) — each over the
+  routed topics and, separately, over the gold topic (the issue's setting);
+* hit@1: a gold session ranks first; hit@5: every gold session is in the top
+  five; MRR: mean of 1/rank of the first gold (0 when absent from the
+  ``top_k`` list); changed: the newer session ranks above the older one;
+* time: graph alone vs hybrid, per question, interleaved (R rounds, the order
+  alternating), medians and their ratio (target: hybrid <= 1.2x).
+
+    .venv/bin/python -m bench.bench_quality              # full set, Markdown tables
+    .venv/bin/python -m bench.bench_quality --topics orders billing --skip-kinds paraphrase --routed-only \
+        --rounds 0 --json                                 # the CI subset (tests/test_quality_floor.py)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.fixtures.quality_set import QUESTIONS, SESSIONS, Question, by_key, content_words
+
+PATHS = ("graph", "notes", "hybrid")
+
+
+def build_home(base: Path, server, topics: list[str] | None) -> tuple[Path, dict[str, str]]:  # noqa: ANN001
+    """Write the quality history (limited to ``topics``) and ingest it with the real CLI; ``(home, key → id)``."""
+    from tests.fixtures.quality_set import build_database
+    from tests.memctl_process import run_memctl
+
+    db = base / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    ids = build_database(db, topics)
+    home = base / "var"
+    proc = run_memctl(server, "ingest", "--db", str(db), "--home", str(home), "--json")
+    if proc.returncode != 0:
+        raise SystemExit(f"ingest failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return home, ids
+
+
+def check_paraphrases(questions: list[Question]) -> None:
+    """Refuse the set when a paraphrase shares a content word with its gold session (title + request)."""
+    sessions = by_key()
+    for q in questions:
+        if q.kind == "paraphrase":
+            gold = sessions[q.gold[0]]
+            shared = content_words(q.text) & content_words(f"{gold.title} {gold.request}")
+            if shared:
+                raise SystemExit(f"paraphrase {q.text!r} shares {sorted(shared)} with its gold session")
+
+
+def _ranked_ids(hits) -> list[str]:  # noqa: ANN001
+    out: list[str] = []
+    for hit in hits:
+        if hit.source.source_id not in out:
+            out.append(hit.source.source_id)
+    return out
+
+
+def _score(ranked: list[str], gold: list[str]) -> dict[str, float]:
+    first = next((i for i, sid in enumerate(ranked, start=1) if sid in gold), None)
+    return {"hit1": float(first == 1), "hit5": float(all(g in ranked[:5] for g in gold)),
+            "mrr": 1.0 / first if first else 0.0}
+
+
+def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds: int,
+             scopes: tuple[str, ...] = ("routed", "gold")) -> dict:
+    """All figures (see the module doc) as a dict; ``scopes``: routed topics and/or the gold topic."""
+    from memctl.ask.retrieval import _graph_hits, notes_hits, retrieve
+    from memctl.ask.routing import lexical_route
+    from memctl.ask.run import load_index
+    from memctl.config import DataHome, Settings
+    from tests.fakes.ollama_server import FakeOllama
+
+    sessions = by_key()
+    older = {s.key: s.replaces for s in SESSIONS if s.replaces}
+    with FakeOllama() as server:
+        settings = Settings(home=home, ollama_host=server.url)
+        data_home = DataHome(home)
+        index = load_index(data_home)
+        top_k = settings.ask_top_k
+        retrieve("warm up", index.slugs[:1], settings, data_home, index, top_k=1)  # Cognee import and config
+        scores: dict[str, dict[str, list[dict]]] = {scope: {p: [] for p in PATHS} for scope in scopes}
+        by_kind: dict[str, list[dict]] = {}
+        path_by_kind: dict[str, dict[str, list[dict]]] = {}
+        routed_ok, two_topic, changed_ok, changed_n, failures = 0, 0, 0, 0, []
+        routed_by_kind: dict[str, list[bool]] = {}
+        times = {"graph": [], "hybrid": []}
+        for q in questions:
+            gold_ids = [ids[k] for k in q.gold]
+            gold_topic = q.topic(sessions)
+            topics, _how = lexical_route(q.text, index, data_home)
+            routed_ok += gold_topic in topics
+            routed_by_kind.setdefault(q.kind, []).append(gold_topic in topics)
+            two_topic += len(topics) == 2
+            for scope, scope_topics in (("routed", topics), ("gold", [gold_topic])):
+                if scope not in scopes:
+                    continue
+                ranked = {
+                    "graph": _ranked_ids(_graph_hits(q.text, scope_topics, settings, data_home, index, top_k * 2))[:top_k],
+                    "notes": _ranked_ids(notes_hits(q.text, scope_topics, data_home, index, top_k)),
+                    "hybrid": _ranked_ids(retrieve(q.text, scope_topics, settings, data_home, index, top_k=top_k).hits),
+                }
+                for path in PATHS:
+                    scores[scope][path].append(_score(ranked[path], gold_ids))
+                if scope == "routed":
+                    by_kind.setdefault(q.kind, []).append(_score(ranked["hybrid"], gold_ids))
+                    for path in PATHS:
+                        path_by_kind.setdefault(q.kind, {}).setdefault(path, []).append(_score(ranked[path], gold_ids))
+                    if scores[scope]["hybrid"][-1]["hit1"] < 1:
+                        failures.append({"question": q.text, "kind": q.kind, "gold": list(q.gold), "topics": topics,
+                                         "hybrid": ranked["hybrid"][:3]})
+                    newer = next((k for k in q.gold if k in older), None)
+                    if newer and q.kind == "changed":
+                        changed_n += 1
+                        ranks = ranked["hybrid"]
+                        old_id, new_id = ids[older[newer]], ids[newer]
+                        changed_ok += new_id in ranks and (old_id not in ranks or ranks.index(new_id) < ranks.index(old_id))
+            # Side by side: graph alone (the path before hybrid) vs hybrid, alternating which goes first.
+            for r in range(rounds):
+                order = ("graph", "hybrid") if r % 2 == 0 else ("hybrid", "graph")
+                for path in order:
+                    started = time.perf_counter()
+                    if path == "graph":
+                        _graph_hits(q.text, topics, settings, data_home, index, top_k)
+                    else:
+                        retrieve(q.text, topics, settings, data_home, index, top_k=top_k)
+                    times[path].append((time.perf_counter() - started) * 1000)
+
+    def mean(rows: list[dict], key: str) -> float:
+        return round(sum(r[key] for r in rows) / len(rows), 3) if rows else 0.0
+
+    n = len(questions)
+    return {
+        "questions": n, "sessions": len(ids), "top_k": top_k,
+        "routing_accuracy": round(routed_ok / n, 3), "two_topic_routes": two_topic,
+        "paths": {scope: {p: {m: mean(rows, m) for m in ("hit1", "hit5", "mrr")} for p, rows in per.items()}
+                  for scope, per in scores.items()},
+        "hybrid_by_kind": {k: {"n": len(rows), "routing": round(sum(routed_by_kind[k]) / len(rows), 3),
+                               **{m: mean(rows, m) for m in ("hit1", "hit5", "mrr")}}
+                           for k, rows in sorted(by_kind.items())},
+        "by_kind": {k: {p: {m: mean(rows, m) for m in ("hit1", "hit5", "mrr")} for p, rows in per.items()}
+                    for k, per in sorted(path_by_kind.items())},
+        "changed_newer_first": f"{changed_ok}/{changed_n}",
+        "time_ms": {p: {"p50": round(statistics.median(v), 2), "p95": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)}
+                    for p, v in times.items() if v},
+        "hybrid_to_graph_time": (round(statistics.median(times["hybrid"]) / statistics.median(times["graph"]), 3)
+                                 if times["graph"] else None),
+        "hybrid_misses_at_1": failures,
+    }
+
+
+def markdown(result: dict) -> str:
+    """The figures as Markdown tables."""
+    lines = [f"{result['sessions']} sessions, {result['questions']} questions, top_k {result['top_k']}; "
+             f"lexical routing accuracy {result['routing_accuracy']:.3f} "
+             f"({result['two_topic_routes']} questions routed to two topics)", "",
+             "| topics | path | hit@1 | hit@5 | MRR |", "|---|---|---|---|---|"]
+    for scope, per in result["paths"].items():
+        for path, m in per.items():
+            lines.append(f"| {scope} | {path} | {m['hit1']:.3f} | {m['hit5']:.3f} | {m['mrr']:.3f} |")
+    lines += ["", "| kind (hybrid, routed topics) | n | routing | hit@1 | hit@5 | MRR |", "|---|---|---|---|---|---|"]
+    for kind, m in result["hybrid_by_kind"].items():
+        lines.append(f"| {kind} | {m['n']} | {m['routing']:.3f} | {m['hit1']:.3f} | {m['hit5']:.3f} | {m['mrr']:.3f} |")
+    if result["by_kind"]:
+        lines += ["", "| kind (routed topics) | graph hit@1 / hit@5 | notes hit@1 / hit@5 | hybrid hit@1 / hit@5 |",
+                  "|---|---|---|---|"]
+        for kind, per in result["by_kind"].items():
+            cells = [f"{per[p]['hit1']:.3f} / {per[p]['hit5']:.3f}" for p in PATHS]
+            lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lines += ["", f"changed facts, newer ranked above older (hybrid): {result['changed_newer_first']}"]
+    t = result["time_ms"]
+    if t:
+        lines += ["", "| retrieval per question | p50 ms | p95 ms |", "|---|---|---|",
+                  f"| graph alone (before) | {t['graph']['p50']} | {t['graph']['p95']} |",
+                  f"| hybrid | {t['hybrid']['p50']} | {t['hybrid']['p95']} |", "",
+                  f"hybrid / graph p50: {result['hybrid_to_graph_time']:.2f}x (target <= 1.2x)"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--topics", nargs="*", help="only these projects (and their questions)")
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds per question and path (0: no timing)")
+    parser.add_argument("--home", type=Path, help="reuse an ingested home (made by an earlier run with --keep)")
+    parser.add_argument("--keep", type=Path, help="ingest into this directory and keep it")
+    parser.add_argument("--skip-kinds", nargs="*", default=[], help="leave out questions of these kinds")
+    parser.add_argument("--routed-only", action="store_true", help="skip the gold-topic figures (faster)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    from tests.fakes.ollama_server import FakeOllama
+    from tests.fixtures.quality_set import build_database
+
+    questions = [q for q in QUESTIONS if (not args.topics or q.topic(by_key()) in args.topics)
+                 and q.kind not in args.skip_kinds]
+    check_paraphrases(questions)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.home:
+            home = args.home
+            ids = build_database(Path(tmp) / "ids.db", args.topics)  # ids are stable per key
+        else:
+            base = args.keep or Path(tmp)
+            base.mkdir(parents=True, exist_ok=True)
+            with FakeOllama() as server:
+                home, ids = build_home(base, server, args.topics)
+        result = evaluate(home, ids, questions, args.rounds, ("routed",) if args.routed_only else ("routed", "gold"))
+    print(json.dumps(result, indent=1) if args.json else markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
