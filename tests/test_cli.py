@@ -289,3 +289,15 @@ def test_doctor_names_the_layouts_with_session_counts(tmp_path: Path) -> None:
     shutil.copy2(source / "opencode-dev.db", source / "opencode.db")
     refused = check_source(source)
     assert refused.status == "fail" and "holds both opencode.db" in refused.detail
+
+
+@pytest.mark.parametrize("session", ["ses_" + "w" * 70, "ses_short"])
+def test_piped_output_never_cuts_a_path_across_lines(tmp_path: Path, session: str) -> None:
+    """A pipe is 80 columns to Rich: the staged path must still be whole on its line (scripts grep it)."""
+    home = tmp_path / "a" / "rather" / "long" / "data" / "home" / "path" / "for" / "the" / "wrap" / "check"
+    result = memctl("remember", "The deploy script for alpha lives under ops/deploy/alpha/run-the-deploy.sh",
+                    "-s", session, "--global", "--home", str(home), env={"COLUMNS": ""})
+    assert result.returncode == 0, result.stderr
+    staged = next(home.joinpath("store", "staging", "sessions", session, "inbox").glob("*.json"))
+    relative = staged.relative_to(home / "store").as_posix()
+    assert any(relative in line for line in result.stdout.splitlines()), result.stdout

@@ -4,14 +4,14 @@ client stack, the network, Cognee and the text, several of each kind, bare and c
 from __future__ import annotations
 
 import json
-import sqlite3
 import os
+import sqlite3
 from pathlib import Path
 
 import httpx
 import pytest
 
-from memctl.graph.failures import MAX_REASON_CHARS, is_environment_error, reason
+from memctl.graph.failures import MAX_REASON_CHARS, is_environment_error, is_store_busy, reason
 from memctl.graph.offline import ensure_offline_assets
 
 
@@ -152,3 +152,11 @@ def test_a_long_message_is_cut_and_marked() -> None:
     text = reason(ValueError("x" * 1000))
     assert len(text) == MAX_REASON_CHARS and text.endswith("…")
     assert reason(KeyError()) == "KeyError"
+
+
+@pytest.mark.parametrize(("kind", "busy"), [
+    ("kuzu lock held by another process", True), ("wrapped kuzu lock", True), ("sqlite locked", True),
+    ("kuzu io error", False), ("disk full", False), ("connection refused", False),
+])
+def test_a_store_locked_by_another_process_is_told_apart(kind: str, busy: bool) -> None:
+    assert is_store_busy(ENVIRONMENT[kind]()) is busy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -159,10 +160,33 @@ def test_every_reporter_follows_the_protocol(capsys: pytest.CaptureFixture[str])
         reporter.log("note")
         reporter.done()
     lines = capsys.readouterr().err.splitlines()
-    assert lines[:2] == ["memctl: phase distill started (40 items)", "memctl: distill 2/40"]
+    assert lines[0] == "memctl: phase distill started (40 items)"
+    assert re.fullmatch(r"memctl: distill 2/40 \([\d,]+/h, ETA \d+:\d\d:\d\d\)", lines[1]), lines[1]
     with pytest.raises(RuntimeError), reporter_for(Console(file=io.StringIO()), as_json=True) as used:
         assert isinstance(used, LineReporter)
         raise RuntimeError("the run failed")  # the reporter is still closed on the way out
+
+
+@pytest.mark.parametrize(("total", "advances", "expected"), [
+    (100, [1] + [5] * 19 + [4], [6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61, 66, 71, 76, 81, 86, 91, 96, 100]),
+    (7, [3, 3, 1], [3, 6, 7]),                # a step of 1: every advance is a line
+    (40, [0, 0, 2], [2]),                     # an advance of nothing prints nothing
+    (60, [7, 7], [7, 14]),                    # each advance passes a step (3): a line each
+    (60, [1, 1, 1, 1], [3]),                  # ...and one that reaches no new step, none
+    (5, [5, 0], [5]),                         # the end is printed once
+])
+def test_line_reporter_prints_each_step_passed_even_in_one_jump(capsys: pytest.CaptureFixture[str], total: int,
+                                                              advances: list[int], expected: list[int]) -> None:
+    from memctl.cli.progress import LineReporter
+
+    reporter = LineReporter()
+    reporter.phase("cognify", total)
+    for n in advances:
+        reporter.advance(n)
+    lines = capsys.readouterr().err.splitlines()[1:]
+    assert [int(line.split()[2].split("/")[0]) for line in lines] == expected
+    assert all(f"/{total} (" in line and "/h" in line for line in lines)
+    assert ("ETA" in lines[-1]) is (expected[-1] < total)
 
 
 @pytest.mark.parametrize("variable", ["MEMCTL_HOME", "OLLAMA_HOST", "MEMCTL_WORKERS"])

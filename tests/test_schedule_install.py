@@ -177,6 +177,15 @@ def test_uninstall_without_bus_removes_the_files_and_says_what_remains(cli):
     assert not any(call[0] == "systemctl" and call[2] != "show-environment" for call in manager.calls)
 
 
+@pytest.mark.parametrize("bus", [None, NO_BUS])
+def test_uninstall_with_nothing_installed_says_so(cli, bus):
+    manager = ServiceManager() if bus is None else ServiceManager(bus=bus)
+    result = cli(manager, "uninstall")
+    assert result.exit_code == OK, result.output
+    assert "nothing to remove" in result.stdout and "removed the memctl jobs" not in result.stdout
+    assert "daemon-reload" not in result.stderr  # nothing was there for a manager to keep
+
+
 def test_launchd_bootstrap_failing_for_the_second_agent_unloads_the_first(tmp_path):
     agents = tmp_path / "agents"
     runner = FakeRunner({("launchctl", "bootstrap", f"gui/{UID}", str(agents / "com.memctl.ingest.plist")):

@@ -213,7 +213,7 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         except asyncio.TimeoutError:
             reason = f"graph search took longer than {settings.graph_search_timeout_s:g} s"
         except Exception as exc:  # noqa: BLE001 - any graph-layer failure degrades to the raw notes
-            reason = f"graph search failed: {type(exc).__name__}: {str(exc)[:200]}"
+            reason = _graph_failure_reason(exc)
     if reason is None:
         result.hits = fuse(graph, notes_hits(question, topics, home, index, depth), settings, top_k)
     else:
@@ -222,3 +222,17 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
     result.hits = newer_first(result.hits)
     result.retrieve_s = time.monotonic() - started
     return result
+
+
+def _graph_failure_reason(exc: BaseException) -> str:
+    """Why the graph could not answer, in the user's terms: a graph store locked by another process
+    (Kuzu allows one writer process: an ingest, a sleep, another ask opening it) says so and what to
+    do; anything else names the error, cut to 200 characters."""
+    from memctl.graph.failures import is_store_busy
+
+    if is_store_busy(exc):
+        return ("the graph store is in use by another memctl process (an ingest, a sleep, or another ask "
+                "opening it); answered from the notes — ask again when it is done, or run `memctl serve` so "
+                "that one process holds the graph for every ask")
+    return f"graph search failed: {type(exc).__name__}: {str(exc)[:200]}"
+

@@ -44,8 +44,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console(file=terminal.ERR)
-stdout = Console(file=terminal.OUT)
+# soft_wrap: a line is never cut by Rich (a pipe is 80 columns to Rich, and a path split across two
+# lines breaks every script that greps it); a terminal wraps long lines itself. Tables keep their layout.
+console = Console(file=terminal.ERR, soft_wrap=True)
+stdout = Console(file=terminal.OUT, soft_wrap=True)
 
 HomeOption = Annotated[Optional[Path], typer.Option(
     "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default ./var; also MEMCTL_HOME).")]

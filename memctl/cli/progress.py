@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Iterator
 
 from rich.console import Console
@@ -12,22 +14,39 @@ from memctl.reporting import Reporter
 
 
 class LineReporter:
-    """Plain log lines on memctl's stderr (non-TTY: cron, launchd, CI), each starting ``memctl:``."""
+    """Plain log lines on memctl's stderr (non-TTY: cron, launchd, CI), each starting ``memctl:``.
+
+    About 20 lines a phase: a line each time the count passes a step of ``total // 20`` (also
+    when one advance passes several), and at the end, each with the rate and the ETA once known.
+    """
 
     def __init__(self) -> None:
-        self.name, self.total, self.count, self.step = "", None, 0, 1
+        self.name, self.total, self.count, self.step, self.started = "", None, 0, 1, time.monotonic()
 
     def phase(self, name: str, total: int | None) -> None:
-        self.name, self.total, self.count = name, total, 0
+        self.name, self.total, self.count, self.started = name, total, 0, time.monotonic()
         self.step = max(1, (total or 0) // 20)
         write_err(f"memctl: phase {name} started" + (f" ({total} items)" if total is not None else "") + "\n")
 
     def advance(self, n: int = 1) -> None:
         if n <= 0:
             return
-        self.count += n
-        if self.count % self.step == 0 or (self.total and self.count >= self.total):
-            write_err(f"memctl: {self.name} {self.count}/{self.total if self.total is not None else '?'}\n")
+        before, self.count = self.count, self.count + n
+        if self.count // self.step > before // self.step or (self.total and self.count >= self.total):
+            total = self.total if self.total is not None else "?"
+            write_err(f"memctl: {self.name} {self.count}/{total}{self._pace()}\n")
+
+    def _pace(self) -> str:
+        """`` (N/h, ETA h:mm:ss)`` from the items done since the phase started; items per hour
+        because model work is counted in sessions and notes."""
+        elapsed = time.monotonic() - self.started
+        if elapsed <= 0 or self.count <= 0:
+            return ""
+        rate = self.count / elapsed
+        text = f" ({rate * 3600:,.0f}/h"
+        if self.total and self.count < self.total:
+            text += f", ETA {timedelta(seconds=round((self.total - self.count) / rate))}"
+        return text + ")"
 
     def log(self, message: str) -> None:
         write_err(f"memctl: {message}\n")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-__all__ = ["is_environment_error", "reason"]
+__all__ = ["is_environment_error", "is_store_busy", "reason"]
 
 _CLIENT_MODULES = ("httpx", "httpcore", "openai", "litellm")
 _COGNEE_ENVIRONMENT = {"CogneeConfigurationError", "CogneeTransientError", "LLMQuotaExceededError",
@@ -63,6 +63,15 @@ def is_environment_error(exc: BaseException) -> bool:
         if type(error).__module__.split(".")[0] in _CLIENT_MODULES:
             return True
     return False
+
+
+_STORE_BUSY = re.compile(r"Could not set lock on file|database is locked|database table is locked")
+
+
+def is_store_busy(exc: BaseException) -> bool:
+    """True when ``exc`` (or its cause chain) is a store locked by another process: Kuzu's
+    ``Could not set lock on file``, SQLite's ``database is locked``."""
+    return any(_STORE_BUSY.search(str(error)) for error in _chain(exc))
 
 
 def reason(exc: BaseException) -> str:

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, stdout
 from memctl.cli.store_flags import short_sha, store_from_flags
-from memctl.exit_codes import USAGE, UsageError
+from memctl.exit_codes import UsageError
 
 
 @app.command()
@@ -22,13 +22,11 @@ def history(
     """Every recorded change of one file, oldest first, with its version ids."""
     store = store_from_flags(home)
     versions = store.history(path)
+    if not versions:  # under --json the error boundary prints {"error", "exit_code"} on stdout
+        raise UsageError(f"{path} has no recorded history (see `memctl audit` for what exists)")
     if as_json:
         stdout.print_json(json.dumps([v.as_dict() for v in versions]))
-        if not versions:
-            raise typer.Exit(USAGE)
         return
-    if not versions:
-        raise UsageError(f"{path} has no recorded history (see `memctl audit` for what exists)")
     table = Table(title=f"history of {path}")
     for column in ("version", "seq", "time", "op", "actor", "reason"):
         table.add_column(column, overflow="fold")

@@ -142,6 +142,9 @@ def uninstall(
     _apply(plan, dry_run)
     if dry_run:
         return
+    if not had_files:
+        stdout.print(f"no memctl jobs were installed in {resolved} ({target_dir}); nothing to remove", highlight=False)
+        return
     stdout.print(f"removed the memctl jobs from {resolved} ({target_dir})", highlight=False)
     if manager is not None and not manager.reachable and had_files:
         _warn([f"systemctl --user cannot reach your user manager ({manager.problem}), so nothing was unloaded: "
