@@ -167,6 +167,16 @@ class Settings(BaseSettings):
 _held_locks: set[Path] = set()  # data-home roots whose lock this process holds
 
 
+def _normal_root(root: Path) -> Path:
+    """``root`` without ``..`` segments (``Path.absolute`` keeps them, so one directory had many spellings and
+    its recorded location changed with each). Collapsed lexically when that names the directory the kernel
+    reaches; resolved when a symlink before the ``..`` makes them differ. A trailing slash is already gone."""
+    if ".." not in root.parts:
+        return root
+    lexical = Path(os.path.normpath(root))
+    return lexical if os.path.realpath(lexical) == os.path.realpath(root) else Path(os.path.realpath(root))
+
+
 class DataHome:
     """The layout of the data home (``var/`` by default; README "Where data goes"), and its lock.
 
@@ -176,7 +186,7 @@ class DataHome:
     """
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(root).expanduser().absolute()
+        self.root = _normal_root(Path(root).expanduser().absolute())
 
     @property
     def progress(self) -> Path:

@@ -232,3 +232,124 @@ def test_doctor_names_a_pending_relocation_and_fails_only_a_home_it_cannot_move(
     with sqlite3.connect(relocate.cognee_db(copy)) as conn:
         conn.execute("INSERT INTO data VALUES ('n9', '/mnt/else/cognee/data/t.txt', NULL, NULL)")
     assert check_graph_location(copy).status == "fail"
+
+
+# -- crafted roots and paths: after relocation every stored path lies in the home -------------------
+
+def _crafted(tmp_path: Path, previous: list[dict] | None, stored: str) -> tuple[DataHome, list[str], bytes, bytes]:
+    """A home recorded at ``tmp/orig`` with ``previous`` roots and one more stored path, copied to
+    ``tmp/x/new`` (whose parent is ``tmp/x``)."""
+    original = _make_home(tmp_path / "orig")
+    relocate.ensure_location(original)
+    record = json.loads(original.location.read_text())
+    record["previous"] = previous if previous is not None else record["previous"]
+    original.location.write_text(json.dumps(record))
+    with sqlite3.connect(relocate.cognee_db(original)) as conn:
+        conn.execute("INSERT INTO dataset_database VALUES ('d9', ?, NULL, 'g.pkl')", (stored,))
+    (tmp_path / "x").mkdir()
+    copy = _copy(original, tmp_path / "x" / "new")
+    return copy, _values(copy), copy.location.read_bytes(), (copy.store / "audit" / "log.jsonl").read_bytes()
+
+
+def _crafted_cases(tmp: Path) -> list[tuple[list[dict] | None, str]]:
+    outside = f"{tmp}/x/outside/evil.lance.db"
+    return [
+        ([{"root": "/", "real_root": "/"}], outside),
+        ([{"root": "/tmp", "real_root": "/tmp"}], outside),
+        ([{"root": str(tmp), "real_root": str(tmp)}], f"{tmp}/elsewhere/evil.lance.db"),
+        ([{"root": "tmp/x", "real_root": "tmp/x"}], outside),
+        ([{"root": f"{tmp}/x/new/../outside", "real_root": f"{tmp}/x/outside"}], outside),
+        ([{"root": f"{tmp}/x/new/../outside", "real_root": f"{tmp}/x/new/../outside"}], outside),
+        ([{"root": f"{tmp}/x", "real_root": f"{tmp}/x"}], outside),  # the new home's parent
+        (None, f"{tmp}/orig/../x/outside/evil.lance.db"),  # '..' escapes once the old root is rewritten
+        (None, f"{tmp}/orig/cognee/../../x/new/../outside/v.lance.db"),
+        ([{"root": "/", "real_root": "/"}], f"file://{tmp}/x/outside/evil.lance.db"),
+        (None, f"file://{quote(str(tmp))}/x/new/../outside/n.md"),
+        ([], f"{tmp}/x/cognee/system/databases/{OWNER}/v9.lance.db"),  # infers the new home's parent
+    ]
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_a_crafted_root_or_path_cannot_keep_a_stored_path_outside_the_home(tmp_path: Path, case: int) -> None:
+    previous, stored = _crafted_cases(tmp_path)[case]
+    home, values, record, log = _crafted(tmp_path, previous, stored)
+    with pytest.raises(relocate.RelocationError) as raised:
+        relocate.ensure_location(home, actor="import")
+    assert raised.value.exit_code == 7 and "outside" in str(raised.value)
+    assert (_values(home), home.location.read_bytes(), (home.store / "audit" / "log.jsonl").read_bytes()) == (
+        values, record, log)  # nothing changed
+
+
+@pytest.mark.parametrize("root", ["/", "/tmp", "rel/a", "/srv/a/../b", "/srv/..", "", "{parent}", "{home}",
+                                  "{home}/.."])
+def test_roots_that_could_claim_paths_outside_the_home_are_not_trusted(tmp_path: Path, root: str) -> None:
+    home = DataHome(tmp_path / "h")
+    root = root.format(parent=tmp_path, home=home.root)
+    assert relocate._trusted_root(root, home) is False
+    assert relocate._trusted_root(str(tmp_path / "old" / "h"), home) is True
+
+
+# -- one record per move, one spelling per directory -------------------------------------------------
+
+def test_two_threads_opening_a_moved_home_at_once_record_one_move(tmp_path: Path) -> None:
+    import threading
+
+    home = _make_home(tmp_path / "r0")
+    relocate.ensure_location(home)
+    for round_ in range(1, 7):
+        moved = tmp_path / f"r{round_}"
+        home.root.rename(moved)
+        home = DataHome(moved)
+        barrier, results, errors = threading.Barrier(2), [], []
+
+        def open_home(actor: str, home: DataHome = home, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            try:
+                results.append(relocate.ensure_location(home, actor=actor))
+            except BaseException as exc:  # noqa: BLE001 - the assertion below shows it
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_home, args=(actor,)) for actor in ("ask", "prewarm")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        events = [r for r in MemoryStore(home.store).audit.records() if r["op"] == "relocate"]
+        assert len(events) == round_, [e["reason"] for e in events]
+        assert sorted(r.values for r in results) == [0, 8]
+        record = json.loads(home.location.read_text())
+        assert record["root"] == str(moved) and len(record["previous"]) == round_
+
+
+def _spellings(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    (tmp_path / "j").mkdir()
+    (tmp_path / "j" / "k").mkdir()
+    (tmp_path / "link").symlink_to(home)
+    monkeypatch.chdir(tmp_path / "j")
+    return [f"{tmp_path}/j/../rel/a", f"{tmp_path}/j/k/../../rel/./a", f"{tmp_path}/rel/a/", f"{tmp_path}/rel/a//",
+            f"{tmp_path}/link", f"{tmp_path}/link/", "../rel/a", "k/../../rel/a/"]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_another_spelling_of_the_same_directory_is_no_move(tmp_path: Path, case: int,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    home = _make_home(tmp_path / "rel" / "a")
+    relocate.ensure_location(home)
+    record, log = home.location.read_bytes(), (home.store / "audit" / "log.jsonl").read_bytes()
+    spelling = _spellings(tmp_path, home.root, monkeypatch)[case]
+    again = DataHome(Path(spelling))
+    assert ".." not in again.root.parts
+    done = relocate.ensure_location(again, actor="ask")
+    assert (done.old_root, done.values) == (None, 0)
+    assert (again.location.read_bytes(), (again.store / "audit" / "log.jsonl").read_bytes()) == (record, log)
+    assert relocate.pending_relocation(again) is None
+
+
+def test_a_dotdot_after_a_symlink_names_the_directory_the_kernel_reaches(tmp_path: Path) -> None:
+    (tmp_path / "deep" / "inner").mkdir(parents=True)
+    (tmp_path / "deep" / "rel").mkdir()
+    (tmp_path / "hop").symlink_to(tmp_path / "deep" / "inner")
+    assert DataHome(tmp_path / "hop" / ".." / "rel").root == (tmp_path / "deep" / "rel").resolve()
+    assert DataHome(tmp_path / "deep" / "inner" / ".." / "rel").root == tmp_path / "deep" / "rel"
+    assert DataHome(tmp_path / "hop").root == tmp_path / "hop"  # a symlink alone is kept as spelt

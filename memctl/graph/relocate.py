@@ -37,6 +37,17 @@ sees the paths at home and finishes the record and audit entry. A path
 pointing outside every root of the home is never rewritten: the home is
 refused as before (:func:`location_problem`). Nothing is written outside the
 home: a copy whose original still exists leaves the original alone.
+
+``location.json`` may come from an imported archive, so its roots are not
+trusted blindly: a place with a spelling that is relative, holds ``..``, is
+``/``, or is the new home or an ancestor of it is ignored (its paths then
+count as outside), paths are compared after ``..`` is collapsed, and inside
+the transaction every stored path must lie in the home after the rewrite or
+nothing is committed. Another spelling of the same directory (``..``, a
+symlink, a trailing slash) is compared by resolved path and is no move. One
+process opens a home once at a time (a module lock: ``ask``'s prewarm thread
+and its main thread), and the record is re-read under the data-home lock
+before it is written: one ``relocate`` record per move.
 """
 
 from __future__ import annotations
@@ -45,6 +56,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -62,6 +74,9 @@ AUDIT_SUBJECT = "cognee/system/databases/cognee_db"
 _PATH_COLUMNS = (("dataset_database", "vector_database_url"), ("dataset_database", "graph_database_url"),
                  ("data", "raw_data_location"), ("data", "original_data_location"))
 _VECTOR_URL = re.compile(r"^(?P<root>/.+)/cognee/system/databases/[^/]+/[^/]+$")
+# ask's prewarm thread and its main thread both open the home: one ensure_location at a time per process,
+# so the second sees what the first wrote (one relocate record per move). Re-entrant: ingest opens nested.
+_PROCESS_LOCK = threading.RLock()
 
 
 class RelocationError(HomeError):
@@ -130,7 +145,22 @@ def _local(value: str) -> str | None:
 
 
 def _under(path: str, root: str) -> bool:
+    """Whether ``path`` lies in ``root``, both read lexically after ``..`` is collapsed (a stored
+    ``<home>/../elsewhere`` is not in the home)."""
+    path, root = os.path.normpath(path), os.path.normpath(root)
     return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _trusted_root(root: str, home: DataHome) -> bool:
+    """Whether a recorded or inferred old root may be rewritten to ``home``: absolute, without ``..``, and
+    neither ``/`` nor the home's own place nor an ancestor of it. A crafted ``location.json`` (an imported
+    archive) naming ``/`` or the new home's parent would otherwise claim every path as the home's own."""
+    if not root.startswith("/") or ".." in root.split("/") or os.path.normpath(root) == "/":
+        return False
+    for here in _here(home):
+        if _under(here, root):
+            return False
+    return True
 
 
 def _path_values(connection: sqlite3.Connection) -> Iterator[str]:
@@ -166,9 +196,9 @@ def _survey(home: DataHome, connection: sqlite3.Connection) -> _Survey:
     record = read_record(home)
     here = _here(home)
     paths = list(_path_values(connection))
-    known = list(record.roots()) if record else []
+    known = _trusted_roots(record, home)
     inferred = _stored_root(paths)
-    if inferred and inferred not in known:
+    if inferred and inferred not in known and _trusted_root(inferred, home):
         known.append(inferred)
     old: list[str] = []
     outside = None
@@ -183,6 +213,18 @@ def _survey(home: DataHome, connection: sqlite3.Connection) -> _Survey:
     if old and _same_directory(old, here[1]):
         old = []  # another spelling of this very directory (a symlink): nothing moved
     return _Survey(old=old, outside=outside, record=record)
+
+
+def _trusted_roots(record: LocationRecord | None, home: DataHome) -> list[str]:
+    """The record's roots that may be rewritten: a place one of whose spellings is untrusted
+    (:func:`_trusted_root`) is dropped whole, its other spelling being as crafted."""
+    if record is None:
+        return []
+    places = [{"root": record.root, "real_root": record.real_root}, *reversed(record.previous)]
+    spellings = [s for place in places if all(_trusted_root(s, home) for s in (place.get("root"),
+                                                                                place.get("real_root")) if s)
+                 for s in (place.get("root"), place.get("real_root")) if s]
+    return list(dict.fromkeys(spellings))
 
 
 def _same_directory(roots: list[str], real_here: str) -> bool:
@@ -250,18 +292,42 @@ def ensure_location(home: DataHome, *, actor: str = "memctl") -> Relocation:
         sqlite3.Error / OSError: the database or the record could not be written (nothing half-done:
             the transaction rolled back).
     """
-    problem = location_problem(home)
-    if problem:
-        raise RelocationError(problem)
-    if pending_relocation(home) is None:
-        _record_if_changed(home, read_record(home), old=None, actor=actor)
-        return Relocation()
+    with _PROCESS_LOCK:
+        problem = location_problem(home)
+        if problem:
+            raise RelocationError(problem)
+        if pending_relocation(home) is None:
+            if not _is_here(read_record(home), home):
+                _record_locked(home, actor)
+            return Relocation()
+        if home.holds_lock():
+            return _relocate_locked(home, actor)
+        with home.lock(wait=False, offer_wait=False,
+                       error=lambda message, code: HomeBusyError(
+                           f"this data home was moved or copied and its graph paths must be updated, but {message}")):
+            return _relocate_locked(home, actor)
+
+
+def _record_locked(home: DataHome, actor: str) -> None:
+    """Write the record under the data-home lock, re-reading it there (another process may have just
+    written it). A run holding the lock (ingest, sleep) opens the home too and writes it: skip then."""
     if home.holds_lock():
-        return _relocate_locked(home, actor)
-    with home.lock(wait=False, offer_wait=False,
-                   error=lambda message, code: HomeBusyError(
-                       f"this data home was moved or copied and its graph paths must be updated, but {message}")):
-        return _relocate_locked(home, actor)
+        _record_if_changed(home, read_record(home), old=None, actor=actor)
+        return
+    try:
+        with home.lock(wait=False, offer_wait=False):
+            _record_if_changed(home, read_record(home), old=None, actor=actor)
+    except HomeBusyError:
+        pass
+
+
+def _is_here(record: LocationRecord | None, home: DataHome) -> bool:
+    """Whether ``record`` names this very directory, however spelt (``..``, a symlink, a trailing slash):
+    compared by resolved path, so another spelling is no move."""
+    if record is None:
+        return False
+    real_here = _here(home)[1]
+    return any(os.path.realpath(r) == real_here for r in (record.real_root, record.root) if r.startswith("/"))
 
 
 def _relocate_locked(home: DataHome, actor: str) -> Relocation:
@@ -274,6 +340,7 @@ def _relocate_locked(home: DataHome, actor: str) -> Relocation:
             if survey.outside is not None:
                 raise RelocationError(location_problem(home) or f"a stored path points at {survey.outside}")
             count = _rewrite(connection, survey.old, home) if survey.old else 0
+            _check_inside(connection, home)
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -284,6 +351,17 @@ def _relocate_locked(home: DataHome, actor: str) -> Relocation:
     relocation = Relocation(old_root=old_root, new_root=str(home.root), values=count)
     _record_if_changed(home, survey.record, old=relocation, actor=actor)
     return relocation
+
+
+def _check_inside(connection: sqlite3.Connection, home: DataHome) -> None:
+    """After a rewrite, inside its transaction: every stored path must lie in the home (a value the rewrite
+    left alone, or one whose ``..`` escapes once rewritten, refuses the relocation)."""
+    here = _here(home)
+    for path in _path_values(connection):
+        if not any(_under(path, root) for root in here):
+            raise RelocationError(f"the graph store in {home.cognee} would still point at {path}, outside this data "
+                                  f"home, after moving its paths here; nothing was changed. Rebuild it: delete "
+                                  f"{home.cognee} and run `memctl ingest`")
 
 
 def _rewrite(connection: sqlite3.Connection, old_roots: list[str], home: DataHome) -> int:
@@ -365,7 +443,7 @@ def _rename_plain_copies(connection: sqlite3.Connection, home: DataHome, changed
 def _record_if_changed(home: DataHome, record: LocationRecord | None, *, old: Relocation | None, actor: str) -> None:
     """Write ``location.json`` for where the home is now; append the audit event when it moved."""
     root, real_root = _here(home)
-    if record is not None and (record.root, record.real_root) == (root, real_root):
+    if _is_here(record, home):
         return
     previous = list(record.previous) if record else []
     moved_from = record.root if record else (old.old_root if old else None)
