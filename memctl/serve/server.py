@@ -101,8 +101,8 @@ def build_server(warm: WarmMemory, **settings: Any) -> MemctlMCP:
         """Search memctl's memory of past coding sessions; returns note excerpts, best first, each with its
         provenance (session_id, path, title, date, topic). No chat model is called (one embedding lookup at
         most): read the excerpts yourself.
-        retrieval_method is 'graph' (vector search) or 'notes' (keyword search over the raw notes, e.g. while an
-        ingest is running); fallback_reason says why."""
+        retrieval_method 'notes' means only keyword search over the raw notes served (e.g. while an ingest is
+        running; fallback_reason says why); any other value means the graph store was searched too."""
         return await _in_thread(tools.memory_search, warm, query, topics, top_k)
 
     @server.tool(annotations=read_only, structured_output=True)

@@ -59,6 +59,7 @@ class WarmMemory:
         self._index: TopicIndex | None = None
         self._index_stamp: _Stamp | None = None
         self._state = threading.Lock()
+        self._serial = threading.Lock()
         self._in_flight = 0
         self._last_graph_use: float | None = None
         self._busy = False
@@ -126,18 +127,21 @@ class WarmMemory:
     def call(self, work: Callable[[str | None], object]) -> object:
         """Run ``work(busy_reason)`` as one tool call; ``busy_reason`` set means: do not open the graph store.
 
-        The result's ``retrieval_method``/``method`` of ``graph`` marks the graph engines as used (the idle
-        clock restarts).
+        A result whose ``method``/``retrieval_method`` is not ``notes`` marks the graph engines as used (the
+        idle clock restarts).
         """
-        reason = self.busy_reason()
         with self._state:
             self._in_flight += 1
         try:
-            result = work(reason)
+            # One call at a time: two threads opening a dataset's graph store for the first time would start
+            # two Kuzu workers on one file, and the second finds it locked (the warm-up search included).
+            with self._serial:
+                result = work(self.busy_reason())
         finally:
             with self._state:
                 self._in_flight -= 1
-        if getattr(result, "method", None) == "graph" or getattr(result, "retrieval_method", None) == "graph":
+        # Any retrieval but the raw notes alone ("notes") opened the graph store.
+        if getattr(result, "method", getattr(result, "retrieval_method", "notes")) != "notes":
             with self._state:
                 self._last_graph_use = time.monotonic()
         if self.release_after_s == 0:

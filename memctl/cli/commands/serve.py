@@ -64,6 +64,8 @@ def serve(
     warm = WarmMemory(settings, release_after_s=release_after)
     warm.home.refuse_file()
     relay = RelayServer(warm)
+    if http:
+        warm.home.root.mkdir(parents=True, exist_ok=True)  # the token lives there
     if warm.home.root.is_dir():
         relay.start()
     else:
@@ -77,7 +79,6 @@ def serve(
             from memctl.serve.http_auth import token_path, write_token
             from memctl.serve.transport import HTTP_PATH, run_http
 
-            warm.home.root.mkdir(parents=True, exist_ok=True)
             token = write_token(warm.home)
             server = build_server(warm, host="127.0.0.1", port=port, log_level="WARNING")
 
@@ -101,6 +102,12 @@ def serve(
 
 
 def _leave(signum: int, frame: object) -> None:
+    import multiprocessing
+
+    # Cognee's store workers are this process's children; one left running (or still starting) would
+    # hold Kuzu's file lock after we are gone and keep the next ingest out.
+    for child in multiprocessing.active_children():
+        child.kill()
     os._exit(OK)
 
 
