@@ -26,13 +26,16 @@ writes meanwhile) and the store's own lock (no ``remember`` or ``ask
 copied with SQLite's backup API, so an ``ask`` writing its query log cannot
 tear it.
 
-Import refuses a target that exists and is not empty, extracts into a fresh
-directory beside the target (regular files and directories only; absolute
-names, ``..``, links and device files refused, and tarfile's ``data``
-filter on top), then renames it into place and relocates the home's Cognee
-paths to it (:func:`memctl.graph.relocate.ensure_location`, recorded in the
-audit log). Any failure removes the temporary directory: nothing is left
-behind.
+Import refuses a target that is a file or a non-empty directory, extracts
+into a fresh directory beside the target (regular files and directories
+only, under the top-level names an export writes; absolute names, ``..``,
+links and device files refused, and tarfile's ``data`` filter on top),
+requires the memory store and its audit log, then renames it into place and
+relocates the home's Cognee paths to it
+(:func:`memctl.graph.relocate.ensure_location`, recorded in the audit log;
+every stored path must then lie inside the new home). Any failure removes
+the temporary directory, and a failed relocation renames the home back out
+of place first: nothing is left behind.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ __all__ = ["ArchiveError", "ExportResult", "ImportResult", "export_home", "impor
 
 MANIFEST = "memctl-export.json"
 FORMAT = 1
+SUFFIXES = (".tar.zst", ".tzst")
 # Under cognee/: what Cognee rebuilds or rewrites on open, and its own logs and locks.
 _COGNEE_LEFT_OUT = ("logs", "cache", "tiktoken", "cognee.env", "system/pipeline_run_locks")
 _SQLITE_BACKUP = ("system/databases/cognee_db",)
@@ -107,6 +111,10 @@ def included_paths(home: DataHome) -> list[Path]:
             home.sleep_state, home.graph_rejections, home.location]
 
 
+# The names an export may hold at its top level (besides the manifest): those of included_paths.
+_TOP_LEVEL = frozenset(path.name for path in included_paths(DataHome(Path("/home"))))
+
+
 def _left_out(relative: PurePosixPath) -> bool:
     """Whether a path (relative to the home) stays out although under an included entry."""
     name = relative.name
@@ -154,8 +162,8 @@ def export_home(home: DataHome, archive: Path, *, wait: bool = False, overwrite:
         level: Zstandard compression level (1–22).
 
     Raises:
-        ArchiveError: no memory store in ``home`` (7), ``archive`` exists (2), lies inside the home (2),
-            or cannot be written (7).
+        ArchiveError: no memory store in ``home`` (7); ``archive`` does not end in ``.tar.zst`` or ``.tzst``,
+            is a directory, exists, or lies inside the home (2); it cannot be written (7).
         HomeBusyError: another ingest or sleep holds the home and ``wait`` is false (6).
     """
     import zstandard
@@ -167,10 +175,13 @@ def export_home(home: DataHome, archive: Path, *, wait: bool = False, overwrite:
     archive = Path(archive).expanduser().absolute()
     if not home.store.is_dir():
         raise ArchiveError(f"{home.root} holds no memory store (nothing to export); pass --home DIR", HOME)
+    if not archive.name.endswith(SUFFIXES) or archive.name in SUFFIXES:
+        raise ArchiveError(f"{archive.name} does not end in .tar.zst or .tzst; an export is tar + Zstandard, "
+                           "name it e.g. memory.tar.zst")
+    if archive.is_dir():
+        raise ArchiveError(f"{archive} is a directory; name the archive file, e.g. {archive}/memory.tar.zst")
     if archive.exists() and not overwrite:
         raise ArchiveError(f"{archive} exists; pass --force to replace it, or name another file")
-    if archive.is_dir():
-        raise ArchiveError(f"{archive} is a directory; name the archive file, e.g. memory.tar.zst")
     if archive.resolve().is_relative_to(home.root.resolve()):
         raise ArchiveError(f"{archive} is inside the data home {home.root}; write the export elsewhere")
     if not archive.parent.is_dir():
@@ -265,9 +276,12 @@ def import_home(archive: Path, target: DataHome) -> ImportResult:
     """Unpack an export into ``target`` (which must not exist, or be an empty directory) and relocate it.
 
     Raises:
-        ArchiveError: the archive is missing, not Zstandard, not a memctl export, truncated or
-            corrupt, or holds an unsafe member (absolute name, ``..``, a link, a device) (2);
-            the target exists and is not empty, or cannot be written (7). Nothing is left behind.
+        ArchiveError: the archive is missing, not Zstandard, not a memctl export (no manifest, no store
+            and audit log, a top-level name no export writes), truncated or corrupt, or holds an unsafe
+            member (absolute name, ``..``, a link, a device) (2); the target is a file, exists and is
+            not empty, cannot be written, or its graph database cannot be moved (7).
+        RelocationError: a stored Cognee path would lie outside the new home (7).
+        Nothing is left behind on any error.
     """
     import zstandard
 
@@ -276,7 +290,9 @@ def import_home(archive: Path, target: DataHome) -> ImportResult:
     root = target.root
     if not archive.is_file():
         raise ArchiveError(f"{archive} is not a file; name a memctl export (.tar.zst)")
-    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+    if root.exists() and not root.is_dir():
+        raise ArchiveError(f"{root} is a file; import into a new directory with --home DIR", HOME)
+    if root.exists() and any(root.iterdir()):
         raise ArchiveError(f"{root} exists and is not empty; import into a new directory with --home DIR", HOME)
     if not root.parent.is_dir():
         raise ArchiveError(f"{root.parent} does not exist; create it first", HOME)
@@ -290,10 +306,17 @@ def import_home(archive: Path, target: DataHome) -> ImportResult:
             manifest, files = _extract(reader, scratch, archive)
         _fsync_tree(scratch)
         os.chmod(scratch, 0o777 & ~_umask())  # mkdtemp makes it 0700; a home is made like any directory
-        if root.exists():
+        _require_store(scratch, archive)
+        was_empty_dir = root.exists()
+        if was_empty_dir:
             root.rmdir()  # empty (checked above)
         os.rename(scratch, root)
         fsync_directory(root.parent)
+        try:
+            return _settle(target, archive, manifest, files, started)
+        except BaseException:
+            _roll_back(root, scratch, was_empty_dir)
+            raise
     except zstandard.ZstdError as exc:
         shutil.rmtree(scratch, ignore_errors=True)
         raise ArchiveError(f"{archive} is not a memctl export: not Zstandard data or corrupt ({exc})") from exc
@@ -303,10 +326,30 @@ def import_home(archive: Path, target: DataHome) -> ImportResult:
     except OSError as exc:
         shutil.rmtree(scratch, ignore_errors=True)
         raise ArchiveError(f"importing {archive} into {root} failed: {exc}", HOME) from exc
+    except sqlite3.Error as exc:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise ArchiveError(f"{archive}: the graph database cannot be moved to {root} ({exc}); nothing was "
+                           "imported", HOME) from exc
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
-    return _settle(target, archive, manifest, files, started)
+
+
+def _roll_back(root: Path, scratch: Path, was_empty_dir: bool) -> None:
+    """Undo the rename into place after a failed relocation: the target is as it was (absent, or the empty
+    directory it was), and the half-settled home is removed by the caller's cleanup of ``scratch``."""
+    os.rename(root, scratch)
+    if was_empty_dir:
+        root.mkdir()
+    fsync_directory(root.parent)
+
+
+def _require_store(scratch: Path, archive: Path) -> None:
+    """An export always holds the memory store and its audit log (:func:`export_home` refuses a home
+    without a store): an archive without them is no memctl export."""
+    probe = DataHome(scratch)
+    if not (probe.store.is_dir() and (probe.store / "audit" / "log.jsonl").is_file()):
+        raise ArchiveError(f"{archive} holds no memory store (store/ with its audit log): not a memctl export")
 
 
 def _settle(target: DataHome, archive: Path, manifest: dict, files: int, started: float) -> ImportResult:
@@ -363,6 +406,9 @@ def _check_member(member: tarfile.TarInfo, archive: Path) -> None:
     if not (member.isfile() or member.isdir()):
         kind = "link" if (member.issym() or member.islnk()) else "device or special file"
         raise ArchiveError(f"{archive} holds a {kind} {name!r}; a memctl export holds files and directories only")
+    if parts[0] not in _TOP_LEVEL:
+        raise ArchiveError(f"{archive} holds {name!r}, which no memctl export holds (only "
+                           f"{', '.join(sorted(_TOP_LEVEL))}); refused")
 
 
 def _umask() -> int:

@@ -238,3 +238,159 @@ def test_a_non_empty_target_is_refused(tmp_path: Path, occupant: str) -> None:
     assert result.exit_code == exit_codes.HOME and "not empty" in json.loads(result.stdout)["error"]
     assert sorted(p.name for p in target.iterdir()) == [occupant.rstrip("/")]
     assert not [p for p in tmp_path.iterdir() if ".import-" in p.name]
+
+
+# -- an archive without a store, or with names no export writes --------------------------------------
+
+def _audit_log() -> list[tuple]:
+    return [_member("store", tarfile.DIRTYPE), _member("store/audit", tarfile.DIRTYPE),
+            _member("store/audit/log.jsonl", data=b"")]
+
+
+NO_STORE = [  # (members, words in the error)
+    ([_member("foo.txt")], "foo.txt"),
+    ([_member("progress.json", data=b"{}")], "no memory store"),
+    ([_member("store", tarfile.DIRTYPE), _member("store/memory/t/n.md")], "no memory store"),
+    ([_member("distilled/ses_a.md"), _member("cognee/data/x.txt")], "no memory store"),
+    ([*_audit_log(), _member("foo.txt")], "foo.txt"),
+    ([*_audit_log(), _member("logs/library.log")], "logs/library.log"),
+    ([*_audit_log(), _member("transcripts/ses_a.md")], "transcripts"),
+    ([*_audit_log(), _member(".bashrc")], ".bashrc"),
+    ([*_audit_log(), _member("serve.token")], "serve.token"),
+]
+
+
+@pytest.mark.parametrize(("members", "words"), NO_STORE, ids=["foo-only", "progress-only", "store-without-audit",
+                                                            "graph-without-store", "store-and-foo", "logs",
+                                                            "transcripts", "dotfile", "token"])
+def test_an_archive_without_the_store_or_with_foreign_names_is_refused(tmp_path: Path, members: list,
+                                                                        words: str) -> None:
+    files = sum(1 for info, _ in members if info.isfile())
+    _refused(tmp_path, _zstd_tar(members, manifest={"format": 1, "files": files, "root": "/x"}),
+             exit_codes.USAGE, words)
+
+
+# -- a failure after extraction leaves nothing behind -------------------------------------------------
+
+def _crafted_export(tmp_path: Path, previous: list[dict], stored: str) -> Path:
+    """An export whose location.json lists ``previous`` roots and whose database holds ``stored``."""
+    home = _home(tmp_path / "home")
+    record = json.loads(home.location.read_text())
+    record["previous"] = previous
+    home.location.write_text(json.dumps(record))
+    with sqlite3.connect(relocate.cognee_db(home)) as conn:
+        conn.execute("INSERT INTO dataset_database VALUES (?)", (stored,))
+    export_home(home, tmp_path / "crafted.tar.zst")
+    return tmp_path / "crafted.tar.zst"
+
+
+@pytest.mark.parametrize(("previous", "stored"), [
+    ([{"root": "/", "real_root": "/"}], "{tmp}/to/outside/evil.lance.db"),
+    ([{"root": "/", "real_root": "/"}], "file://{tmp}/to/outside/evil.lance.db"),
+    ([{"root": "{tmp}/to", "real_root": "{tmp}/to"}], "{tmp}/to/outside/evil.lance.db"),
+    ([{"root": "/tmp", "real_root": "/tmp"}], "/tmp/elsewhere/evil.lance.db"),
+    ([{"root": "to/x", "real_root": "to/x"}], "{tmp}/to/outside/evil.lance.db"),
+    ([], "{tmp}/home/../to/outside/evil.lance.db"),
+], ids=["root-slash", "file-url", "target-parent", "root-tmp", "relative", "dotdot-path"])
+@pytest.mark.parametrize("empty_dir", [False, True], ids=["new", "empty-dir"])
+def test_an_import_that_would_keep_a_path_outside_the_home_is_refused_and_leaves_nothing(
+        tmp_path: Path, previous: list[dict], stored: str, empty_dir: bool) -> None:
+    fill = {"tmp": tmp_path}
+    archive = _crafted_export(tmp_path, [{k: v.format(**fill) for k, v in p.items()} for p in previous],
+                              stored.format(**fill))
+    (tmp_path / "to").mkdir()
+    target = tmp_path / "to" / "var"
+    if empty_dir:
+        target.mkdir()
+    result = CliRunner().invoke(app, ["import", str(archive), "--home", str(target), "--json"])
+    assert result.exit_code == exit_codes.HOME, (result.stdout, result.stderr)
+    assert "outside" in json.loads(result.stdout)["error"] and "Traceback" not in result.stderr
+    assert [(p.name, list(p.iterdir())) for p in (tmp_path / "to").iterdir()] == ([("var", [])] if empty_dir else [])
+
+
+def _fail(kind: type[BaseException]):  # noqa: ANN202
+    def failing(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise kind("injected after extraction")
+    return failing
+
+
+FAILURES = [  # (what fails, exception, exit code or None for an exception that propagates)
+    ("memctl.graph.relocate.ensure_location", relocate.RelocationError, exit_codes.HOME),
+    ("memctl.graph.relocate.ensure_location", exit_codes.HomeBusyError, exit_codes.LOCKED),
+    ("memctl.graph.relocate.ensure_location", sqlite3.OperationalError, exit_codes.HOME),
+    ("memctl.graph.relocate.atomic_write_json", OSError, exit_codes.HOME),
+    ("memctl.graph.relocate._check_inside", relocate.RelocationError, exit_codes.HOME),
+    ("memctl.store.MemoryStore.verify", OSError, exit_codes.HOME),
+    ("memctl.store.MemoryStore.verify", KeyboardInterrupt, None),
+]
+
+
+@pytest.mark.parametrize(("where", "kind", "code"), FAILURES,
+                         ids=["refused", "busy", "sqlite", "record-write", "check", "verify-io", "interrupt"])
+@pytest.mark.parametrize("empty_dir", [False, True], ids=["new", "empty-dir"])
+def test_each_failure_after_extraction_leaves_no_target_and_no_temp_dir(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, kind: type, code: int | None,
+        empty_dir: bool) -> None:
+    home = _home(tmp_path / "home")
+    export_home(home, tmp_path / "out.tar.zst")
+    (tmp_path / "to").mkdir()
+    target = DataHome(tmp_path / "to" / "var")
+    if empty_dir:
+        target.root.mkdir()
+    module, name = where.rsplit(".", 1)
+    if name == "verify":
+        monkeypatch.setattr(MemoryStore, "verify", _fail(kind))
+    else:
+        import importlib
+
+        monkeypatch.setattr(importlib.import_module(module), name, _fail(kind))
+    with pytest.raises(kind if code is None else (ArchiveError, kind)) as raised:
+        import_home(tmp_path / "out.tar.zst", target)
+    if code is not None:
+        assert raised.value.exit_code == code
+    assert [(p.name, list(p.iterdir())) for p in (tmp_path / "to").iterdir()] == ([("var", [])] if empty_dir else [])
+
+
+# -- wording -------------------------------------------------------------------------------------------
+
+def test_import_into_a_file_says_it_is_a_file(tmp_path: Path) -> None:
+    home = _home(tmp_path / "home")
+    export_home(home, tmp_path / "out.tar.zst")
+    for name in ("a-file", "notes.txt"):
+        (tmp_path / name).write_text("mine")
+        result = CliRunner().invoke(app, ["import", str(tmp_path / "out.tar.zst"), "--home", str(tmp_path / name),
+                                          "--json"])
+        error = json.loads(result.stdout)["error"]
+        assert result.exit_code == exit_codes.HOME and "is a file" in error and "not empty" not in error
+        assert (tmp_path / name).read_text() == "mine"
+
+
+@pytest.mark.parametrize("name", ["y.zip", "y.tar", "y.zst", "y.tar.gz", "y", ".tar.zst", "y.tar.zst.bak"])
+def test_export_requires_the_tar_zst_suffix(tmp_path: Path, name: str) -> None:
+    home = _home(tmp_path / "home")
+    result = CliRunner().invoke(app, ["export", str(tmp_path / name), "--home", str(home.root), "--json"])
+    assert result.exit_code == exit_codes.USAGE, (result.stdout, result.stderr)
+    assert ".tar.zst" in json.loads(result.stdout)["error"]
+    assert not (tmp_path / name).exists() and not list(tmp_path.glob(".*tmp"))
+
+
+@pytest.mark.parametrize("name", ["y.tar.zst", "y.tzst", "my.memory.tar.zst"])
+def test_export_writes_either_suffix(tmp_path: Path, name: str) -> None:
+    home = _home(tmp_path / "home")
+    result = CliRunner().invoke(app, ["export", str(tmp_path / name), "--home", str(home.root), "--json"])
+    assert result.exit_code == exit_codes.OK and _members(tmp_path / name)[0].name == MANIFEST
+
+
+@pytest.mark.parametrize("name", ["dir.tar.zst", "d.tzst"])
+def test_export_to_a_directory_says_so_and_offers_no_force(tmp_path: Path, name: str) -> None:
+    home = _home(tmp_path / "home")
+    (tmp_path / name).mkdir()
+    for flags in ([], ["--force"]):
+        result = CliRunner().invoke(app, ["export", str(tmp_path / name), "--home", str(home.root), "--json", *flags])
+        error = json.loads(result.stdout)["error"]
+        assert result.exit_code == exit_codes.USAGE and "is a directory" in error and "--force" not in error
+    (tmp_path / "file.tar.zst").write_text("old")
+    result = CliRunner().invoke(app, ["export", str(tmp_path / "file.tar.zst"), "--home", str(home.root), "--json"])
+    assert result.exit_code == exit_codes.USAGE and "--force" in json.loads(result.stdout)["error"]
+    result = CliRunner().invoke(app, ["export", str(tmp_path / "file.tar.zst"), "--home", str(home.root), "--force"])
+    assert result.exit_code == exit_codes.OK and _members(tmp_path / "file.tar.zst")[0].name == MANIFEST

@@ -13,7 +13,7 @@ from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, settings_fro
 
 @app.command()
 def export(
-    archive: Annotated[Path, typer.Argument(metavar="PATH", help="The archive to write, e.g. memory.tar.zst.")],
+    archive: Annotated[Path, typer.Argument(metavar="PATH", help="The archive to write, ending in .tar.zst or .tzst, e.g. memory.tar.zst.")],
     home: HomeOption = None,
     force: Annotated[bool, typer.Option("--force", help="Replace PATH if it exists.")] = False,
     wait: WaitOption = False,
