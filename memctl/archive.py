@@ -175,11 +175,11 @@ def export_home(home: DataHome, archive: Path, *, wait: bool = False, overwrite:
     archive = Path(archive).expanduser().absolute()
     if not home.store.is_dir():
         raise ArchiveError(f"{home.root} holds no memory store (nothing to export); pass --home DIR", HOME)
+    if archive.is_dir():
+        raise ArchiveError(f"{archive} is a directory; name the archive file, e.g. {archive}/memory.tar.zst")
     if not archive.name.endswith(SUFFIXES) or archive.name in SUFFIXES:
         raise ArchiveError(f"{archive.name} does not end in .tar.zst or .tzst; an export is tar + Zstandard, "
                            "name it e.g. memory.tar.zst")
-    if archive.is_dir():
-        raise ArchiveError(f"{archive} is a directory; name the archive file, e.g. {archive}/memory.tar.zst")
     if archive.exists() and not overwrite:
         raise ArchiveError(f"{archive} exists; pass --force to replace it, or name another file")
     if archive.resolve().is_relative_to(home.root.resolve()):

@@ -381,7 +381,7 @@ def test_export_writes_either_suffix(tmp_path: Path, name: str) -> None:
     assert result.exit_code == exit_codes.OK and _members(tmp_path / name)[0].name == MANIFEST
 
 
-@pytest.mark.parametrize("name", ["dir.tar.zst", "d.tzst"])
+@pytest.mark.parametrize("name", ["dir.tar.zst", "d.tzst", "plain-dir", "d.zip"])
 def test_export_to_a_directory_says_so_and_offers_no_force(tmp_path: Path, name: str) -> None:
     home = _home(tmp_path / "home")
     (tmp_path / name).mkdir()
