@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -191,6 +192,40 @@ def test_purge_text_leaves_no_form_of_a_value_anywhere(built: dict, server: Fake
     assert night["promoted"] == 1 and night["topics_rebuilt"] == ["alpha"]
     assert scan(home, VALUES) == {}
     assert _memctl(server, home, "audit", "verify", "--deep").returncode == 0
+
+
+COGNEE_DB = "cognee/system/databases/cognee_db"
+
+
+@pytest.mark.parametrize("questions", [
+    (f"Is {V_RAW} the lantern code?", "What is the lantern ledger?"),   # the value in the question and in a chunk
+    ("What is the lantern team code and the ledger?",),                   # only in the retrieved chunks
+])
+def test_purge_text_after_asks_leaves_no_form_in_cognees_search_history(built: dict, server: FakeOllama,
+                                                                        tmp_path: Path, questions: tuple) -> None:
+    home = _copy(built, tmp_path)
+    for question in questions:
+        _ask(server, home, question)
+    before = scan(home, VALUES)
+    assert any(COGNEE_DB in f for files in before.values() for f in files)  # the history holds them first
+    secrets = tmp_path / "secrets.txt"
+    secrets.write_text("\n".join(VALUES) + "\n")
+    result = _ok(_memctl(server, home, "purge", "--secret-file", str(secrets), "--yes", "--json"))
+    assert result["remaining"] == [] and result["history_rows_deleted"] >= 2 * len(questions)
+    assert scan(home, VALUES) == {}
+    with sqlite3.connect(home / COGNEE_DB) as conn:
+        assert conn.execute("SELECT count(*) FROM queries").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM results").fetchone()[0] == 0
+
+
+def test_forget_after_an_ask_leaves_the_memory_out_of_cognees_search_history(built: dict, server: FakeOllama,
+                                                                              tmp_path: Path) -> None:
+    home = _copy(built, tmp_path)
+    _ask(server, home, "What is the lantern ledger?")
+    assert COGNEE_DB in scan(home, [V_MEMORY]).get(V_MEMORY, [])
+    result = _ok(_memctl(server, home, "forget", built["planted"], "--yes", "--json"))
+    assert result["history_rows_deleted"] >= 2
+    assert COGNEE_DB not in scan(home, [V_MEMORY]).get(V_MEMORY, [])
 
 
 def _distill_calls_with(server: FakeOllama, needle: str) -> int:

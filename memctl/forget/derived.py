@@ -102,3 +102,13 @@ def compact(home: DataHome) -> dict[str, int]:
     from memctl.graph.erase import compact_stores
 
     return compact_stores(home.cognee)
+
+
+def clear_search_history(home: DataHome) -> int:
+    """Delete Cognee's search history (questions and retrieved text) and VACUUM its database
+    (:func:`memctl.graph.erase.clear_search_history`); returns the rows deleted."""
+    if not home.cognee.is_dir():
+        return 0
+    from memctl.graph.erase import clear_search_history as clear
+
+    return clear(home.cognee)

@@ -6,7 +6,9 @@ Steps (each idempotent, recorded in the journal, :mod:`memctl.forget.journal`):
    ``versions/``, so ``history`` and ``rollback`` still work); for a ``memory/`` note, record its
    session as ``forgotten`` in the checkpoint, so ingest neither publishes nor distills it again.
 2. ``graph`` — remove its document (nodes, edges, vectors) from its topic's Cognee dataset.
-3. ``derived`` — drop cached merges naming it, rebuild the topic index and the topic's BM25 index.
+3. ``history`` — Cognee's search history (questions and the chunks they returned) is deleted
+   (:func:`memctl.graph.erase.clear_search_history`).
+4. ``derived`` — drop cached merges naming it, rebuild the topic index and the topic's BM25 index.
 
 A later sleep cannot bring it back: sleep rebuilds a dataset from the files ``user/`` holds now,
 and a merge is applied only from a cluster of existing memories (the cache entries that quote the
@@ -34,6 +36,7 @@ class ForgetResult:
     deleted: bool = False
     documents_removed: int = 0
     cache_entries_dropped: int = 0
+    history_rows_deleted: int = 0
     resumed: bool = False
     steps: list[str] = field(default_factory=list)
 
@@ -70,6 +73,10 @@ def forget_memory(settings: Settings, home: DataHome, plan: MemoryPlan) -> Forge
         result.documents_removed = derived.remove_documents(settings, home,
                                                             {plan.dataset: [str(home.store / plan.path)]})
         journal.done("graph")
+    if not journal.is_done("history"):
+        # Cognee's search history quotes the chunks a search returned: the forgotten text too
+        result.history_rows_deleted = derived.clear_search_history(home)
+        journal.done("history")
     if not journal.is_done("derived"):
         result.cache_entries_dropped = derived.drop_cache_entries(home, plan.cache_entries)
         derived.refresh_indexes(home, [plan.dataset] if plan.path.startswith("memory/") and plan.dataset else [])

@@ -11,7 +11,8 @@ Steps (each idempotent, recorded in the journal, :mod:`memctl.forget.journal`):
    blob only they held is removed (:func:`memctl.store.purge.purge_blobs`: a purge record per
    path names the removed hashes).
 4. ``graph:<dataset>`` — each touched Cognee dataset is dropped and rebuilt from the store's
-   current files, so no store of Cognee keeps a byte of the session; then ``compact``.
+   current files, so no store of Cognee keeps a byte of the session; then ``compact``; then
+   ``history``: Cognee's search history, which quotes retrieved text, is deleted.
 5. ``derived`` — cached merges naming its memories dropped; its memory texts redacted from
    reports, logs and caches; the topic and BM25 indexes rebuilt.
 """
@@ -92,6 +93,9 @@ def purge_session(settings: Settings, home: DataHome, plan: SessionPlan) -> Sess
     if plan.graphs and not journal.is_done("compact"):
         derived.compact(home)
         journal.done("compact")
+    if not journal.is_done("history"):
+        derived.clear_search_history(home)
+        journal.done("history")
     if not journal.is_done("derived"):
         derived.drop_cache_entries(home, plan.cache_entries)
         result.files_redacted = _redact_texts(home, plan.texts)

@@ -3,12 +3,16 @@
 Steps (each idempotent, recorded in the journal, :mod:`memctl.forget.journal`; a step re-scans,
 so a resumed run finishes whatever the killed one left):
 
+0. ``history`` — Cognee's search history (every question asked and the text it returned) is
+   deleted (:func:`memctl.graph.erase.clear_search_history`).
 1. ``store`` — every version blob holding a form of the value (:mod:`memctl.forget.needles`) is
    replaced by a redacted copy through :func:`memctl.store.purge.purge_blobs` (a current file
    holding it is rewritten with it; the purge record names paths and hashes, never the value).
 2. ``files`` — every other plain file (transcripts, notes, reports, logs, caches, staging
-   archives, Cognee's raw copies and logs) is rewritten with the marker; BM25 index directories
-   holding it are deleted.
+   archives, Cognee's raw copies and logs) is rewritten with the marker (JSON files in their string
+   values only, SQLite files outside Cognee in their row values only, internal assets never:
+   :mod:`memctl.forget.files`); BM25 index directories holding it are deleted. A value that is
+   memctl's own vocabulary is refused before anything changes (:mod:`memctl.forget.vocabulary`).
 3. ``graph:<dataset>`` — each Cognee dataset whose notes or databases held it is dropped with its
    databases and rebuilt from the redacted store files; then ``compact`` (SQLite VACUUM, LanceDB
    old versions deleted). Should a Cognee store still hold the value, every dataset is rebuilt
@@ -23,10 +27,10 @@ from dataclasses import dataclass, field
 
 from memctl.config import DataHome, Settings
 from memctl.forget import derived
-from memctl.forget.files import redact_file
+from memctl.forget.files import redact_file, redact_rows
 from memctl.forget.journal import Journal
 from memctl.forget.needles import all_forms, redact
-from memctl.forget.plan import TextPlan, graph_datasets, plan_text
+from memctl.forget.plan import TextPlan, graph_datasets, plan_text, values_match
 from memctl.forget.scan import files_holding, kind_of
 from memctl.store import MemoryStore
 from memctl.store.purge import purge_blobs
@@ -44,6 +48,7 @@ class TextPurgeResult:
     index_dirs_deleted: int = 0
     datasets_rebuilt: list[str] = field(default_factory=list)
     datasets_failed: dict[str, str] = field(default_factory=dict)
+    history_rows_deleted: int = 0
     remaining: list[str] = field(default_factory=list)
     resumed: bool = False
 
@@ -61,10 +66,16 @@ def purge_text(settings: Settings, home: DataHome, values: list[str], plan: Text
     """
     journal = Journal(home)
     label = f"memctl purge --text … ({plan.values} value(s); give the same values again)"
-    recorded, resumed = journal.begin("purge-text", plan.key, label, plan.as_dict())
+    recorded, resumed = journal.begin("purge-text", plan.key, label, plan.as_dict(),
+                                      matches=lambda key: values_match(values, key))
     datasets = sorted(set(recorded.get("datasets") or []) | set(plan.datasets))
     needles = all_forms(values)
     result = TextPurgeResult(values=plan.values, resumed=resumed)
+    if not journal.is_done("history"):
+        # before any scan decides which Cognee stores hold the value: a searched value is in
+        # Cognee's search history, and a rebuild of every dataset would not remove it from there
+        result.history_rows_deleted = derived.clear_search_history(home)
+        journal.done("history")
     if not journal.is_done("store"):
         result.blobs_replaced, result.store_records = _purge_store(home, needles, plan.values)
         journal.done("store")
@@ -133,6 +144,8 @@ def _rewrite_files(home: DataHome, needles: list[bytes]) -> tuple[int, int]:
     for path in files_holding(home, needles):
         kind = kind_of(home, path)
         if kind == "file" and redact_file(path, needles):
+            redacted += 1
+        elif kind == "sqlite" and redact_rows(path, needles):
             redacted += 1
         elif kind == "index":
             dirs.add(home.note_index / path.relative_to(home.note_index).parts[0])

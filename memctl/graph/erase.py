@@ -12,6 +12,13 @@ fragments still hold the deleted rows' text) and a Kuzu file keeps freed pages t
   file without free pages, https://sqlite.org/lang_vacuum.html) and, for every LanceDB table,
   ``optimize(cleanup_older_than=timedelta(0))`` (compacts fragments and deletes every version
   but the latest, lancedb ``Table.optimize``).
+* :func:`clear_search_history` — Cognee 1.6.5 records every search, the question in
+  ``queries.query_text`` and what it returned (retrieved chunk text included) in
+  ``results.value`` of its relational database (``log_search_history`` in
+  ``modules/search/operations/log_search_history.py``, called unconditionally from
+  ``modules/search/methods/search.py`` and ``api/v1/recall/recall.py``: there is no setting
+  that turns it off). memctl never reads that history, so a forget or purge deletes all of it
+  (a row-by-row match would miss a chunk that held only part of a forgotten memory).
 """
 
 from __future__ import annotations
@@ -49,6 +56,47 @@ async def drop_dataset(dataset: str) -> bool:
     return True
 
 
+# Cognee 1.6.5 tables holding searched text: ``Query`` (modules/search/models/Query.py) and
+# ``Result`` (modules/search/models/Result.py).
+SEARCH_HISTORY_TABLES = ("queries", "results")
+
+
+def clear_search_history(cognee_root: Path, *, vacuum: bool = True) -> int:
+    """Delete every row of :data:`SEARCH_HISTORY_TABLES` in each SQLite database under
+    ``cognee_root`` that has them, then VACUUM it (freed pages keep the text otherwise).
+
+    Returns the number of rows deleted. No Cognee call (the caller holds the data-home lock).
+
+    Raises:
+        GraphMemoryError: a database could not be changed (named).
+    """
+    deleted = 0
+    for path in sqlite_files(cognee_root):
+        try:
+            conn = sqlite3.connect(path)
+            try:
+                tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                found = [t for t in SEARCH_HISTORY_TABLES if t in tables]
+                if not found:
+                    continue
+                with conn:
+                    for table in found:
+                        deleted += conn.execute(f'DELETE FROM "{table}"').rowcount
+                if vacuum:
+                    _vacuum(conn)
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise GraphMemoryError(f"clearing Cognee's search history in {path} failed: {exc}") from exc
+    return deleted
+
+
+def _vacuum(conn: sqlite3.Connection) -> None:
+    """Fold the WAL into the file, then rewrite the file without free pages."""
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.execute("VACUUM")
+
+
 def sqlite_files(root: Path) -> list[Path]:
     """Every SQLite database file under ``root`` (by its header), sorted."""
     found = []
@@ -84,8 +132,7 @@ def compact_stores(cognee_root: Path) -> dict[str, int]:
         try:
             conn = sqlite3.connect(path)
             try:
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                conn.execute("VACUUM")
+                _vacuum(conn)
             finally:
                 conn.close()
         except sqlite3.Error as exc:
