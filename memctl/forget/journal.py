@@ -5,8 +5,9 @@ File: ``<home>/forget-journal.json``, written atomically (temp file, fsync, rena
     {"format": 1, "command": "forget"|"purge-session"|"purge-text", "key": "<what>",
      "label": "memctl purge --session ses_1", "plan": {…}, "done": ["store", …], "started": ISO-8601}
 
-``key`` names the target (the store path, the session id, or for ``purge-text`` the SHA-256 of
-the sorted values: the journal never holds a value). Every step of an operation is idempotent;
+``key`` names the target (the store path, the session id, or for ``purge-text`` a salted scrypt
+of the sorted values, :func:`memctl.forget.plan.values_key`: the journal never holds a value nor
+an unsalted digest of one; the same command given the same values recognises it). Every step of an operation is idempotent;
 the journal lists those finished. A run killed at any point leaves the journal behind: the next
 run of the same command (same key) resumes it from its plan and finishes it; any other forget or
 purge is refused until then (exit 2), because its plan could not see the half-done state. The
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from memctl.atomic import atomic_write_json
 from memctl.config import DataHome
@@ -62,16 +63,19 @@ class Journal:
             raise HomeError(f"{self.path} is not a memctl forget journal; move it aside and run again")
         return data
 
-    def begin(self, command: str, key: str, label: str, plan: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def begin(self, command: str, key: str, label: str, plan: dict[str, Any],
+              matches: Callable[[object], bool] | None = None) -> tuple[dict[str, Any], bool]:
         """Start (or resume) ``command`` on ``key``; returns ``(plan, resumed)``: a resumed run
-        continues the recorded plan, not ``plan``.
+        continues the recorded plan, not ``plan``. ``matches`` decides whether a pending journal's
+        key names the same target (default: equal to ``key``; a salted key needs its own test).
 
         Raises:
             ForgetError: another command's journal is pending (exit 2), naming it.
         """
         pending = self.pending()
         if pending is not None:
-            if (pending.get("command"), pending.get("key")) != (command, key):
+            same = matches(pending.get("key")) if matches is not None else pending.get("key") == key
+            if pending.get("command") != command or not same:
                 raise ForgetError(f"an interrupted `{pending.get('label')}` has not finished; run it again first "
                                   "(it resumes where it stopped)", USAGE)
             self.data = pending

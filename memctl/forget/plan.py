@@ -9,7 +9,9 @@ absolute note path Cognee recorded as the document's location.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -198,12 +200,32 @@ def _blobs_only_of(store: MemoryStore, paths: set[str]) -> list[str]:
     return sorted(mine - others)
 
 
-def values_key(values: list[str]) -> str:
-    """The journal's key of a text purge: SHA-256 over the sorted values (never the values)."""
-    digest = hashlib.sha256()
-    for value in sorted(set(values)):
-        digest.update(value.encode("utf-8") + b"\0")
-    return digest.hexdigest()
+# scrypt cost (RFC 7914; n=2**14, r=8, p=1 is the interactive-login setting of the scrypt paper and
+# Python's hashlib docs): a guess at a short secret costs ~16 MiB and tens of milliseconds.
+_SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1, "dklen": 32}
+
+
+def values_key(values: list[str], salt: bytes | None = None) -> str:
+    """The journal's key of a text purge: ``scrypt$<salt hex>$<digest hex>``, scrypt
+    (:func:`hashlib.scrypt`, :data:`_SCRYPT`) over the sorted distinct values with a random 16-byte
+    salt (or ``salt``). Salted and slow, so the journal left by a killed run neither holds the
+    values nor a digest that can be looked up or cheaply brute-forced; :func:`values_match` lets
+    the same command, run again with the same values, recognise its own journal."""
+    salt = os.urandom(16) if salt is None else salt
+    joined = b"".join(v.encode("utf-8") + b"\0" for v in sorted(set(values)))
+    return f"scrypt${salt.hex()}${hashlib.scrypt(joined, salt=salt, **_SCRYPT).hex()}"
+
+
+def values_match(values: list[str], key: object) -> bool:
+    """True when ``key`` (from :func:`values_key`) was made from these ``values``; False for any other key."""
+    parts = key.split("$") if isinstance(key, str) else []
+    if len(parts) != 3 or parts[0] != "scrypt":
+        return False
+    try:
+        salt = bytes.fromhex(parts[1])
+    except ValueError:
+        return False
+    return hmac.compare_digest(values_key(values, salt), key)
 
 
 @dataclass
@@ -236,12 +258,19 @@ def plan_text(home: DataHome, values: list[str]) -> TextPlan:
     """The :class:`TextPlan` for ``values``.
 
     Raises:
-        ForgetError: a value too short to purge safely (exit 2).
+        ForgetError: a value too short to purge safely, or one that is memctl's own vocabulary
+            (:func:`memctl.forget.vocabulary.refusal`) (exit 2).
     """
+    from memctl.forget.vocabulary import refusal
+
     try:
         needles = all_forms(values)
     except ValueError as exc:
         raise ForgetError(str(exc), USAGE) from exc
+    why = refusal(home, values)
+    if why:
+        raise ForgetError(f"{why}: memctl's files are made of it, so it is not purged (removing it would break "
+                          "them); purge the distinctive secret itself, a longer value", USAGE)
     files: dict[str, list[str]] = {}
     datasets: set[str] = set()
     names = _dataset_names(home)

@@ -5,7 +5,11 @@ Kinds (:func:`kind_of`): ``blob`` (``store/versions/``: purged through the store
 ``audit`` (the append-only log: never rewritten; a purge only ever writes hashes into it),
 ``graph`` (Cognee's databases: SQLite, LanceDB, Kuzu — rebuilt, see :mod:`memctl.forget.text`),
 ``index`` (the BM25 caches under ``index/``: deleted and rebuilt), ``lock`` (the lock file,
-skipped) and ``file`` (everything else: rewritten in place, atomically).
+skipped), ``asset`` (memctl's internal assets: the offline tiktoken cache under
+``cognee/tiktoken/``, read by hash, and ``cognee/cognee.env``, rewritten from Settings: never
+rewritten), ``sqlite`` (an SQLite database outside Cognee: only its row values are rewritten) and
+``file`` (everything else: rewritten in place, atomically; a JSON file only in its string values,
+:func:`memctl.forget.files.redact_file`).
 """
 
 from __future__ import annotations
@@ -32,9 +36,23 @@ def kind_of(home: DataHome, path: Path) -> str:
         return "store"
     if rel[:2] == ("index", "notes"):
         return "index"
+    if rel[:2] == ("cognee", "tiktoken") or rel == ("cognee", "cognee.env"):
+        return "asset"
     if rel[:1] == ("cognee",) and _is_graph_store(path):
         return "graph"
+    if _has_sqlite_header(path):
+        return "sqlite"
     return "file"
+
+
+def _has_sqlite_header(path: Path) -> bool:
+    from memctl.graph.erase import SQLITE_MAGIC
+
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
 
 
 def _is_graph_store(path: Path) -> bool:

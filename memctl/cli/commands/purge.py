@@ -55,14 +55,9 @@ def _values(text: Optional[str], secret_file: Optional[Path]) -> list[str]:
     if text is not None:
         return [text]
     assert secret_file is not None
-    try:
-        raw = secret_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read --secret-file {secret_file}: {exc.__class__.__name__}") from exc
-    values = [line.rstrip("\r") for line in raw.split("\n") if line.strip()]
-    if not values:
-        raise UsageError(f"--secret-file {secret_file} holds no value (one value a line)")
-    return values
+    from memctl.forget.secret_file import read_values
+
+    return read_values(secret_file)
 
 
 def _purge_session(settings, data_home, session: str, allow_reingest: bool, dry_run: bool, yes: bool,  # noqa: ANN001
