@@ -138,7 +138,8 @@ def test_a_killed_session_purge_is_finished_by_the_next_run(tmp_path: Path, poin
     reference, killed = tmp_path / "reference", tmp_path / "killed"
     _home(reference)
     _home(killed)
-    assert _memctl(reference, "purge", "--session", "ses_a", "--yes").returncode == 0
+    whole = _memctl(reference, "purge", "--session", "ses_a", "--yes", "--json")
+    assert whole.returncode == 0, whole.stderr
     child = run_killed(point, ["purge", "--session", "ses_a", "--yes", "--home", str(killed)], ENV)
     assert child.returncode == -9, child.stderr[-2000:]
     assert (killed / "forget-journal.json").exists()
@@ -147,6 +148,9 @@ def test_a_killed_session_purge_is_finished_by_the_next_run(tmp_path: Path, poin
     finished = _memctl(killed, "purge", "--session", "ses_a", "--yes", "--json")
     assert finished.returncode == 0, finished.stderr
     assert json.loads(finished.stdout)["resumed"] is True
+    if point.startswith("journal="):  # killed between steps: the resumed run reports the whole purge
+        counts = ("files_deleted", "store_deleted", "blobs_removed", "files_redacted", "datasets_rebuilt")
+        assert {k: json.loads(finished.stdout)[k] for k in counts} == {k: json.loads(whole.stdout)[k] for k in counts}
     end = _end_state(killed)
     expected = _end_state(reference)
     assert end["files"].keys() == expected["files"].keys()
@@ -166,3 +170,104 @@ def test_a_killed_forget_is_finished_by_the_next_run(tmp_path: Path, point: str)
     finished = _memctl(killed, "forget", path, "--yes", "--json")
     assert finished.returncode == 0, finished.stderr
     assert _end_state(killed) == _end_state(reference)
+
+
+MERGED = "MergedWordsZulu"  # only in consolidated memories that hold ses_a's text
+
+
+def _consolidate(root: Path, store: MemoryStore, target: str, members: list[str], text: str) -> None:
+    """What sleep leaves after a merge: the consolidated memory naming its members, the members
+    deleted, a cache entry and a report quoting the merged text."""
+    content = render_memory(text, kind="consolidated", created="2026-11-30T01:00:00Z", session=None, topic="alpha",
+                            extra={"members": [{"path": m, "sha": store.sha(m)} for m in members]})
+    store.write_text(target, content, actor="sleep", reason=f"consolidate {len(members)} memories")
+    for member in members:
+        store.delete(member, expected_sha=None, actor="sleep", reason=f"merged into {target}")
+    home = DataHome(root)
+    (home.consolidate_cache / f"{Path(target).stem}.json").write_text(json.dumps({"text": text, "members": members}))
+    (home.reports / f"sleep-{Path(target).stem}.json").write_text(json.dumps({"consolidated": [{"text": text}]}))
+
+
+def _forgotten(root: Path, store: MemoryStore) -> None:
+    assert _memctl(root, "forget", "user/topics/alpha/m1.md", "--yes").returncode == 0
+
+
+def _deleted(root: Path, store: MemoryStore) -> None:
+    store.delete("user/topics/alpha/m1.md", expected_sha=None, actor="sleep", reason="superseded")
+    store.delete("user/sessions/ses_a/m2.md", expected_sha=None, actor="sleep", reason="expired")
+
+
+def _merged(root: Path, store: MemoryStore) -> None:
+    _consolidate(root, store, "user/topics/alpha/c1.md", ["user/topics/alpha/m1.md", "user/global/m3.md"],
+                 f"{MARK_A} is the deploy day; {MERGED} one.")
+
+
+def _merged_twice(root: Path, store: MemoryStore) -> None:
+    _merged(root, store)
+    store.write_text("user/topics/alpha/m4.md", render_memory("Bravo deploys on Fridays.", kind="note",
+                     created="2026-11-30T00:00:00Z", session="ses_b", topic="alpha"), actor="sleep", reason="promote")
+    _consolidate(root, store, "user/topics/alpha/c2.md", ["user/topics/alpha/c1.md", "user/topics/alpha/m4.md"],
+                 f"{MERGED} twice: {MARK_A} deploys Thursdays, Bravo Fridays.")
+
+
+def _forgotten_after_merge(root: Path, store: MemoryStore) -> None:
+    _merged(root, store)
+    assert _memctl(root, "forget", "user/topics/alpha/c1.md", "--yes").returncode == 0
+
+
+@pytest.mark.parametrize("gone", [_forgotten, _deleted, _merged, _merged_twice, _forgotten_after_merge])
+def test_purge_session_finds_its_memories_already_deleted_or_merged(tmp_path: Path, gone) -> None:  # noqa: ANN001
+    root = tmp_path / "var"
+    world = _home(root)
+    store = world["store"]
+    gone(root, store)
+    assert _holding(root, MARK_A)  # the session's text is still in the home before the purge
+    plan = json.loads(_memctl(root, "purge", "--session", "ses_a", "--dry-run", "--json").stdout)["plan"]
+    assert "user/topics/alpha/m1.md" in plan["store_paths"]
+    proc = _memctl(root, "purge", "--session", "ses_a", "--yes", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert _holding(root, MARK_A) == [] and _holding(root, MERGED) == []
+    assert not any(store.exists(p) for p in ("user/topics/alpha/c1.md", "user/topics/alpha/c2.md"))
+    assert store.verify(deep=True).ok
+
+
+def _cognee_datasets(root: Path, names: list[str]) -> Path:
+    """A WAL-mode relational database with Cognee's ``datasets`` table (what the plan reads)."""
+    import sqlite3
+
+    db = root / "cognee" / "system" / "databases" / "cognee_db"
+    db.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE datasets (id TEXT PRIMARY KEY, name TEXT)")
+    with conn:
+        conn.executemany("INSERT INTO datasets VALUES (?, ?)", [(f"{i:032x}", n) for i, n in enumerate(names)])
+    conn.close()
+    return db
+
+
+@pytest.mark.parametrize("args", [("--dry-run", "--json"), ("--allow-reingest", "--dry-run", "--json")])
+def test_a_second_purge_of_a_purged_session_plans_nothing_it_would_not_do(tmp_path: Path, args: tuple) -> None:
+    root = tmp_path / "var"
+    _home(root)
+    _cognee_datasets(root, ["alpha"])
+    first = json.loads(_memctl(root, "purge", "--session", "ses_a", *args).stdout)["plan"]
+    assert first["graphs"] == ["alpha"] and first["store_paths"] and first["blobs"]
+    (root / "cognee").rename(tmp_path / "cognee-aside")  # the purge itself runs without Cognee here
+    assert _memctl(root, "purge", "--session", "ses_a", "--yes").returncode == 0
+    (tmp_path / "cognee-aside").rename(root / "cognee")
+    again = json.loads(_memctl(root, "purge", "--session", "ses_a", *args).stdout)
+    assert (again["plan"]["store_paths"], again["plan"]["blobs"], again["plan"]["graphs"]) == ([], [], [])
+    assert not any(line.startswith("delete") or "rebuild" in line for line in again["removes"])
+
+
+@pytest.mark.parametrize("command", [("purge", "--session", "ses_a"), ("purge", "--text", MARK_A),
+                                     ("purge", "--text", MARK_B), ("forget", "user/topics/alpha/m1.md")])
+def test_a_dry_run_creates_no_sqlite_side_file(tmp_path: Path, command: tuple) -> None:
+    root = tmp_path / "var"
+    _home(root)
+    db = _cognee_datasets(root, ["alpha"])
+    before = sorted(p.name for p in db.parent.iterdir())
+    proc = _memctl(root, *command, "--dry-run", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in db.parent.iterdir()) == before == ["cognee_db"]

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import os
+import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -22,7 +23,7 @@ from memctl.forget.errors import ForgetError
 from memctl.forget.needles import all_forms
 from memctl.forget.scan import files_holding, kind_of
 from memctl.front_matter import read_front_matter
-from memctl.store import MemoryStore
+from memctl.store import MemoryStore, StoreError
 from memctl.store.policy import normalize_path
 
 
@@ -155,32 +156,69 @@ def plan_session(home: DataHome, session: str, *, allow_reingest: bool) -> Sessi
         if (parts[0] == "memory" and Path(path).stem in ids) or (
                 len(parts) > 2 and parts[1] in ("sessions", "rejected") and parts[2] == session):
             paths.add(path)
-    texts: list[str] = []
-    for path in store.list("user"):
-        content = store.read_text(path)[0]
-        if str(read_front_matter(content).get("session") or "") == session:
-            paths.add(path)
-    for path in sorted(paths):
-        if path.startswith("user/") and store.exists(path):
-            body = content_body(store.read_text(path)[0])
-            if body:
-                texts.append(body)
+    user_paths, texts = _session_memories(store, session, paths)
+    paths |= user_paths
     if not files and not paths and checkpoint.entry(session) is None:
         raise ForgetError(f"memctl knows nothing of session {session!r} (no transcript, note, memory or "
                           "checkpoint entry); check the id with `memctl ingest --dry-run`", USAGE)
-    blobs = _blobs_only_of(store, paths)
+    # Only what is still there: a second purge of the same session plans nothing to delete and
+    # rebuilds no dataset (a path counts while its file or one of its version blobs exists).
+    blobs = [sha for sha in _blobs_only_of(store, paths) if store.blobs.has(sha)]
+    left = set(blobs)
+    active = {p for p in paths if store.exists(p) or any(sha in left for sha in _shas_of(store, p))}
     datasets: dict[str, list[str]] = {}
-    for path in sorted(paths):
+    for path in sorted(active):
         dataset = dataset_of(path)
         if dataset:
             datasets.setdefault(dataset, []).append(str(store.root / path))
-    for sid in ids:
+    for sid in ids if files or active else []:
         entry = checkpoint.entry(sid)
-        if entry is not None and entry.topic and not any(dataset_of(p) == entry.topic for p in paths):
+        if entry is not None and entry.topic and not any(dataset_of(p) == entry.topic for p in active):
             datasets.setdefault(entry.topic, [])
-    return SessionPlan(session=session, ids=ids, files=files, store_paths=sorted(paths), blobs=blobs,
+    return SessionPlan(session=session, ids=ids, files=files, store_paths=sorted(active), blobs=blobs,
                        datasets=datasets, cache_entries=cache_entries_naming(home, paths, texts), texts=texts,
                        allow_reingest=allow_reingest, graphs=graph_datasets(home, datasets))
+
+
+def _session_memories(store: MemoryStore, session: str, known: set[str]) -> tuple[set[str], list[str]]:
+    """Every ``user/`` path tied to ``session`` in any version of its history — deleted ones included
+    — and the bodies of all their versions (what reports, caches and logs may quote).
+
+    Tied: a version's front matter names the session (``session:``), or the path is one of
+    ``known`` (``user/sessions/<id>/…``), or a version is a consolidated memory whose ``members:``
+    name a tied path (a merge holds its members' text), followed until nothing new is found.
+    """
+    versions: dict[str, list[str]] = {}
+    for record in store.audit.records():
+        path = record["path"]
+        if path.startswith("user/") and record["version"]:
+            versions.setdefault(path, []).append(record["version"])
+    contents: dict[str, list[str]] = {}
+    for path, shas in versions.items():
+        for sha in dict.fromkeys(shas):
+            try:
+                contents.setdefault(path, []).append(store.read_version(path, sha))
+            except StoreError:
+                continue  # a removed (purged) version holds nothing any more
+    tied = {p for p in known if p.startswith("user/")}
+    tied |= {p for p, texts in contents.items()
+             if any(str(read_front_matter(t).get("session") or "") == session for t in texts)}
+    while True:
+        merged = {p for p, texts in contents.items() if p not in tied
+                  and any(_member_paths(t) & tied for t in texts)}
+        if not merged:
+            break
+        tied |= merged
+    bodies = [b for p in sorted(tied) for b in dict.fromkeys(content_body(t) for t in contents.get(p, [])) if b]
+    return tied, bodies
+
+
+def _member_paths(content: str) -> set[str]:
+    """The paths a consolidated memory's ``members:`` front matter names (``[{path, sha}]`` or plain paths)."""
+    members = read_front_matter(content).get("members") or []
+    if not isinstance(members, list):
+        return set()
+    return {str(m.get("path") if isinstance(m, dict) else m) for m in members}
 
 
 def content_body(content: str) -> str:
@@ -188,6 +226,11 @@ def content_body(content: str) -> str:
     from memctl.front_matter import strip_front_matter
 
     return strip_front_matter(content).strip()
+
+
+def _shas_of(store: MemoryStore, path: str) -> set[str]:
+    """Every blob sha ``path``'s history names."""
+    return {s for r in store.audit.records(path=path) for s in (r["version"], r["old_sha"], r["new_sha"]) if s}
 
 
 def _blobs_only_of(store: MemoryStore, paths: set[str]) -> list[str]:
@@ -306,15 +349,25 @@ def _dataset_ids_in(path: Path) -> set[str]:
     return found
 
 
+def read_only(db: Path) -> sqlite3.Connection:
+    """A connection that reads ``db`` and writes nothing beside it (``--dry-run`` changes no file):
+    ``immutable=1`` when no ``-wal`` file exists (SQLite then creates no ``-shm``/``-wal``,
+    https://sqlite.org/uri.html#uriimmutable), else ``mode=ro`` so the WAL's pages are read too.
+
+    Raises:
+        sqlite3.Error: not openable.
+    """
+    wal = db.with_name(db.name + "-wal")
+    return sqlite3.connect(f"file:{db}?{'mode=ro' if wal.exists() else 'mode=ro&immutable=1'}", uri=True)
+
+
 def _dataset_names(home: DataHome) -> dict[str, str]:
     """Cognee dataset id (hex) → name, read from Cognee's relational SQLite (read-only, no Cognee import)."""
-    import sqlite3
-
     db = home.cognee / "system" / "databases" / "cognee_db"
     if not db.is_file():
         return {}
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        conn = read_only(db)
         try:
             return {str(i).replace("-", ""): str(n) for i, n in conn.execute("SELECT id, name FROM datasets")}
         finally:

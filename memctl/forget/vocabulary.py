@@ -6,9 +6,10 @@ value): a value is refused when it occurs
 * inside a JSON key of any ``.json`` file, or ``.jsonl`` line, under the data home (``status``,
   ``sources``, ``session``…: redacting it would change what memctl reads back — a renamed
   ``status`` key made the next ingest distil every session again);
-* as a whole JSON string value of such a file when it is a plain word (letters, digits none,
-  joined by ``-``, ``_`` or spaces: ``distilled``, ``alpha``, a model name part): those are
-  enumerations and names memctl matches on, not secrets;
+* as a whole JSON string value of one of memctl's state files (the ``.json`` files at the top of
+  the home: ``progress.json``, ``topics.json``, ``sleep_state.json``…) when it is a plain word
+  (letters, no digit, joined by ``-``, ``_`` or spaces: ``distilled``, a topic name): those are
+  states and names memctl matches on (a proposal or report quoting a word is data, not state);
 * in the schema of an SQLite database under the home (table, column, index names:
   ``sqlite_master.sql``; only row values are data);
 * in an internal asset (:func:`memctl.forget.scan.kind_of` ``asset``: the offline tiktoken
@@ -46,12 +47,13 @@ def refusal(home: DataHome, values: list[str]) -> str | None:
             if holds(_read(path), all_forms(values)):
                 return f"a value is in memctl's internal asset {rel}"
         elif path.suffix in (".json", ".jsonl"):
+            state = path.parent == home.root
             for document in _json_documents(path):
                 for key, string in _keys_and_strings(document):
                     for value in values:
                         if key is not None and value in key:
                             return f"a value is part of a field name in {rel}"
-                        if string == value and _PLAIN_WORD.fullmatch(value):
+                        if state and string == value and _PLAIN_WORD.fullmatch(value):
                             return f"a value is a plain word that {rel} uses as a name or state"
         elif _has_sqlite_header(path):
             schema = _schema(path)
@@ -101,9 +103,11 @@ def _keys_and_strings(node: Any) -> Iterator[tuple[str | None, str | None]]:
 
 
 def _schema(path: Path) -> str:
-    """The schema text of an SQLite file, read without writing (``immutable``: no -wal/-shm made)."""
+    """The schema text of an SQLite file, read without writing (:func:`memctl.forget.plan.read_only`)."""
+    from memctl.forget.plan import read_only
+
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+        conn = read_only(path)
         try:
             return "\n".join(sql or name for name, sql in conn.execute("SELECT name, sql FROM sqlite_master"))
         finally:
