@@ -3,7 +3,7 @@
 File: ``<home>/forget-journal.json``, written atomically (temp file, fsync, rename)::
 
     {"format": 1, "command": "forget"|"purge-session"|"purge-text", "key": "<what>",
-     "label": "memctl purge --session ses_1", "plan": {…}, "done": ["store", …], "started": ISO-8601}
+     "label": "memctl purge --session ses_1", "plan": {…}, "done": ["store", …], "totals": {…}, "started": ISO-8601}
 
 ``key`` names the target (the store path, the session id, or for ``purge-text`` a salted scrypt
 of the sorted values, :func:`memctl.forget.plan.values_key`: the journal never holds a value nor
@@ -90,13 +90,23 @@ class Journal:
         """True when ``step`` finished in this run or the one it resumes."""
         return self.data is not None and step in self.data["done"]
 
-    def done(self, step: str) -> None:
-        """Record ``step`` as finished (atomically), then call the crash hook."""
+    def done(self, step: str, totals: dict[str, Any] | None = None) -> None:
+        """Record ``step`` as finished (atomically) with the run's ``totals`` so far (what its
+        ``--json`` reports: a resumed run reports the whole operation, :meth:`totals`), then call
+        the crash hook."""
         assert self.data is not None, "begin() first"
+        changed = step not in self.data["done"] or (totals is not None and totals != self.data.get("totals"))
         if step not in self.data["done"]:
             self.data["done"].append(step)
+        if totals is not None:
+            self.data["totals"] = totals
+        if changed:
             self._save()
         reached(f"{self.data['command']}:{step}")
+
+    def totals(self) -> dict[str, Any]:
+        """The totals the last finished step recorded (empty for a new run)."""
+        return dict((self.data or {}).get("totals") or {})
 
     def finish(self) -> None:
         """The operation is complete: delete the journal."""

@@ -56,6 +56,8 @@ def forget_memory(settings: Settings, home: DataHome, plan: MemoryPlan) -> Forge
     recorded, resumed = journal.begin("forget", plan.path, f"memctl forget {plan.path}", plan.as_dict())
     plan = MemoryPlan(**recorded)
     result = ForgetResult(path=plan.path, resumed=resumed)
+    if resumed:  # the totals of the killed run's finished steps, so --json reports the whole operation
+        result = ForgetResult(**{**result.as_dict(), **journal.totals(), "resumed": True})
     if not journal.is_done("store"):
         store = MemoryStore(home.store)
         actor = "ingest" if plan.path.startswith("memory/") else "cli"
@@ -68,19 +70,19 @@ def forget_memory(settings: Settings, home: DataHome, plan: MemoryPlan) -> Forge
             from memctl.ingest.checkpoint import Checkpoint
 
             Checkpoint(home.progress, home.skipped).mark_removed(plan.source_id, "forgotten")
-        journal.done("store")
+        journal.done("store", result.as_dict())
     if plan.dataset and not journal.is_done("graph"):
         result.documents_removed = derived.remove_documents(settings, home,
                                                             {plan.dataset: [str(home.store / plan.path)]})
-        journal.done("graph")
+        journal.done("graph", result.as_dict())
     if not journal.is_done("history"):
         # Cognee's search history quotes the chunks a search returned: the forgotten text too
         result.history_rows_deleted = derived.clear_search_history(home)
-        journal.done("history")
+        journal.done("history", result.as_dict())
     if not journal.is_done("derived"):
         result.cache_entries_dropped = derived.drop_cache_entries(home, plan.cache_entries)
         derived.refresh_indexes(home, [plan.dataset] if plan.path.startswith("memory/") and plan.dataset else [])
-        journal.done("derived")
+        journal.done("derived", result.as_dict())
     result.steps = list(journal.data["done"]) if journal.data else []
     journal.finish()
     return result

@@ -65,6 +65,8 @@ def purge_session(settings: Settings, home: DataHome, plan: SessionPlan) -> Sess
     recorded, resumed = journal.begin("purge-session", plan.session, label, plan.as_dict())
     plan = SessionPlan(**recorded)
     result = SessionPurgeResult(session=plan.session, ids=plan.ids, resumed=resumed)
+    if resumed:  # the totals of the killed run's finished steps, so --json reports the whole operation
+        result = SessionPurgeResult(**{**result.as_dict(), **journal.totals(), "resumed": True})
     if not journal.is_done("checkpoint"):
         from memctl.ingest.checkpoint import Checkpoint
 
@@ -74,13 +76,13 @@ def purge_session(settings: Settings, home: DataHome, plan: SessionPlan) -> Sess
                 checkpoint.forget_entry(sid)
             else:
                 checkpoint.mark_removed(sid, "purged")
-        journal.done("checkpoint")
+        journal.done("checkpoint", result.as_dict())
     if not journal.is_done("files"):
         result.files_deleted = sum(delete_file(home.root / rel) for rel in plan.files)
-        journal.done("files")
+        journal.done("files", result.as_dict())
     if not journal.is_done("store"):
         result.store_deleted, result.blobs_removed = _purge_store(home, plan)
-        journal.done("store")
+        journal.done("store", result.as_dict())
     for dataset in plan.graphs:
         step = f"graph:{dataset}"
         if not journal.is_done(step):
@@ -89,18 +91,18 @@ def purge_session(settings: Settings, home: DataHome, plan: SessionPlan) -> Sess
                 result.datasets_failed[dataset] = error
             else:
                 result.datasets_rebuilt.append(dataset)
-            journal.done(step)
+            journal.done(step, result.as_dict())
     if plan.graphs and not journal.is_done("compact"):
         derived.compact(home)
-        journal.done("compact")
+        journal.done("compact", result.as_dict())
     if not journal.is_done("history"):
         derived.clear_search_history(home)
-        journal.done("history")
+        journal.done("history", result.as_dict())
     if not journal.is_done("derived"):
         derived.drop_cache_entries(home, plan.cache_entries)
         result.files_redacted = _redact_texts(home, plan.texts)
         derived.refresh_indexes(home, sorted(plan.datasets))
-        journal.done("derived")
+        journal.done("derived", result.as_dict())
     journal.finish()
     return result
 

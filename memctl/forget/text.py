@@ -71,30 +71,32 @@ def purge_text(settings: Settings, home: DataHome, values: list[str], plan: Text
     datasets = sorted(set(recorded.get("datasets") or []) | set(plan.datasets))
     needles = all_forms(values)
     result = TextPurgeResult(values=plan.values, resumed=resumed)
+    if resumed:  # the totals of the killed run's finished steps, so --json reports the whole operation
+        result = TextPurgeResult(**{**result.as_dict(), **journal.totals(), "resumed": True})
     if not journal.is_done("history"):
         # before any scan decides which Cognee stores hold the value: a searched value is in
         # Cognee's search history, and a rebuild of every dataset would not remove it from there
         result.history_rows_deleted = derived.clear_search_history(home)
-        journal.done("history")
+        journal.done("history", result.as_dict())
     if not journal.is_done("store"):
         result.blobs_replaced, result.store_records = _purge_store(home, needles, plan.values)
-        journal.done("store")
+        journal.done("store", result.as_dict())
     if not journal.is_done("files"):
         result.files_redacted, result.index_dirs_deleted = _rewrite_files(home, needles)
-        journal.done("files")
+        journal.done("files", result.as_dict())
     _rebuild(settings, home, journal, datasets, result)
     if datasets and not journal.is_done("compact"):
         derived.compact(home)
-        journal.done("compact")
+        journal.done("compact", result.as_dict())
     if any(kind_of(home, p) == "graph" for p in files_holding(home, needles)) and not journal.is_done("graph:all"):
         everything = sorted(set(graph_datasets(home, plan_text_datasets(home))) | set(datasets))
         _rebuild(settings, home, journal, everything, result, again=True)
         derived.compact(home)
-        journal.done("graph:all")
+        journal.done("graph:all", result.as_dict())
     if not journal.is_done("derived"):
         result.files_redacted += _rewrite_files(home, needles)[0]  # raw copies a rebuild left behind
         derived.refresh_indexes(home, [])
-        journal.done("derived")
+        journal.done("derived", result.as_dict())
     result.remaining = [str(p.relative_to(home.root)) for p in files_holding(home, needles)
                         if kind_of(home, p) != "lock"]
     journal.finish()
@@ -120,7 +122,7 @@ def _rebuild(settings: Settings, home: DataHome, journal: Journal, datasets: lis
             result.datasets_failed[dataset] = error
         elif dataset not in result.datasets_rebuilt:
             result.datasets_rebuilt.append(dataset)
-        journal.done(step)
+        journal.done(step, result.as_dict())
 
 
 def _purge_store(home: DataHome, needles: list[bytes], values: int) -> tuple[int, int]:
