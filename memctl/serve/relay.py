@@ -22,10 +22,11 @@ server declines or breaks the protocol before any answer text was shown.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import threading
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Callable
 
@@ -40,6 +41,8 @@ PROTOCOL_VERSION = 1
 MAX_REQUEST_BYTES = 256 * 1024
 CONNECT_TIMEOUT_S = 2.0
 
+logger = logging.getLogger(__name__)
+
 
 def socket_path(home: DataHome) -> Path:
     """``<home>/serve.sock``."""
@@ -53,12 +56,29 @@ def settings_fingerprint(settings: Settings) -> str:
     return json.dumps(data, sort_keys=True)
 
 
+_SOURCE_FIELDS = frozenset(f.name for f in fields(Source))
+
+
 def result_from_dict(data: dict) -> AskResult:
-    """The :class:`AskResult` whose ``as_dict()`` is ``data`` (sources and proposal rebuilt)."""
-    fields = dict(data)
-    fields["sources"] = [Source(**s) for s in fields.get("sources") or []]
-    fields["proposal"] = Proposal(**fields["proposal"]) if fields.get("proposal") else None
-    return AskResult(**fields)
+    """The :class:`AskResult` whose ``as_dict()`` is ``data``: sources, their ranks and the proposal rebuilt.
+
+    ``as_dict`` merges each source's ranks (``graph_rank``, ``notes_rank``, ``score``: :meth:`ContextHit.ranks`)
+    into its source entry; they are split off again into ``source_ranks`` by note path.
+
+    Raises:
+        TypeError, KeyError, ValueError: ``data`` is not an ``as_dict()`` document of this memctl.
+    """
+    document = dict(data)
+    sources, ranks = [], {}
+    for entry in document.get("sources") or []:
+        source = Source(**{k: v for k, v in entry.items() if k in _SOURCE_FIELDS})
+        sources.append(source)
+        rank = {k: v for k, v in entry.items() if k not in _SOURCE_FIELDS}
+        if rank:
+            ranks[source.path] = rank
+    document["sources"], document["source_ranks"] = sources, ranks
+    document["proposal"] = Proposal(**document["proposal"]) if document.get("proposal") else None
+    return AskResult(**document)
 
 
 # -- client --------------------------------------------------------------------------------------------------
@@ -108,6 +128,9 @@ def ask_through_server(settings: Settings, options: AskOptions,
     except (OSError, ValueError, TypeError, KeyError) as exc:
         if shown:
             raise AskError(f"the memctl server stopped in the middle of the answer ({exc}); ask again", MODEL) from exc
+        # Answering in-process beside a warm server finds its graph store locked (notes only): leave a trace.
+        logger.warning("memctl serve's answer on %s could not be used (%s: %s); answering in-process", path,
+                       type(exc).__name__, exc)
         return None
     finally:
         sock.close()
