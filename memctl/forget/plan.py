@@ -21,7 +21,7 @@ from memctl.config import DataHome
 from memctl.exit_codes import USAGE
 from memctl.forget.errors import ForgetError
 from memctl.forget.needles import all_forms
-from memctl.forget.scan import files_holding, kind_of
+from memctl.forget.scan import files_holding, kind_of, read_only
 from memctl.front_matter import read_front_matter
 from memctl.store import MemoryStore, StoreError
 from memctl.store.policy import normalize_path
@@ -347,18 +347,6 @@ def _dataset_ids_in(path: Path) -> set[str]:
         if len(stem) == 32:
             found.add(stem)
     return found
-
-
-def read_only(db: Path) -> sqlite3.Connection:
-    """A connection that reads ``db`` and writes nothing beside it (``--dry-run`` changes no file):
-    ``immutable=1`` when no ``-wal`` file exists (SQLite then creates no ``-shm``/``-wal``,
-    https://sqlite.org/uri.html#uriimmutable), else ``mode=ro`` so the WAL's pages are read too.
-
-    Raises:
-        sqlite3.Error: not openable.
-    """
-    wal = db.with_name(db.name + "-wal")
-    return sqlite3.connect(f"file:{db}?{'mode=ro' if wal.exists() else 'mode=ro&immutable=1'}", uri=True)
 
 
 def _dataset_names(home: DataHome) -> dict[str, str]:

@@ -15,6 +15,7 @@ rewritten), ``sqlite`` (an SQLite database outside Cognee: only its row values a
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from memctl.config import DataHome
@@ -85,3 +86,15 @@ def files_holding(home: DataHome, needles: list[bytes]) -> list[Path]:
             if holds(data, needles):
                 found.append(path)
     return sorted(found)
+
+
+def read_only(db: Path) -> sqlite3.Connection:
+    """A connection that reads ``db`` and writes nothing beside it (``--dry-run`` changes no file):
+    ``immutable=1`` when no ``-wal`` file exists (SQLite then creates no ``-shm``/``-wal``,
+    https://sqlite.org/uri.html#uriimmutable), else ``mode=ro`` so the WAL's pages are read too.
+
+    Raises:
+        sqlite3.Error: not openable.
+    """
+    wal = db.with_name(db.name + "-wal")
+    return sqlite3.connect(f"file:{db}?{'mode=ro' if wal.exists() else 'mode=ro&immutable=1'}", uri=True)

@@ -103,8 +103,8 @@ def _keys_and_strings(node: Any) -> Iterator[tuple[str | None, str | None]]:
 
 
 def _schema(path: Path) -> str:
-    """The schema text of an SQLite file, read without writing (:func:`memctl.forget.plan.read_only`)."""
-    from memctl.forget.plan import read_only
+    """The schema text of an SQLite file, read without writing (:func:`memctl.forget.scan.read_only`)."""
+    from memctl.forget.scan import read_only
 
     try:
         conn = read_only(path)
