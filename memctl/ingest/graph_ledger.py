@@ -91,9 +91,14 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
-def unsettled_notes(home: DataHome, notes: Iterable[tuple[str, Path]]) -> int:
-    """How many of ``notes`` ((topic, published note path) pairs) the graph phases still have to
-    hand to Cognee (module doc); every note when there is no usable ledger."""
+def unsettled_notes(home: DataHome, notes: Iterable[tuple[str, Path] | tuple[str, Path, Path]]) -> int:
+    """How many of ``notes`` the graph phases still have to hand to Cognee (module doc); every note
+    when there is no usable ledger.
+
+    Each note is ``(topic, published path)`` or ``(topic, published path, content path)``: the
+    content path is the file whose bytes the graph must hold — ingest passes the distilled note,
+    which publishing copies byte for byte into the store, so a note edited in ``distilled/`` is
+    unsettled although its published copy is not yet rewritten."""
     notes = list(notes)
     ledger = _read(home)
     recorded = ledger.get("notes") if isinstance(ledger.get("notes"), dict) else {}
@@ -105,9 +110,9 @@ def unsettled_notes(home: DataHome, notes: Iterable[tuple[str, Path]]) -> int:
     stale = {name for name, ids in (ledger.get("datasets") or {}).items()
              if not set(ids) <= current.get(name, set())}
     pending = 0
-    for topic, path in notes:
+    for topic, path, *content in notes:
         key = _store_key(home, path)
-        if topic in stale or key is None or recorded.get(key) != _sha256(path):
+        if topic in stale or key is None or recorded.get(key) != _sha256(content[0] if content else path):
             pending += 1
     return pending
 

@@ -94,14 +94,14 @@ def survey_notes(survey: Survey, home: DataHome, checkpoint: Checkpoint, selecte
     those the store does not mirror yet, and those the graph does not hold yet (all of them when
     ``verify_graph``), into ``survey``."""
     wanted: set[str] = set()
-    offered: list[tuple[str, Path]] = []
+    offered: list[tuple[str, Path, Path]] = []
     for sid, entry in checkpoint.distilled().items():
         if not home.note_path(sid).exists():
             continue
         wanted.add(memory_path(entry.topic, sid))
         if selected is None or sid in selected or entry.continuation_of in selected:
             survey.notes += 1
-            offered.append((entry.topic or "misc", home.store / memory_path(entry.topic, sid)))
+            offered.append((entry.topic or "misc", home.store / memory_path(entry.topic, sid), home.note_path(sid)))
     survey.graph_pending = survey.notes if verify_graph else unsettled_notes(home, offered)
     memory = home.store / "memory"
     present = {p.relative_to(home.store).as_posix() for p in memory.glob("*/*.md")} if memory.is_dir() else set()
