@@ -516,3 +516,66 @@ def test_a_member_restored_by_rollback_is_not_taken_for_an_interrupted_merge(tmp
         again = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
     assert again.interrupted_applies_finished == 0
     assert not any("finishing an interrupted sleep" in r["reason"] for r in store.audit.records())
+
+
+# -- Cognee's import overlaps the run (issue 16 item 5) ---------------------------------------------
+
+
+@pytest.mark.parametrize("staged, expect_started", [(0, False), (1, True), (3, True)])
+def test_cognee_configure_starts_in_the_background_only_when_a_rebuild_is_likely(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, staged: int, expect_started: bool) -> None:
+    import threading
+
+    from memctl.graph.rebuild import RebuildResult
+
+    home = tmp_path / "var"
+    store = MemoryStore(home / "store")
+    facts = ["Prefers tabs over spaces.", "The alpha service runs Postgres 16.", "Deploys happen on Tuesdays."]
+    for n in range(staged):
+        _stage_raw(store, "s1", f"p{n}", _proposal(f"p{n}", facts[n], topic="alpha",
+                                                  path=f"user/topics/alpha/p{n}.md"))
+    configured_on: list[str] = []
+    release = threading.Event()
+
+    def slow_configure(settings, data_home):  # noqa: ANN001
+        configured_on.append(threading.current_thread().name)
+        release.wait(5)  # still "importing" while promotion runs on the main thread
+
+    real_promote = SleepRun._promote
+
+    def promote(self, report, state, inbox):  # noqa: ANN001
+        real_promote(self, report, state, inbox)
+        release.set()
+
+    async def fake_rebuild(topic, add, remove, settings, data_home):  # noqa: ANN001
+        return RebuildResult(topic=topic, added=len(add), cognified=True)
+
+    monkeypatch.setattr("memctl.graph.knowledge_graph.configure", slow_configure)
+    monkeypatch.setattr("memctl.graph.rebuild.rebuild_topic", fake_rebuild)
+    monkeypatch.setattr(SleepRun, "_promote", promote)
+    summary = SleepRun(_settings(home), SleepOptions()).run()
+    assert summary.promoted == staged and summary.exit_code == 0
+    background = [name for name in configured_on if name == "memctl-graph-configure"]
+    assert len(background) == (1 if expect_started else 0)
+    if expect_started:
+        assert summary.topics_rebuilt == ["alpha"]
+        # the rebuild's own configure call also ran (it returns at once once the background one is done)
+        assert configured_on.count("MainThread") == 1
+    else:
+        assert configured_on == []  # a sleep with nothing to do never imports Cognee
+
+
+def test_a_failed_background_configure_is_raised_by_the_callers_own_configure(tmp_path: Path) -> None:
+    from memctl.graph.configure import BackgroundConfigure
+    from memctl.graph.errors import GraphConfigError
+
+    calls: list[str] = []
+
+    def failing(settings, home):  # noqa: ANN001
+        calls.append("x")
+        raise GraphConfigError("Cognee rejected the configuration: boom")
+
+    warm = BackgroundConfigure(_settings(tmp_path / "var"), None, failing)  # type: ignore[arg-type]
+    assert warm.wait(5)
+    assert isinstance(warm.error, GraphConfigError) and "boom" in str(warm.error)
+    assert calls == ["x"]

@@ -28,8 +28,19 @@ def main() -> None:
     Exit codes come from :mod:`memctl.exit_codes`: usage errors exit 2 (Click),
     commands exit with their result's code, and every domain error is mapped
     to its code by the root group's error boundary (:mod:`memctl.cli.boundary`).
+
+    After a command that imported Cognee the process ends through
+    :func:`memctl.cli.process_exit.exit_now` (the exit hooks, then ``os._exit``),
+    skipping 3-6 s of interpreter teardown.
     """
-    app()
+    try:
+        app()
+    except SystemExit as exc:
+        from memctl.cli.process_exit import exit_code_of, exit_now, should_exit_now
+
+        if should_exit_now():
+            exit_now(exit_code_of(exc.code))
+        raise
 
 
 if __name__ == "__main__":

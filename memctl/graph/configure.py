@@ -35,7 +35,8 @@ from memctl.graph.errors import GraphConfigError, GraphMemoryError
 from memctl.graph.offline import ensure_offline_assets
 from memctl.graph.relocate import ensure_location
 
-__all__ = ["close", "configure", "configured_home", "is_configured", "quiet", "require_configured", "run_sync"]
+__all__ = ["BackgroundConfigure", "close", "configure", "configured_home", "is_configured", "quiet", "require_configured",
+           "run_sync"]
 
 T = TypeVar("T")
 
@@ -111,6 +112,39 @@ def configure(settings: Settings, home: DataHome) -> None:
             raise GraphConfigError(f"Cognee rejected the configuration: {exc}") from exc
         _register_worker_shutdown()
         _configured, _home = key, home
+
+
+class BackgroundConfigure:
+    """:func:`configure` started on a daemon thread, so Cognee's import (6–8 s of a cold process) overlaps
+    the caller's own work: a sleep's validation, promotion and consolidation calls, an ingest's distill.
+
+    The caller still calls :func:`configure` before using Cognee: it waits on the module's state lock
+    while this thread holds it, then returns at once (same key), or raises the real error when the
+    background attempt failed — so a failure here is never lost, only reported on the caller's thread.
+    While it runs, ``sys.stdout`` is sent to stderr (:func:`configure` does so around Cognee's import):
+    callers start it only where the main thread writes nothing to stdout until :meth:`wait`.
+    """
+
+    def __init__(self, settings: Settings, home: DataHome, configure_fn: Any = None) -> None:
+        self.error: BaseException | None = None
+        self._configure = configure_fn or configure  # the caller's own reference (tests replace it there)
+        self._thread = threading.Thread(target=self._run, args=(settings, home), name="memctl-graph-configure",
+                                         daemon=True)
+        self._thread.start()
+
+    def _run(self, settings: Settings, home: DataHome) -> None:
+        try:
+            self._configure(settings, home)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller's own configure()
+            self.error = exc
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the background configure has finished (or ``timeout`` seconds); whether it finished.
+
+        Call before the process exits: a daemon thread stopped mid-import can crash interpreter shutdown.
+        """
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
 
 
 def _apply_in_code(env: dict[str, str]) -> None:

@@ -217,12 +217,29 @@ class SleepRun:
 
     def _phases(self, report: SleepReport, state: SleepState) -> None:
         inbox = self._load(report)
-        self._promote(report, state, inbox)
-        clusters = self._cluster(report, state)
-        self._consolidate(report, state, clusters)
-        self._rebuild(report, state)
+        warm = self._start_graph(bool(inbox))
+        try:
+            self._promote(report, state, inbox)
+            clusters = self._cluster(report, state)
+            warm = warm or self._start_graph(bool(clusters or state.dirty))
+            self._consolidate(report, state, clusters)
+            self._rebuild(report, state)
+        finally:
+            if warm is not None:
+                warm.wait()
         report.start("done")
         report.finish("done")
+
+    def _start_graph(self, likely: bool):  # noqa: ANN202 - BackgroundConfigure | None
+        """Start Cognee's import (6–8 s cold) on a thread when this run will likely rebuild a topic, so it
+        overlaps promotion and the consolidation calls instead of following them. A run with nothing to
+        promote, merge or rebuild never imports Cognee."""
+        if not (likely and self.options.rebuild):
+            return None
+        from memctl.graph import knowledge_graph
+        from memctl.graph.configure import BackgroundConfigure
+
+        return BackgroundConfigure(self.settings, self.home, knowledge_graph.configure)
 
     # -- load and promote --------------------------------------------------------------------------
 
