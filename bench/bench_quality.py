@@ -1,14 +1,20 @@
 """Benchmark: retrieval quality of `memctl ask` — routing accuracy, hit@1, hit@5, MRR for graph, notes, hybrid.
 
-The set (``tests/fixtures/quality_set.py``, SYNTHETIC: written with the
-OpenCode 1.18 schema writers, not by the OpenCode binary): 44 sessions in 4
-projects, 84 questions — direct, paraphrases sharing no content word with
-their gold session, near-duplicate distractors in other projects, facts
-changed by a later session (the newer is the gold), two-gold questions.
-The history is ingested by the real ``memctl ingest`` (subprocess) into
-real Cognee, the model being the deterministic fake Ollama server
+The set (``tests/fixtures/quality_set.py``): 44 sessions in 4 projects, 84
+questions — direct, paraphrases sharing no content word with their gold
+session, near-duplicate distractors in other projects, facts changed by a
+later session (the newer is the gold), two-gold questions. The history is
+``tests/fixtures/opencode-quality/opencode.db``, made by the real OpenCode
+1.18.34 binary (``tests/fixtures/make_quality_fixture.py``: one ``opencode
+run`` per session, on the session's day, titles and replies scripted in the
+fake model); ``sessions.json`` beside it maps the set's session keys to
+OpenCode's session ids. A copy of that file (the fixture is never opened
+in place) is ingested by the real ``memctl ingest`` (subprocess) into real
+Cognee, the model being the deterministic fake Ollama server
 (``tests/fakes/ollama_server.py``: its distiller keeps the title and first
-request, its embeddings hash words and character trigrams).
+request, its embeddings hash words and character trigrams). ``--topics``
+ingests only those projects, with one ``memctl ingest --project <slug>``
+per topic into the same data home, and keeps only their questions.
 
 Per question, in one warm process:
 
@@ -34,29 +40,37 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tests.fixtures.quality_set import QUESTIONS, SESSIONS, Question, by_key, content_words
+from tests.fixtures.quality_set import FIXTURE, QUESTIONS, SESSIONS, Question, by_key, content_words, fixture_ids
 
 PATHS = ("graph", "notes", "hybrid")
 
 
 def build_home(base: Path, server, topics: list[str] | None) -> tuple[Path, dict[str, str]]:  # noqa: ANN001
-    """Write the quality history (limited to ``topics``) and ingest it with the real CLI; ``(home, key → id)``."""
-    from tests.fixtures.quality_set import build_database
+    """Ingest a copy of the quality fixture DB (only ``topics`` when given) with the real CLI into
+    ``base/var``; ``(home, session key → OpenCode session id)``.
+
+    Raises:
+        SystemExit: an ingest failed, or the fixture does not match the set (:func:`fixture_ids`).
+    """
     from tests.memctl_process import run_memctl
 
+    ids = fixture_ids(topics)
     db = base / "opencode" / "opencode.db"
     db.parent.mkdir(parents=True)
-    ids = build_database(db, topics)
+    shutil.copyfile(FIXTURE / "opencode.db", db)  # opening the fixture itself could write -wal/-shm beside it
     home = base / "var"
-    proc = run_memctl(server, "ingest", "--db", str(db), "--home", str(home), "--json")
-    if proc.returncode != 0:
-        raise SystemExit(f"ingest failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    for project in topics or [None]:
+        proc = run_memctl(server, "ingest", "--db", str(db), "--home", str(home), "--json",
+                          *(["--project", project] if project else []))
+        if proc.returncode != 0:
+            raise SystemExit(f"ingest {project or ''} failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return home, ids
 
 
@@ -83,6 +97,28 @@ def _score(ranked: list[str], gold: list[str]) -> dict[str, float]:
     first = next((i for i, sid in enumerate(ranked, start=1) if sid in gold), None)
     return {"hit1": float(first == 1), "hit5": float(all(g in ranked[:5] for g in gold)),
             "mrr": 1.0 / first if first else 0.0}
+
+
+def ingested(home: Path, ids: dict[str, str]) -> dict:
+    """What the ingest made of the fixture: ``{"topics": [slug, …], "notes": int, "title_mismatches": [key, …]}``
+    (notes in the topic index; keys of sessions whose distilled note is missing or whose front-matter title
+    or first heading is not the set's title)."""
+    from memctl.ask.run import load_index
+    from memctl.config import DataHome
+    from memctl.front_matter import split_front_matter
+
+    data_home = DataHome(home)
+    index = load_index(data_home)
+    sessions = by_key()
+    mismatches = []
+    for key, sid in ids.items():
+        path = data_home.note_path(sid)
+        meta, body = split_front_matter(path.read_text()) if path.exists() else ({}, "")
+        heading = next((line[2:].strip() for line in body.splitlines() if line.startswith("# ")), None)
+        if not (meta.get("title") == heading == sessions[key].title):
+            mismatches.append(key)
+    return {"topics": sorted(index.slugs), "notes": sum(len(index.topics[t].notes) for t in index.slugs),
+            "title_mismatches": mismatches}
 
 
 def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds: int,
@@ -191,6 +227,10 @@ def markdown(result: dict) -> str:
             cells = [f"{per[p]['hit1']:.3f} / {per[p]['hit5']:.3f}" for p in PATHS]
             lines.append(f"| {kind} | " + " | ".join(cells) + " |")
     lines += ["", f"changed facts, newer ranked above older (hybrid): {result['changed_newer_first']}"]
+    if "ingested" in result:
+        got = result["ingested"]
+        lines += ["", f"ingested: {got['notes']} notes in topics {', '.join(got['topics'])}; "
+                      f"distilled titles not the scripted ones: {got['title_mismatches'] or 'none'}"]
     t = result["time_ms"]
     if t:
         lines += ["", "| retrieval per question | p50 ms | p95 ms |", "|---|---|---|",
@@ -211,7 +251,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from tests.fakes.ollama_server import FakeOllama
-    from tests.fixtures.quality_set import build_database
 
     questions = [q for q in QUESTIONS if (not args.topics or q.topic(by_key()) in args.topics)
                  and q.kind not in args.skip_kinds]
@@ -219,13 +258,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         if args.home:
             home = args.home
-            ids = build_database(Path(tmp) / "ids.db", args.topics)  # ids are stable per key
+            ids = fixture_ids(args.topics)
         else:
             base = args.keep or Path(tmp)
             base.mkdir(parents=True, exist_ok=True)
             with FakeOllama() as server:
                 home, ids = build_home(base, server, args.topics)
         result = evaluate(home, ids, questions, args.rounds, ("routed",) if args.routed_only else ("routed", "gold"))
+        result["ingested"] = ingested(home, ids)
     print(json.dumps(result, indent=1) if args.json else markdown(result))
     return 0
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tests.fakes.scripted import ScriptedToolCall, ScriptedTurn
+from tests.fixtures.quality_set import SESSIONS as QUALITY_SESSIONS, TOPICS as QUALITY_TOPICS, Session as QualitySession
 
 # --------------------------------------------------------------------------
 # Planted FAKE secrets. Every value matches the real format of its kind but is
@@ -589,16 +590,16 @@ def _is_prompt(content: Any, prompt: str) -> bool:
     return any(_norm(t) == prompt for t in [_content_text(content), *_content_parts(content)])
 
 
-def _find_scenario(messages: list[dict[str, Any]]) -> Scenario | None:
-    """The scenario whose first prompt is the first user message (or whose
-    ``match`` accepts the conversation)."""
-    for s in SCENARIOS:
+def _find_scenario(messages: list[dict[str, Any]], scenarios: list[Scenario] = SCENARIOS) -> Scenario | None:
+    """The scenario of ``scenarios`` whose first prompt is the first user message
+    (or whose ``match`` accepts the conversation)."""
+    for s in scenarios:
         if s.match is not None and s.match(messages):
             return s
     for m in messages:
         if m.get("role") != "user":
             continue
-        for s in SCENARIOS:
+        for s in scenarios:
             if _is_prompt(m.get("content"), s.prompts[0]):
                 return s
         if not _norm(_content_text(m.get("content"))).startswith("Generate a title"):
@@ -607,8 +608,13 @@ def _find_scenario(messages: list[dict[str, Any]]) -> Scenario | None:
 
 
 def chat_script(request: dict[str, Any]) -> ScriptedTurn | None:
+    """The answer to one request of the fixture scenarios (:data:`SCENARIOS`), None when not theirs."""
+    return _answer(request, SCENARIOS)
+
+
+def _answer(request: dict[str, Any], scenarios: list[Scenario]) -> ScriptedTurn | None:
     messages = request.get("messages") or []
-    scenario = _find_scenario(messages)
+    scenario = _find_scenario(messages, scenarios)
     if scenario is None:
         return None
 
@@ -643,3 +649,43 @@ def chat_script(request: dict[str, Any]) -> ScriptedTurn | None:
 
 def scenario_for_prompt(prompt: str) -> Scenario | None:
     return _find_scenario([{"role": "user", "content": prompt}])
+
+
+# --------------------------------------------------------------------------
+# The retrieval quality set (tests/fixtures/quality_set.py) as OpenCode sessions:
+# tests/fixtures/make_quality_fixture.py drives one `opencode run` per session.
+# --------------------------------------------------------------------------
+
+# harmless, the same in every session, and with no file name in its output: the
+# note of a session then says what its request says and nothing else
+QUALITY_TOOL_CALL = {"command": "git log --oneline -1", "description": "Show the last commit"}
+
+
+def quality_reply(session: QualitySession) -> str:
+    """The assistant's reply that closes a quality session: its title and its request, restated."""
+    return f"Done: {session.title}. What changed: {session.request}"
+
+
+def _quality_scenario(session: QualitySession) -> Scenario:
+    replaces = f", replaces {session.replaces}" if session.replaces else ""
+    return Scenario(
+        name=session.key, project=session.topic, title=session.title,
+        description=f"quality set, day {session.day}{replaces}",
+        turns=[(session.request, [
+            _call(f"call_quality_{session.key}", "bash", QUALITY_TOOL_CALL),
+            _text(quality_reply(session)),
+        ])],
+    )
+
+
+# one scenario per quality session (name = session key, project = topic slug) and
+# one git repository per topic
+QUALITY_SCENARIOS: list[Scenario] = [_quality_scenario(s) for s in QUALITY_SESSIONS]
+QUALITY_PROJECTS: dict[str, dict[str, Any]] = {
+    topic: {"git": True, "files": {"README.md": f"# {topic}\n\n{about}\n"}} for topic, about in QUALITY_TOPICS.items()}
+
+
+def quality_chat_script(request: dict[str, Any]) -> ScriptedTurn | None:
+    """The answer to one request of a quality session (:data:`QUALITY_SCENARIOS`): its title for
+    OpenCode's title request, then the bash call, then the reply; None when not theirs."""
+    return _answer(request, QUALITY_SCENARIOS)
