@@ -34,18 +34,22 @@ Per question, in one warm process:
     .venv/bin/python -m bench.bench_quality              # full set, Markdown tables
     .venv/bin/python -m bench.bench_quality --topics orders billing --skip-kinds paraphrase --routed-only \
         --rounds 0 --json                                 # the CI subset (tests/test_quality_floor.py)
+    .venv/bin/python -m bench.bench_quality --real [URL]  # a real Ollama (distil, embed, route): not in CI
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from tests.fixtures.quality_set import FIXTURE, QUESTIONS, SESSIONS, Question, by_key, content_words, fixture_ids
 
@@ -122,8 +126,9 @@ def ingested(home: Path, ids: dict[str, str]) -> dict:
 
 
 def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds: int,
-             scopes: tuple[str, ...] = ("routed", "gold")) -> dict:
-    """All figures (see the module doc) as a dict; ``scopes``: routed topics and/or the gold topic."""
+             scopes: tuple[str, ...] = ("routed", "gold"), model_url: str | None = None) -> dict:
+    """All figures (see the module doc) as a dict; ``scopes``: routed topics and/or the gold topic;
+    ``model_url``: the Ollama server to embed questions with (None: a fresh fake server)."""
     from memctl.ask.retrieval import _graph_hits, notes_hits, retrieve
     from memctl.ask.routing import lexical_route
     from memctl.ask.run import load_index
@@ -132,7 +137,7 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
 
     sessions = by_key()
     older = {s.key: s.replaces for s in SESSIONS if s.replaces}
-    with FakeOllama() as server:
+    with contextlib.nullcontext(SimpleNamespace(url=model_url)) if model_url else FakeOllama() as server:
         settings = Settings(home=home, ollama_host=server.url)
         data_home = DataHome(home)
         index = load_index(data_home)
@@ -240,6 +245,17 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _require_server(url: str) -> None:
+    """Exit with a one-line reason when no Ollama server answers at ``url`` (``GET /api/version``)."""
+    import httpx
+
+    try:
+        httpx.get(f"{url.rstrip('/')}/api/version", timeout=5).raise_for_status()
+    except httpx.HTTPError as exc:
+        raise SystemExit(f"--real: no Ollama server answers at {url} ({exc}); start one (`ollama serve`) "
+                         "and pull memctl's models (`memctl doctor` names them)") from exc
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--topics", nargs="*", help="only these projects (and their questions)")
@@ -249,7 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-kinds", nargs="*", default=[], help="leave out questions of these kinds")
     parser.add_argument("--routed-only", action="store_true", help="skip the gold-topic figures (faster)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--real", nargs="?", const=os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434",
+                        metavar="URL", help="use a real Ollama server (default $OLLAMA_HOST or 127.0.0.1:11434) with "
+                                            "memctl's configured models instead of the fake one; not in CI")
     args = parser.parse_args(argv)
+    if args.real:
+        _require_server(args.real)
     from tests.fakes.ollama_server import FakeOllama
 
     questions = [q for q in QUESTIONS if (not args.topics or q.topic(by_key()) in args.topics)
@@ -262,9 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             base = args.keep or Path(tmp)
             base.mkdir(parents=True, exist_ok=True)
-            with FakeOllama() as server:
+            with (contextlib.nullcontext(SimpleNamespace(url=args.real)) if args.real else FakeOllama()) as server:
                 home, ids = build_home(base, server, args.topics)
-        result = evaluate(home, ids, questions, args.rounds, ("routed",) if args.routed_only else ("routed", "gold"))
+        result = evaluate(home, ids, questions, args.rounds, ("routed",) if args.routed_only else ("routed", "gold"),
+                          model_url=args.real)
+        result["model"] = f"real Ollama at {args.real}" if args.real else "fake (tests/fakes/ollama_server.py)"
         result["ingested"] = ingested(home, ids)
     print(json.dumps(result, indent=1) if args.json else markdown(result))
     return 0
