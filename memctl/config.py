@@ -94,7 +94,10 @@ class Settings(BaseSettings):
     # Wake (`memctl ask`)
     router_model: str = Field(default="llama3.1:8b", min_length=1)  # may be smaller than the answer model
     answer_model: str = Field(default="llama3.1:8b", min_length=1)
-    router_timeout_s: float = Field(default=20.0, gt=0)  # past it, routing falls back to lexical
+    router_timeout_s: float = Field(default=20.0, gt=0)  # past it, routing falls back to embedding + lexical
+    # Routing without the model (memctl.ask.routing.fallback_route): weight of the embedding router's
+    # min-max normalised similarities against the lexical scores; 0: lexical alone, no embedding request.
+    route_embedding_weight: float = Field(default=1.0, ge=0)
     graph_search_timeout_s: float = Field(default=30.0, gt=0)  # past it, retrieval falls back to raw notes
     ask_top_k: int = Field(default=6, ge=1, le=50)
     # Hybrid retrieval: reciprocal rank fusion (Cormack et al., SIGIR 2009) of the graph and BM25 lists;
@@ -102,6 +105,9 @@ class Settings(BaseSettings):
     fusion_k: int = Field(default=60, ge=1)
     fusion_graph_weight: float = Field(default=1.0, ge=0)
     fusion_notes_weight: float = Field(default=1.0, ge=0)
+    # Each BM25 hit counts by coverage ** this power, coverage being the share of the question's content
+    # words its note holds (memctl.ask.fusion.evidence_weight); 0: plain RRF.
+    fusion_notes_coverage_power: float = Field(default=3.0, ge=0)
     max_context_chars: int = Field(default=12000, ge=500)
     answer_num_ctx: int = Field(default=8192, ge=1024)
     # Off by default: the extraction step is one more model call per question, and a
@@ -244,6 +250,11 @@ class DataHome:
     def consolidate_cache(self) -> Path:
         """Consolidation results by content key (a cache: unchanged clusters cost no model call)."""
         return self.root / "cache" / "consolidate"
+
+    @property
+    def route_cache(self) -> Path:
+        """The embedding router's topic profiles, one file per topic (:mod:`memctl.ask.topic_profiles`; a cache)."""
+        return self.root / "cache" / "route"
 
     @property
     def reports(self) -> Path:

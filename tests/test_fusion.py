@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memctl.ask.fusion import dedupe, reciprocal_rank_fusion
-from memctl.ask.retrieval import ContextHit, Source, fuse, retrieve
+from memctl.ask.fusion import dedupe, evidence_weight, reciprocal_rank_fusion
+from memctl.ask.note_search import content_terms, coverage
+from memctl.ask.retrieval import ContextHit, Source, fuse, notes_evidence, retrieve
 from memctl.ask.run import AskResult, assemble_context
 from memctl.ask.subjects import newer_first, same_subject
 from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex
@@ -133,6 +134,122 @@ def test_fuse_keeps_top_k(tmp_path: Path) -> None:
     assert len(fused) == 5 and [h.graph_rank or h.notes_rank for h in fused] == [1, 1, 2, 2, 3]
 
 
+# -- evidence weighting: a BM25 hit counts by the share of the question's content words its note holds ------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("How did we fix the Kuzu lock?", {"fix", "kuzu", "lock"}),
+    ("Why was test_checkout_concurrency flaky in the orders service?",
+     {"test_checkout_concurrency", "flaky", "orders", "service"}),
+    ("What is it, and where?", set()),
+    ("Pin pytest-asyncio to 0.23", {"pin", "pytest", "asyncio", "23"}),
+])
+def test_content_terms_are_bm25_terms_without_function_words(text: str, expected: set) -> None:
+    assert content_terms(text) == expected
+
+
+@pytest.mark.parametrize("question, terms, expected", [
+    ("How did we fix the Kuzu lock?", {"kuzu", "lock", "fix", "other"}, 1.0),
+    ("How did we fix the Kuzu lock?", {"lock"}, 1 / 3),
+    ("How do engineers log into servers securely now?", {"log", "level", "billing"}, 1 / 4),
+    ("How do engineers log into servers securely now?", set(), 0.0),
+    ("What is it?", {"anything"}, 1.0),  # no content word: nothing to judge
+])
+def test_coverage_is_the_share_of_content_words_found(question: str, terms: set, expected: float) -> None:
+    assert coverage(question, terms) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("share, power, expected", [
+    (1.0, 3.0, 1.0), (0.5, 3.0, 0.125), (0.25, 3.0, 0.015625), (0.0, 3.0, 0.0),
+    (0.5, 1.0, 0.5), (0.5, 0.0, 1.0), (0.0, 0.0, 1.0),
+    (1.7, 2.0, 1.0), (-0.2, 2.0, 0.0),  # clamped to 0..1
+])
+def test_evidence_weight_is_the_share_raised_to_the_power(share: float, power: float, expected: float) -> None:
+    assert evidence_weight(share, power) == pytest.approx(expected)
+
+
+def test_evidence_weight_refuses_a_negative_power() -> None:
+    with pytest.raises(ValueError):
+        evidence_weight(0.5, -1.0)
+
+
+@pytest.mark.parametrize("graph, notes, factors, expected", [
+    # an incidental BM25 match (factor near 0) no longer lifts the graph's second above its first
+    (["gold", "other"], ["other"], {"other": 0.008}, ["gold", "other"]),
+    (["gold", "x", "other"], ["other", "y"], {"other": 0.0, "y": 0.0}, ["gold", "x", "other", "y"]),
+    (["gold", "other", "z"], ["z", "other"], {"z": 0.015625, "other": 0.015625}, ["gold", "other", "z"]),
+    # a BM25 hit holding the whole question counts fully, as in plain RRF
+    (["gold", "other"], ["other"], {"other": 1.0}, ["other", "gold"]),
+    (["a", "b", "c"], ["c", "b"], {}, ["c", "b", "a"]),  # no factor: 1.0
+])
+def test_evidence_factors_scale_each_hits_contribution(graph, notes, factors, expected) -> None:  # noqa: ANN001
+    fused = reciprocal_rank_fusion({"graph": [hit(n) for n in graph], "notes": [hit(n) for n in notes]}, {},
+                                   k=K, evidence={"notes": {f"memory/t/ses_{n}.md": f for n, f in factors.items()}})
+    assert names(fused) == expected
+    for h, ranks in fused:
+        name = h.source.source_id[4:]
+        want = (1 / (K + graph.index(name) + 1) if name in graph else 0.0) + (
+            factors.get(name, 1.0) / (K + notes.index(name) + 1) if name in notes else 0.0)
+        assert ranks.score == pytest.approx(want)
+
+
+@pytest.mark.parametrize("factor", [-0.1, 1.5])
+def test_fusion_refuses_an_evidence_factor_outside_0_1(factor: float) -> None:
+    with pytest.raises(ValueError):
+        reciprocal_rank_fusion({"notes": [hit("a")]}, {}, evidence={"notes": {"memory/t/ses_a.md": factor}})
+
+
+# Paraphrases: the graph (semantic) ranks the gold first, BM25 matched one or two incidental words of another note.
+PARAPHRASE_CASES = [
+    ("How do we refund leftover time after a subscription switch?",
+     [("gold", "Add proration when plans change: credit unused days"), ("refunds", "Write a refund endpoint")],
+     [("refunds", "Write a refund endpoint for cancelled orders: Refund.create")]),
+    ("How do we snapshot the relational database every night?",
+     [("gold", "Nightly Postgres backups with pgBackRest"), ("pool", "Switch the billing database pool")],
+     [("pool", "Switch the billing database pool to pgxpool"), ("failover", "Runbook for database failover")]),
+    ("Why was the sales levy a penny wrong for European customers?",
+     [("gold", "Fix VAT rounding for EU invoices"), ("a", "a"), ("b", "b"), ("plans", "Proration")],
+     [("plans", "Mid-cycle plan changes prorate when customers change plans")]),
+]
+# Direct questions: BM25's hit holds the question's words; it still decides against a graph that put it second.
+DIRECT_CASES = [
+    ("Why did TestInvoiceNumbering collide in parallel runs?",
+     [("other", "Invoice PDF"), ("gold", "Debug the flaky test")],
+     [("gold", "TestInvoiceNumbering collided on invoice numbers in parallel runs")]),
+    ("Which pgxpool MaxConns does the billing database use?",
+     [("other", "database failover"), ("gold", "pool")],
+     [("gold", "Replace database/sql with pgxpool in db/pool.go; MaxConns 20 for the billing database")]),
+    ("Which Grafana dashboard shows ingress 5xx rate?",
+     [("other", "TLS ingress"), ("gold", "dashboards")],
+     [("gold", "Import the NGINX ingress dashboard 9614 into Grafana; alert when the 5xx rate is high")]),
+]
+
+
+def _lists(graph: list[tuple[str, str]], notes: list[tuple[str, str]]) -> tuple[list[ContextHit], list[ContextHit]]:
+    return [hit(n, text=t) for n, t in graph], [hit(n, text=t) for n, t in notes]
+
+
+@pytest.mark.parametrize("question, graph, notes", PARAPHRASE_CASES + DIRECT_CASES)
+def test_fuse_with_the_question_lets_semantic_evidence_win_over_incidental_words(
+        tmp_path: Path, question: str, graph: list, notes: list) -> None:
+    g, n = _lists(graph, notes)
+    settings = Settings(home=tmp_path)
+    assert fuse(g, n, settings, 5, question=question)[0].source.source_id == "ses_gold"
+    # plain RRF (no question, or power 0) puts the note BM25 matched first
+    assert fuse(g, n, settings, 5)[0].source.source_id == "ses_" + notes[0][0]
+    plain = Settings(home=tmp_path, fusion_notes_coverage_power=0)
+    assert fuse(g, n, plain, 5, question=question)[0].source.source_id == "ses_" + notes[0][0]
+
+
+@pytest.mark.parametrize("question, notes, power, expected", [
+    ("How did we fix the Kuzu lock?", [("a", "the kuzu lock fix"), ("b", "kuzu")], 3.0, {"a": 1.0, "b": 1 / 27}),
+    ("How did we fix the Kuzu lock?", [("a", "the kuzu lock fix"), ("b", "kuzu")], 1.0, {"a": 1.0, "b": 1 / 3}),
+    ("kuzu lock", [("a", "nothing here")], 2.0, {"a": 0.0}),
+])
+def test_notes_evidence_gives_each_note_its_factor(question: str, notes: list, power: float, expected: dict) -> None:
+    got = notes_evidence(question, [hit(n, text=t) for n, t in notes], power)
+    assert got == pytest.approx({f"memory/t/ses_{n}.md": v for n, v in expected.items()})
+
+
 # -- retrieve: hybrid by default, notes alone when the graph is unusable -----------------------------------------
 
 def _home(tmp_path: Path) -> tuple[DataHome, TopicIndex]:
@@ -162,6 +279,26 @@ def test_retrieve_fuses_graph_and_notes_and_shows_ranks(tmp_path: Path, monkeypa
     assert ranks["ses_n1"][0] == 1 and ranks["ses_n1"][1] is not None  # in both lists
     assert ranks["ses_n0"] == (None, ranks["ses_n0"][1]) and ranks["ses_n0"][1] is not None
     assert result.hits[0].source.source_id == "ses_n1"
+
+
+@pytest.mark.parametrize("question", [
+    "What width limit does our formatter enforce on every file, and which lock?",
+    "Which formatter width limit applies to each file, given the lock?",
+])
+def test_retrieve_weighs_bm25_hits_by_the_question_words_they_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   question: str) -> None:
+    home, index = _home(tmp_path)
+    home.cognee.mkdir(parents=True)
+    graph = [ContextHit("ruff line length 120", Source("ses_n2", "memory/t/ses_n2.md", "Ruff config", "2026-11-03", "t"),
+                        0.1, 1),
+             ContextHit("the kuzu lock", Source("ses_n1", "memory/t/ses_n1.md", "Kuzu lock", "2026-11-02", "t"), 0.2, 2)]
+    monkeypatch.setattr("memctl.ask.retrieval._location_problem", lambda home: None)
+    monkeypatch.setattr("memctl.ask.retrieval._graph_hits", lambda *a, **k: graph)
+    weighed = retrieve(question, ["t"], Settings(home=home.root), home, index, top_k=3)
+    plain = retrieve(question, ["t"], Settings(home=home.root, fusion_notes_coverage_power=0), home, index, top_k=3)
+    assert [h.source.source_id for h in weighed.hits][:2] == ["ses_n2", "ses_n1"]
+    assert next(h for h in weighed.hits if h.source.source_id == "ses_n1").notes_rank == 1  # BM25 did match it
+    assert plain.hits[0].source.source_id == "ses_n1"  # plain RRF: the one incidental word outvotes the graph
 
 
 @pytest.mark.parametrize("graph_result, reason", [([], "graph search returned nothing"),

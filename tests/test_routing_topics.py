@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from memctl.ask.routing import SECOND_TOPIC_MIN_RATIO, combine_scores, lexical_route, pick_topics
+from memctl.ask.routing import (
+    SECOND_TOPIC_MIN_RATIO,
+    combine_scores,
+    lexical_route,
+    named_topics,
+    pick_topics,
+    with_named,
+)
 from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, describe
 from memctl.config import DataHome
 from memctl.ingest.topics import TopicAlias
@@ -99,3 +106,39 @@ def test_lexical_route_reads_the_notes_when_given_the_home(tmp_path: Path, quest
     topics, how = lexical_route(question, index, _home_with_notes(tmp_path, bodies))
     assert topics == expected and "notes" in how
     assert without != expected  # the topic documents alone do not know these words
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("what changed in storefront last week?", ["shop"]),  # an alias
+    ("anything new in platform-infra?", ["ops"]),  # a hyphenated alias, as written
+    ("anything new in platform infra?", ["ops"]),  # … or with a space
+    ("Is the SHOP checkout slow, and the app too?", ["app", "shop"]),  # case-insensitive, several
+    ("shopping and application logs", []),  # whole words only
+    ("why did the terraform state lock fail?", []),
+])
+def test_named_topics_finds_slugs_and_alias_names_as_whole_words(question: str, expected: list[str]) -> None:
+    assert named_topics(question, _index()) == expected
+
+
+@pytest.mark.parametrize("chosen, named, scores, expected", [
+    (["ops"], [], {"ops": 1.0}, ["ops"]),  # nothing named: unchanged
+    (["ops"], ["ops"], {"ops": 1.0}, ["ops"]),  # the named topic is already chosen
+    (["ops"], ["site"], {"ops": 1.0, "site": 0.2}, ["ops", "site"]),  # a named topic is always searched
+    (["ops", "shop"], ["site"], {"ops": 1.0, "shop": 0.9}, ["ops", "site"]),  # it displaces the second
+    (["ops", "shop"], ["shop"], {"ops": 1.0, "shop": 0.9}, ["ops", "shop"]),
+    (["ops"], ["app", "site", "shop"], {"site": 0.5, "app": 0.2}, ["site", "app"]),  # several: the best two
+    ([], ["site"], {}, ["site"]),
+])
+def test_with_named_keeps_a_named_topic_among_at_most_two(chosen, named, scores, expected) -> None:  # noqa: ANN001
+    assert with_named(chosen, named, scores) == expected
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("terraform state lock, which the site deploy needs", ["ops", "site"]),
+    ("stripe webhook retries seen from the app", ["shop", "app"]),
+    ("what else does app have?", ["app"]),  # named and the only match: one topic
+])
+def test_lexical_route_searches_a_named_topic_too(question: str, expected: list[str]) -> None:
+    topics, how = lexical_route(question, _index())
+    assert topics == expected
+    assert ("the question names" in how) is (len(expected) == 2)

@@ -114,7 +114,7 @@ def test_tools_schemas_provenance_errors_and_read_only(world, tmp_path: Path) ->
             for query, topic, title in SEARCHES:
                 found = await _call(session, "memory_search", query=query)
                 assert found["retrieval_method"] != "notes", found["fallback_reason"]
-                assert topic in found["topics"] and found["route_method"] == "lexical", found
+                assert topic in found["topics"] and found["route_method"] == "fallback", found
                 first, note = found["results"][0], world["titles"][title]
                 assert (first["title"], first["session_id"], first["path"], first["date"], first["topic"]) == (
                     title, note["source_id"], note["path"], note["date"], topic)

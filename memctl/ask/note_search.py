@@ -8,6 +8,13 @@ about 0.2 ms per note, so each topic's index is persisted under
 topic's directory (names, sizes, mtimes); a query loads it memory-mapped and
 rebuilds only when the notes changed. The index is a cache: deleting it is
 always safe.
+
+:func:`coverage` tells how much of a question a lexical match explains: the
+share of the question's content terms (bm25s's splitter, minus NLTK's English
+function words as bm25s ships them, ``STOPWORDS_EN_PLUS``) that occur in the
+matched texts. Hybrid retrieval and the embedding router weigh BM25's
+evidence by it: a paraphrase shares few words with its note, and BM25's
+best hit for it is then a match on incidental words.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -25,6 +33,20 @@ from memctl.store import MemoryStore
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
+_TERM = re.compile(r"(?u)\b\w\w+\b")  # bm25s's default splitter: the terms its indexes hold
+
+
+def content_terms(text: str) -> set[str]:
+    """The lower-cased BM25 terms of ``text`` that carry content (function words such as "how", "did", "we" removed)."""
+    from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+    return set(_TERM.findall(text.lower())) - set(STOPWORDS_EN_PLUS)
+
+
+def coverage(question: str, terms: set[str]) -> float:
+    """Share (0..1) of ``question``'s :func:`content_terms` found in ``terms``; 1.0 when it has none (nothing to judge)."""
+    wanted = content_terms(question)
+    return len(wanted & terms) / len(wanted) if wanted else 1.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +71,10 @@ class _TopicIndex:
         self.retriever = retriever
         self.tokenizer = tokenizer
         self.paths = paths
+
+    def vocabulary(self) -> set[str]:
+        """Every term of the topic's notes."""
+        return set(self.tokenizer.get_vocab_dict()) if self.paths else set()
 
     def query(self, text: str, k: int) -> list[tuple[str, float]]:
         from bm25s.tokenization import Tokenized

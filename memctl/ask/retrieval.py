@@ -10,9 +10,12 @@
 3. Hybrid (the default when the graph answers): both lists, each
    :data:`CANDIDATE_FACTOR` × ``top_k`` deep, fused by reciprocal rank fusion
    (:mod:`memctl.ask.fusion`; ``fusion_k`` and the per-list weights in
-   :class:`~memctl.config.Settings`), one entry per source note, the
-   ``top_k`` best kept; of two notes on the same subject the newer goes
-   first (:mod:`memctl.ask.subjects`). Each hit carries its rank in each list and the fused
+   :class:`~memctl.config.Settings`; each BM25 hit counts by the share of
+   the question's content words its note holds, so a paraphrase's
+   incidental word matches do not outvote the graph's semantic match), one
+   entry per source note, the ``top_k`` best kept; of two notes on the same
+   subject the newer goes first (:mod:`memctl.ask.subjects`). Each hit
+   carries its rank in each list and the fused
    score (``--json`` shows them). The graph and the notes fail on different
    questions, so the fused list beats either alone (figures:
    ``bench/bench_quality.py``, ``docs/benchmarks.md``).
@@ -30,8 +33,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from memctl.ask.fusion import reciprocal_rank_fusion
-from memctl.ask.note_search import NoteSearch
+from memctl.ask.fusion import evidence_weight, reciprocal_rank_fusion
+from memctl.ask.note_search import NoteSearch, content_terms, coverage
 from memctl.ask.subjects import newer_first
 from memctl.ask.topic_index import TopicIndex
 from memctl.config import DataHome, Settings
@@ -158,12 +161,21 @@ def notes_hits(question: str, topics: list[str], home: DataHome, index: TopicInd
                        notes_rank=rank) for rank, n in enumerate(notes, start=1)]
 
 
-def fuse(graph: list[ContextHit], notes: list[ContextHit], settings: Settings, top_k: int) -> list[ContextHit]:
+def notes_evidence(question: str, notes: list[ContextHit], power: float) -> dict[str, float]:
+    """Per note path of the notes list, its evidence factor: the share of ``question``'s content words the
+    note holds, raised to ``power`` (:func:`memctl.ask.fusion.evidence_weight`)."""
+    return {h.source.path: evidence_weight(coverage(question, content_terms(h.text)), power) for h in notes}
+
+
+def fuse(graph: list[ContextHit], notes: list[ContextHit], settings: Settings, top_k: int, *,
+         question: str | None = None) -> list[ContextHit]:
     """The ``top_k`` best of both lists by reciprocal rank fusion (:mod:`memctl.ask.fusion`), one per note;
-    each hit carries its rank in both lists and its fused ``score``."""
+    each hit carries its rank in both lists and its fused ``score``. With ``question``, each notes hit
+    counts by its evidence (:func:`notes_evidence`, ``fusion_notes_coverage_power``)."""
+    evidence = {"notes": notes_evidence(question, notes, settings.fusion_notes_coverage_power)} if question else {}
     fused = reciprocal_rank_fusion({"graph": graph, "notes": notes},
                                    {"graph": settings.fusion_graph_weight, "notes": settings.fusion_notes_weight},
-                                   k=settings.fusion_k)
+                                   k=settings.fusion_k, evidence=evidence)
     return [replace(hit, score=ranks.score, graph_rank=ranks.ranks.get("graph"), notes_rank=ranks.ranks.get("notes"))
             for hit, ranks in fused[:top_k]]
 
@@ -215,7 +227,7 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         except Exception as exc:  # noqa: BLE001 - any graph-layer failure degrades to the raw notes
             reason = _graph_failure_reason(exc)
     if reason is None:
-        result.hits = fuse(graph, notes_hits(question, topics, home, index, depth), settings, top_k)
+        result.hits = fuse(graph, notes_hits(question, topics, home, index, depth), settings, top_k, question=question)
     else:
         result.hits = notes_hits(question, topics, home, index, top_k)
         result.method, result.fallback_reason = "notes", reason

@@ -2,8 +2,9 @@
 
 The same code as the CLI: ``memory_ask`` is :func:`memctl.ask.run.ask`;
 ``memory_search`` is ``ask`` without the model — routing by ``topics`` (a
-slug or an alias, :meth:`TopicIndex.resolve`) or else the router's lexical
-fallback (:func:`memctl.ask.routing.lexical_route`, no model call), then
+slug or an alias, :meth:`TopicIndex.resolve`) or else the router's fallback
+(:func:`memctl.ask.routing.fallback_route`: embedding and lexical, no chat
+model call), then
 :func:`memctl.ask.retrieval.retrieve` (graph, else the raw notes, with the
 reason); ``memory_remember`` is ``memctl remember``'s core
 (:func:`memctl.ask.proposals.stage_proposal`: scrubbed, validated at once,
@@ -62,7 +63,7 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
         memctl.ask.run.AskError: unreadable data home (7), nothing ingested (12).
     """
     from memctl.ask.retrieval import retrieve
-    from memctl.ask.routing import lexical_route
+    from memctl.ask.routing import fallback_route
 
     query = _question(query, "query")
     k = warm.settings.ask_top_k if top_k is None else top_k
@@ -74,8 +75,8 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
     elif len(index.slugs) == 1:
         slugs, method, why = index.slugs, "single", None
     else:
-        slugs, why = lexical_route(query, index, warm.home)
-        method = "lexical"
+        slugs, why = fallback_route(query, index, warm.settings, warm.home)
+        method = "fallback"
 
     def work(reason: str | None) -> Retrieval:
         found = retrieve(query, slugs, warm.settings, warm.home, index, top_k=k, use_graph=reason is None)

