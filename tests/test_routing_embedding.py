@@ -7,9 +7,9 @@ stand-in for a real model's semantic space, so a question sharing no word with i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from memctl.ask.routing import fallback_route, lexical_route, min_max, route_question, route_scores
@@ -57,6 +57,14 @@ def _home(tmp_path: Path, notes: dict = NOTES) -> tuple[DataHome, TopicIndex]:
     return home, TopicIndex(topics)
 
 
+def _rows(home: DataHome, slug: str) -> int:
+    """How many vectors the cache file of ``slug`` holds (its header's keys; the body must match)."""
+    header, _, body = (home.route_cache / f"{slug}.vec").read_bytes().partition(b"\n")
+    meta = json.loads(header)
+    assert len(body) == 4 * meta["dim"] * len(meta["keys"])
+    return len(meta["keys"])
+
+
 def _embed_inputs(server: FakeOllama) -> list[list[str]]:
     """The ``input`` lists of the ``/api/embed`` requests the server saw, in order."""
     return [body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -98,7 +106,7 @@ def test_profiles_are_cached_and_a_warm_cache_costs_one_request_with_the_questio
     built = _embed_inputs(server)
     assert len(built) == 1 and built[0][0] == "how is the night look implemented?"
     assert len(built[0]) == 1 + len(index.slugs) + sum(len(v) for v in NOTES.values())  # question, names, notes
-    assert sorted(p.name for p in home.route_cache.iterdir()) == [f"{slug}.npz" for slug in sorted(NOTES)]
+    assert sorted(p.name for p in home.route_cache.iterdir()) == [f"{slug}.vec" for slug in sorted(NOTES)]
     server.reset_counts()
     profiles = TopicProfiles(settings, home)
     again = profiles.scores("how is the night look implemented?", index)
@@ -140,8 +148,7 @@ def test_a_removed_note_leaves_the_profile(tmp_path: Path, server: FakeOllama) -
     TopicProfiles(settings, home).scores("x", index)
     (home.store / index.topics["app"].notes[0].path).unlink()
     TopicProfiles(settings, home).scores("x", index)
-    with np.load(home.route_cache / "app.npz") as archive:
-        assert archive["vectors"].shape[0] == 2  # names + the one note left (was names + 2 notes)
+    assert _rows(home, "app") == 2  # names + the one note left (was names + 2 notes)
 
 
 def test_another_embedding_model_rebuilds_every_profile(tmp_path: Path, server: FakeOllama) -> None:
@@ -152,15 +159,15 @@ def test_another_embedding_model_rebuilds_every_profile(tmp_path: Path, server: 
     assert len(_embed_inputs(server)[0]) == 1 + len(index.slugs) + sum(len(v) for v in NOTES.values())
 
 
-@pytest.mark.parametrize("damage", [b"", b"not an archive", b"PK\x03\x04 torn"])
+@pytest.mark.parametrize("damage", [b"", b"not a profile", b'{"version": 1, "keys": ["a"], "dim": 768}\n\x00\x01',
+                                    b'{"version": 1, "model": "nomic-embed-text", "fingerprint": "x", "keys": ["a"]}'])
 def test_an_unreadable_cache_file_is_rebuilt(tmp_path: Path, server: FakeOllama, damage: bytes) -> None:
     home, index = _home(tmp_path)
     settings = Settings(home=home.root, ollama_host=server.url)
     first = TopicProfiles(settings, home).scores("night look", index)
-    (home.route_cache / "app.npz").write_bytes(damage)
+    (home.route_cache / "app.vec").write_bytes(damage)
     assert TopicProfiles(settings, home).scores("night look", index) == pytest.approx(first)
-    with np.load(home.route_cache / "app.npz") as archive:
-        assert archive["vectors"].shape[0] == 3
+    assert _rows(home, "app") == 3
 
 
 def test_unreachable_embedding_model_falls_back_to_lexical_and_says_so(tmp_path: Path) -> None:

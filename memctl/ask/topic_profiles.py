@@ -10,14 +10,15 @@ cosine similarity over the topic's vectors: the topic's closest note, as the
 lexical router's best-note ranking. Embeddings place paraphrases and
 synonyms near each other, which no word match can.
 
-Cache: ``<home>/cache/route/<topic>.npz`` (:attr:`memctl.config.DataHome.route_cache`;
+Cache: ``<home>/cache/route/<topic>.vec`` (:attr:`memctl.config.DataHome.route_cache`;
 derived data outside the store, so ``ask`` stays read-only with respect to
-memory), one NumPy archive written atomically (temp file, fsync, rename)::
+memory), one file written atomically (temp file, fsync, rename): a JSON
+header line, then the vectors as float32 in the machine's byte order, one
+unit-norm row per key::
 
-    meta    : JSON {"version": 1, "model": "<embedding model>", "fingerprint": "<names, sizes, mtimes of
-              memory/<topic>/ (NoteSearch.fingerprint)>"}
-    keys    : sha256 of each embedded text (its content hash), one per row
-    vectors : float32 matrix, one unit-norm row per key
+    {"version": 1, "model": "<embedding model>", "fingerprint": "<names, sizes, mtimes of memory/<topic>/
+     (NoteSearch.fingerprint)>", "keys": ["<sha256 of each embedded text: its content hash>", ...],
+     "dim": 768, "byteorder": "little"}\n<len(keys) × dim float32>
 
 When the model and the fingerprint match, the vectors serve without reading
 a note. Otherwise the notes are read, each text's sha256 is looked up, only
@@ -32,13 +33,13 @@ vectors serve from memory.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import zipfile
+import math
+import sys
+from array import array
 from dataclasses import dataclass
+from operator import mul
 from pathlib import Path, PurePosixPath
-
-import numpy as np
 
 from memctl import ollama_client
 from memctl.ask.note_search import NoteSearch
@@ -84,12 +85,17 @@ def note_text(text: str) -> str:
 
 @dataclass
 class _Profile:
-    """One topic's cached vectors: ``keys[i]`` (sha256 of the text) names row ``i`` of ``vectors``."""
+    """One topic's cached vectors: ``keys[i]`` (sha256 of the text) names ``vectors[i]`` (float32, unit norm)."""
 
     model: str
     fingerprint: str
     keys: list[str]
-    vectors: np.ndarray  # float32, (len(keys), dim), unit rows
+    vectors: list[array]
+
+
+def _dot(a: array, b: array) -> float:
+    # Plain Python: numpy is not a declared dependency; 768 dimensions × a few hundred notes take milliseconds.
+    return sum(map(mul, a, b))
 
 
 class TopicProfiles:
@@ -105,7 +111,7 @@ class TopicProfiles:
         self.home = home
         self.store = MemoryStore(home.store)
         self.search = NoteSearch(self.store, home.note_index)
-        self.requests = 0  # /api/embed requests made (for tests and the route reason)
+        self.requests = 0  # /api/embed requests made by this instance
 
     def scores(self, question: str, index: TopicIndex) -> dict[str, float]:
         """Per topic of ``index``, the best cosine similarity of ``question`` over its profile (−1..1).
@@ -135,15 +141,14 @@ class TopicProfiles:
             profile = cached[slug]
             if slug in wanted:
                 keys = list(wanted[slug])
-                matrix = np.stack([fresh[k] if k in fresh else known[k] for k in keys]) if keys else \
-                    np.zeros((0, query.shape[0]), dtype=np.float32)
-                profile = _Profile(self.settings.embedding_model, fingerprints[slug], keys, matrix)
+                profile = _Profile(self.settings.embedding_model, fingerprints[slug], keys,
+                                   [fresh[k] if k in fresh else known[k] for k in keys])
                 self._save(slug, profile)
             assert profile is not None
-            if profile.vectors.shape[1] != query.shape[0]:  # the model behind the name changed: rebuild next time
+            if any(len(v) != len(query) for v in profile.vectors):  # the model behind the name changed: rebuild
                 self.path(slug).unlink(missing_ok=True)
-            elif profile.vectors.shape[0]:
-                out[slug] = float(np.max(profile.vectors @ query))
+            elif profile.vectors:
+                out[slug] = max(_dot(query, v) for v in profile.vectors)
         return out
 
     def _note_texts(self, paths: list[str]) -> list[str]:
@@ -155,50 +160,58 @@ class TopicProfiles:
                 continue
         return texts
 
-    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+    def _embed(self, texts: list[str]) -> list[array]:
         """Unit-norm float32 vectors of ``texts``, ``embedding_batch_size`` per request (the first carries the question)."""
         client = _client(self.settings)
         size = self.settings.embedding_batch_size
-        out: list[np.ndarray] = []
+        out: list[array] = []
         for start in range(0, len(texts), size):
             batch = texts[start:start + size]
             self.requests += 1
             rows = embed(client, self.settings, self.settings.embedding_model, batch, self.settings.router_timeout_s)
             for row in rows:
-                vector = np.asarray(row, dtype=np.float32)
-                norm = float(np.linalg.norm(vector))
-                if vector.ndim != 1 or not vector.size or not np.isfinite(norm):
+                values: list[float] = []
+                try:
+                    values = [float(x) for x in row]
+                    norm = math.sqrt(sum(x * x for x in values))
+                except (TypeError, ValueError, OverflowError):
+                    norm = math.nan
+                if not values or not math.isfinite(norm):
                     raise ModelError(f"{self.settings.embedding_model!r} returned an unusable vector", "malformed")
-                out.append(vector / norm if norm > 0 else vector)
-        if len({v.shape[0] for v in out}) > 1:
+                out.append(array("f", (x / norm for x in values) if norm > 0 else values))
+        if len({len(v) for v in out}) > 1:
             raise ModelError(f"{self.settings.embedding_model!r} returned vectors of different lengths", "malformed")
         return out
 
     def path(self, slug: str) -> Path:
         """The cache file of topic ``slug``."""
-        return self.home.route_cache / f"{slug}.npz"
+        return self.home.route_cache / f"{slug}.vec"
 
     def _load(self, slug: str) -> _Profile | None:
         try:
-            with np.load(self.path(slug), allow_pickle=False) as archive:
-                meta = json.loads(str(archive["meta"][()]))
-                keys = [str(k) for k in archive["keys"]]
-                vectors = np.asarray(archive["vectors"], dtype=np.float32)
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
+            header, _, body = self.path(slug).read_bytes().partition(b"\n")
+            meta = json.loads(header)
+            keys, dim = [str(k) for k in meta["keys"]], int(meta["dim"])
+            flat = array("f")
+            flat.frombytes(body)
+        except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, emptied or torn by hand, or another format: rebuilt
         if (meta.get("version") != PROFILE_VERSION or meta.get("model") != self.settings.embedding_model
-                or vectors.ndim != 2 or vectors.shape[0] != len(keys)):
+                or meta.get("byteorder") != sys.byteorder or len(flat) != len(keys) * dim):
             return None
-        return _Profile(meta["model"], str(meta.get("fingerprint")), keys, vectors)
+        return _Profile(meta["model"], str(meta.get("fingerprint")), keys,
+                        [flat[i * dim:(i + 1) * dim] for i in range(len(keys))])
 
     def _save(self, slug: str, profile: _Profile) -> None:
-        buffer = io.BytesIO()
-        meta = json.dumps({"version": PROFILE_VERSION, "model": profile.model, "fingerprint": profile.fingerprint})
-        np.savez(buffer, meta=np.array(meta), keys=np.array(profile.keys, dtype=str),
-                 vectors=profile.vectors.astype(np.float32))
+        dim = len(profile.vectors[0]) if profile.vectors else 0
+        header = json.dumps({"version": PROFILE_VERSION, "model": profile.model, "fingerprint": profile.fingerprint,
+                             "keys": profile.keys, "dim": dim, "byteorder": sys.byteorder})
+        flat = array("f")
+        for vector in profile.vectors:
+            flat.extend(vector)
         try:
             self.home.route_cache.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(self.path(slug), buffer.getvalue())
+            atomic_write_bytes(self.path(slug), header.encode("utf-8") + b"\n" + flat.tobytes())
         except OSError:
             pass  # a read-only home: the profile serves from memory this time
 
