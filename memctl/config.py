@@ -80,6 +80,8 @@ class Settings(BaseSettings):
     min_substance_chars: int = Field(default=200, ge=0)
 
     workers: int = Field(default=2, ge=1, le=64)
+    # Processes that read sessions and build their transcripts (memctl.ingest.premodel); 0: one per usable core.
+    transcript_processes: int = Field(default=0, ge=0, le=64)
     # A session updated less than this long ago is still being worked on (its last turn
     # may be half written); it is left for the next run. 0 disables.
     settle_minutes: float = Field(default=10, ge=0)

@@ -4,7 +4,8 @@
    (:mod:`memctl.ingest.survey`): a bad database or a run with nothing to do
    creates, locks and calls nothing.
 1. distill — connector → per session a :func:`~memctl.ingest.plan.decide` →
-   normalize/scrub/sample (:mod:`memctl.ingest.transcript`) → the executor
+   read + normalize/scrub/sample on a process pool (:mod:`memctl.ingest.premodel`,
+   :mod:`memctl.ingest.transcript`), taken back in order → the executor
    (:mod:`memctl.ingest.executor`: model calls on a pool, one checkpoint
    writer) → notes; then :mod:`memctl.ingest.publish` mirrors the accepted
    notes into the store's ``memory/`` and refreshes the topic and note indexes.
@@ -17,18 +18,20 @@ A SIGKILL at any point costs at most the sessions in flight (see the executor).
 from __future__ import annotations
 
 import time
-from collections import Counter
-from dataclasses import replace
+from collections import Counter, deque
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memctl.config import DataHome, Settings
+from memctl.connectors.model import SessionInfo
 from memctl.connectors.opencode.source import OpenCodeSource, SessionFilter, SourceError
 from memctl.exit_codes import HOME, INTEGRITY, MODEL, USAGE, ExitCodeError
 from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.graph_ledger import ledger_path, record_settled
 from memctl.ingest.options import PHASES, IngestOptions
-from memctl.ingest.plan import Action, PlanRules, decide, plan_work
+from memctl.ingest.plan import Action, Decision, PlanRules, decide
 from memctl.ingest.publish import memory_path, publish_notes, refresh_indexes
 from memctl.ingest.summary import IngestSummary, PlanItem
 from memctl.ingest.survey import DISTILL_PHASES, GRAPH_PHASES, Survey, survey_notes, survey_sessions
@@ -38,11 +41,27 @@ from memctl.reporting import Reporter, SilentReporter
 
 if TYPE_CHECKING:
     from memctl.ingest.executor import DistillExecutor
+    from memctl.ingest.premodel import PreModelStage, Request
 
 # The distill machinery (model client, scrubber, transcript builder) is imported by the phase that
 # uses it: a run with nothing to do stops after the survey, in about the time Python starts.
 
 __all__ = ["IngestError", "IngestOptions", "IngestRun", "IngestSummary", "PHASES"]
+
+
+@dataclass(slots=True)
+class _Pending:
+    """One session in the window between its decision and its handling, in the source's order."""
+
+    info: SessionInfo
+    topic: str
+    title: str
+    decision: Decision
+    request: Request | None = None
+    future: Future | None = None  # of a Prepared; None: nothing to read (defer or done)
+
+    def ready(self) -> bool:
+        return self.future is None or self.future.done()
 
 
 class IngestError(ExitCodeError):
@@ -141,20 +160,23 @@ class IngestRun:
             source.check_schema()
             checkpoint = Checkpoint(self.home.progress, self.home.skipped)
             registry = self._registry(source, checkpoint, read_only=opts.dry_run)
-            from memctl.ingest.distill import Distiller
-            from memctl.ingest.executor import DistillExecutor
-
             prompt = load_prompt("distill")
             flt = self._filter(registry)
-            self.reporter.phase("plan" if opts.dry_run else "distill", source.count_roots(flt))
+            roots = source.count_roots(flt)
+            self.reporter.phase("plan" if opts.dry_run else "distill", roots)
             rules = self._rules(prompt.version)
+            # Sessions without an entry are surely read; the estimate decides whether a pool pays from the start.
+            expected = max(0, roots - len(checkpoint.entries))
             if opts.dry_run:
-                self._plan_sessions(source, flt, registry, checkpoint, rules, None)
+                self._plan_sessions(source, flt, registry, checkpoint, rules, None, expected)
             else:
+                from memctl.ingest.distill import Distiller  # the model client: not needed for a plan
+                from memctl.ingest.executor import DistillExecutor
+
                 with DistillExecutor(Distiller(settings, prompt), checkpoint, self.home, self.summary, self.reporter,
                                      workers=settings.workers, attempts=settings.max_attempts_per_run,
                                      reparse_all=opts.reparse_all) as executor:
-                    self._plan_sessions(source, flt, registry, checkpoint, rules, executor)
+                    self._plan_sessions(source, flt, registry, checkpoint, rules, executor, expected)
                     executor.finish()
                 registry.save()
                 for slug, alias in registry.new_aliases:
@@ -171,69 +193,93 @@ class IngestRun:
             source.close()
 
     def _plan_sessions(self, source: OpenCodeSource, flt: SessionFilter, registry: TopicRegistry,
-                       checkpoint: Checkpoint, rules: PlanRules, executor: DistillExecutor | None) -> None:
-        """Decide each selected session and hand its work to ``executor`` (None: a dry run, plan rows only)."""
+                       checkpoint: Checkpoint, rules: PlanRules, executor: DistillExecutor | None,
+                       expected: int) -> None:
+        """Decide each selected session and hand its work to ``executor`` (None: a dry run, plan rows only).
+
+        Sessions to read (about ``expected``) are prepared (:mod:`memctl.ingest.premodel`) on a
+        process pool, in a window of a few per process; every session is handled in the source's order.
+        """
+        from memctl.ingest.premodel import BATCH, PreModelStage, Request, process_count
         from memctl.ingest.scrub import scrub
-        from memctl.ingest.transcript import build_transcript
+
+        processes = process_count(self.settings.transcript_processes)
+        window: deque[_Pending] = deque()
+        limit = 2 * BATCH * processes  # bounds memory: transcripts prepared ahead of their turn
+        summary = self.summary
+        with PreModelStage(source, self.settings, processes=processes, expected=expected) as stage:
+            for info in source.iter_root_infos(flt):
+                summary.found += 1
+                summary.orphaned_sessions += bool(info.parent_id)  # a root with a parent: the parent is gone
+                if self._filtered():
+                    self.selected_ids.append(info.id)
+                topic = registry.topic_for(info)
+                title = scrub(info.title).text  # titles can hold secrets too; never store them raw
+                entry = checkpoint.entry(info.id)
+                decision = decide(info, entry, rules)
+                pending = _Pending(info, topic, title, decision)
+                if decision.action not in (Action.DEFER, Action.SKIP):
+                    pending.request = Request(info, entry, decision.action, title=title, topic=topic)
+                    pending.future = stage.submit(pending.request)
+                window.append(pending)
+                while window and (len(window) > limit or window[0].ready()):
+                    self._handle(stage, executor, window.popleft())
+            while window:
+                self._handle(stage, executor, window.popleft())
+
+    def _handle(self, stage: PreModelStage, executor: DistillExecutor | None, pending: _Pending) -> None:
+        """Record one session: a plan row (dry run), or its skip, recovery or model call."""
         from memctl.ollama_client import ModelError
 
         summary, dry_run = self.summary, executor is None
-        for info in source.iter_root_infos(flt):
-            summary.found += 1
-            summary.orphaned_sessions += bool(info.parent_id)  # a root with a parent: the parent is gone
-            if self._filtered():
-                self.selected_ids.append(info.id)
-            topic = registry.topic_for(info)
-            title = scrub(info.title).text  # titles can hold secrets too; never store them raw
-            entry = checkpoint.entry(info.id)
-            decision = decide(info, entry, rules)
-            if decision.action in (Action.DEFER, Action.SKIP):
-                deferred = decision.action is Action.DEFER
-                if deferred:
-                    summary.deferred_active += 1
-                else:
-                    summary.already_done += 1
-                if dry_run:
-                    summary.add_plan(PlanItem(info.id, title, topic, "defer" if deferred else "done", decision.why))
-                self.reporter.advance()
-                continue
-            work = plan_work(source.read_session(info), entry, decision.action, title=title, topic=topic)
-            if work is None:  # the session grew by metadata only (e.g. its title)
+        info, topic, title, decision, request = pending.info, pending.topic, pending.title, pending.decision, pending.request
+        if request is None or pending.future is None:
+            deferred = decision.action is Action.DEFER
+            if deferred:
+                summary.deferred_active += 1
+            else:
                 summary.already_done += 1
-                if dry_run:
-                    summary.add_plan(PlanItem(info.id, title, topic, "done", "no new parts"))
-                else:
-                    executor.note_unchanged(info.id, info.time_updated, info.revert_key)
-                self.reporter.advance()
-                continue
-            transcript = build_transcript(work.session, self.settings)
-            self.redactions.update(transcript.redactions)
-            self.transcript_warnings.update(transcript.read_warnings)
-            self.compacted_outputs += transcript.compacted_outputs
-            work_info = work.session.info
-            if work_info.title_is_placeholder or not work_info.title.strip():
-                work = replace(work, title=transcript.title or work.title)  # the first user text names it
-            if transcript.skip_reason:
-                summary.skipped_threshold += 1
-                if dry_run:
-                    summary.add_plan(PlanItem(work.source_id, work.title, topic, "skip", transcript.skip_reason))
-                else:
-                    executor.skip_small(work, transcript)
-                self.reporter.advance()
-                continue
-            summary.estimated_input_tokens += transcript.estimated_tokens
             if dry_run:
-                summary.add_plan(PlanItem(work.source_id, work.title, topic, "distill", decision.why,
-                                          transcript.estimated_tokens))
-                self.reporter.advance()
-                continue
-            if not self.options.reparse_all and executor.recover(work, transcript):
-                self.reporter.advance()
-                continue
-            try:
-                executor.submit(work, transcript)
-            except ModelError as exc:
-                raise IngestError(str(exc), exc.exit_code) from exc
+                summary.add_plan(PlanItem(info.id, title, topic, "defer" if deferred else "done", decision.why))
+            self.reporter.advance()
+            return
+        prepared = stage.result(pending.future, request)
+        work, transcript = prepared.work, prepared.transcript
+        if work is None or transcript is None:  # the session grew by metadata only (e.g. its title)
+            summary.already_done += 1
+            if dry_run:
+                summary.add_plan(PlanItem(info.id, title, topic, "done", "no new parts"))
+            else:
+                executor.note_unchanged(info.id, info.time_updated, info.revert_key)
+            self.reporter.advance()
+            return
+        self.redactions.update(transcript.redactions)
+        self.transcript_warnings.update(transcript.read_warnings)
+        self.compacted_outputs += transcript.compacted_outputs
+        work_info = work.session.info
+        if work_info.title_is_placeholder or not work_info.title.strip():
+            work = replace(work, title=transcript.title or work.title)  # the first user text names it
+        if transcript.skip_reason:
+            summary.skipped_threshold += 1
+            if dry_run:
+                summary.add_plan(PlanItem(work.source_id, work.title, topic, "skip", transcript.skip_reason))
+            else:
+                executor.skip_small(work, transcript)
+            self.reporter.advance()
+            return
+        summary.estimated_input_tokens += transcript.estimated_tokens
+        if dry_run:
+            summary.add_plan(PlanItem(work.source_id, work.title, topic, "distill", decision.why,
+                                      transcript.estimated_tokens))
+            self.reporter.advance()
+            return
+        if not self.options.reparse_all and executor.recover(work, transcript):
+            self.reporter.advance()
+            return
+        try:
+            executor.submit(work, transcript)
+        except ModelError as exc:
+            raise IngestError(str(exc), exc.exit_code) from exc
 
     # -- publish into the store -----------------------------------------------------
 
