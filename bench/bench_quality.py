@@ -12,13 +12,16 @@ OpenCode's session ids. A copy of that file (the fixture is never opened
 in place) is ingested by the real ``memctl ingest`` (subprocess) into real
 Cognee, the model being the deterministic fake Ollama server
 (``tests/fakes/ollama_server.py``: its distiller keeps the title and first
-request, its embeddings hash words and character trigrams). ``--topics``
+request, its embeddings hash words, character trigrams and, for the words of a
+concept group (``CONCEPT_GROUPS``, a stand-in for a real model's semantic
+space that covers this set's paraphrase vocabulary), a shared concept feature). ``--topics``
 ingests only those projects, with one ``memctl ingest --project <slug>``
 per topic into the same data home, and keeps only their questions.
 
 Per question, in one warm process:
 
-* routing: the lexical router (:func:`memctl.ask.routing.lexical_route`, what
+* routing: the fallback router (:func:`memctl.ask.routing.fallback_route`:
+  embedding similarity to each topic's profile plus the lexical match, what
   runs when the model router is unavailable and what ``memory_search`` uses);
   correct when the gold topic is among the routed topics;
 * graph: Cognee CHUNKS search alone (today's path before hybrid retrieval),
@@ -130,7 +133,7 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
     """All figures (see the module doc) as a dict; ``scopes``: routed topics and/or the gold topic;
     ``model_url``: the Ollama server to embed questions with (None: a fresh fake server)."""
     from memctl.ask.retrieval import _graph_hits, notes_hits, retrieve
-    from memctl.ask.routing import lexical_route
+    from memctl.ask.routing import fallback_route
     from memctl.ask.run import load_index
     from memctl.config import DataHome, Settings
     from tests.fakes.ollama_server import FakeOllama
@@ -152,7 +155,7 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
         for q in questions:
             gold_ids = [ids[k] for k in q.gold]
             gold_topic = q.topic(sessions)
-            topics, _how = lexical_route(q.text, index, data_home)
+            topics, _how = fallback_route(q.text, index, settings, data_home)
             routed_ok += gold_topic in topics
             routed_by_kind.setdefault(q.kind, []).append(gold_topic in topics)
             two_topic += len(topics) == 2
@@ -216,7 +219,7 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
 def markdown(result: dict) -> str:
     """The figures as Markdown tables."""
     lines = [f"{result['sessions']} sessions, {result['questions']} questions, top_k {result['top_k']}; "
-             f"lexical routing accuracy {result['routing_accuracy']:.3f} "
+             f"fallback routing accuracy {result['routing_accuracy']:.3f} "
              f"({result['two_topic_routes']} questions routed to two topics)", "",
              "| topics | path | hit@1 | hit@5 | MRR |", "|---|---|---|---|---|"]
     for scope, per in result["paths"].items():

@@ -518,7 +518,7 @@ def test_a_member_restored_by_rollback_is_not_taken_for_an_interrupted_merge(tmp
     assert not any("finishing an interrupted sleep" in r["reason"] for r in store.audit.records())
 
 
-# -- Cognee's import overlaps the run (issue 16 item 5) ---------------------------------------------
+# -- Cognee's import overlaps promotion and consolidation ---------------------------------------------
 
 
 @pytest.mark.parametrize("staged, expect_started", [(0, False), (1, True), (3, True)])

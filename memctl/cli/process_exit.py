@@ -25,6 +25,8 @@ import os
 import sys
 import threading
 
+from memctl.exit_codes import FAILED_ITEMS, OK
+
 __all__ = ["exit_code_of", "exit_now", "should_exit_now"]
 
 
@@ -37,11 +39,11 @@ def exit_code_of(code: object) -> int:
     """The process exit status ``SystemExit(code)`` would give: None → 0, an int as is, anything else
     printed to stderr and 1 (CPython's ``handle_system_exit`` rule)."""
     if code is None:
-        return 0
+        return OK
     if isinstance(code, int):
         return code
     print(code, file=sys.stderr)
-    return 1
+    return FAILED_ITEMS  # the same status 1 CPython gives a non-integer SystemExit
 
 
 def exit_now(code: int) -> None:

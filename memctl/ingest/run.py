@@ -421,13 +421,23 @@ class IngestRun:
                 self._remove_stale_temp_files()
                 if opts.reparse_all and opts.phase in ("all", "distill"):
                     self._refuse_reparse_all_into_used_datasets()
+                warm = None
                 if found.needs_graph(opts.phase):
                     self._check_graph_models()  # before hours of distilling, not after
-                if opts.phase in ("all", "distill"):
-                    self.distill_phase()
-                self._publish_or_fail()
-                if opts.phase in ("all", "add", "cognify"):
-                    self.graph_phases()
+                    # Cognee's import (6-8 s cold) runs while the sessions are distilled, not after.
+                    from memctl.graph import knowledge_graph
+                    from memctl.graph.configure import BackgroundConfigure
+
+                    warm = BackgroundConfigure(self.settings, self.home, knowledge_graph.configure)
+                try:
+                    if opts.phase in ("all", "distill"):
+                        self.distill_phase()
+                    self._publish_or_fail()
+                    if opts.phase in ("all", "add", "cognify"):
+                        self.graph_phases()
+                finally:
+                    if warm is not None:
+                        warm.wait()  # a daemon thread stopped mid-import can crash the interpreter's exit
         self.summary.wall_s = time.monotonic() - started
         self.reporter.done()
         return self.summary
