@@ -35,7 +35,7 @@ Per question, in one warm process:
   alternating), medians and their ratio (target: hybrid <= 1.2x).
 
     .venv/bin/python -m bench.bench_quality              # full set, Markdown tables
-    .venv/bin/python -m bench.bench_quality --topics orders billing --skip-kinds paraphrase --routed-only \
+    .venv/bin/python -m bench.bench_quality --topics orders billing --routed-only \
         --rounds 0 --json                                 # the CI subset (tests/test_quality_floor.py)
     .venv/bin/python -m bench.bench_quality --real [URL]  # a real Ollama (distil, embed, route): not in CI
 """
