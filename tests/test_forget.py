@@ -282,8 +282,13 @@ def test_purge_text_without_cognee_redacts_files_and_reports_what_it_cannot_rewr
     (home / "transcripts" / "ses_1.md").write_text(f"user: {value}\n")
     (home / "reports").mkdir()
     (home / "reports" / "sleep-1.json").write_text(json.dumps({"content": value}))
+    route = DataHome(home).route_cache
+    route.mkdir(parents=True)
+    for topic in ("alpha", "beta"):  # the embedding router's profiles: vectors of note titles and summaries
+        (route / f"{topic}.vec").write_bytes(b"\x00" * 64)
     clean = _memctl(home, "purge", "--text", value, "--yes", "--json")
     assert clean.returncode == 0, clean.stderr
+    assert list(route.iterdir()) == []  # a value may sit in any note: every profile is rebuilt by the next ask
     assert json.loads(clean.stdout)["remaining"] == []
     assert not any(n in p.read_bytes() for p in home.rglob("*") if p.is_file() for n in forms(value))
     assert store.verify(deep=True).ok and value not in clean.stdout + clean.stderr
@@ -292,3 +297,18 @@ def test_purge_text_without_cognee_redacts_files_and_reports_what_it_cannot_rewr
     left = _memctl(home, "purge", "--text", value, "--yes", "--json")
     assert left.returncode == FAILED_ITEMS and json.loads(left.stdout)["remaining"] == ["store/audit/log.jsonl"]
     assert store.verify(deep=True).ok
+
+
+@pytest.mark.parametrize("topics, left", [(["alpha"], ["beta.vec", "gamma.vec"]), (["alpha", "gamma"], ["beta.vec"]),
+                                          ([], ["alpha.vec", "beta.vec", "gamma.vec"]), (None, []),
+                                          (["missing"], ["alpha.vec", "beta.vec", "gamma.vec"])])
+def test_forgetting_drops_the_touched_topics_route_profiles(tmp_path: Path, topics: list[str] | None,
+                                                            left: list[str]) -> None:
+    from memctl.forget import derived
+
+    home = DataHome(tmp_path / "var")
+    home.route_cache.mkdir(parents=True)
+    for topic in ("alpha", "beta", "gamma"):
+        (home.route_cache / f"{topic}.vec").write_bytes(b"\x01" * 32)
+    derived.refresh_indexes(home, topics)
+    assert sorted(p.name for p in home.route_cache.iterdir()) == left

@@ -5,6 +5,9 @@
 * the topic index is rebuilt from the checkpoint, and each touched topic's BM25 index directory
   is deleted and rebuilt (an index of a topic left with no note is never rewritten by
   :class:`memctl.ask.note_search.NoteSearch`, so deleting is what removes its vocabulary);
+* the embedding router's topic profiles (vectors of note titles and summaries) of each touched topic
+  are deleted — all of them for a purge of a value, which may sit in any note — and rebuilt by the next
+  question (:mod:`memctl.ask.topic_profiles`);
 * Cognee: documents are removed from their dataset (:func:`memctl.graph.add.remove_notes`), or a
   dataset is dropped whole and rebuilt from the store's current files
   (:func:`memctl.graph.erase.drop_dataset`, :func:`memctl.graph.rebuild.rebuild_topic`) when no
@@ -31,14 +34,30 @@ def drop_cache_entries(home: DataHome, names: list[str]) -> int:
     return removed
 
 
-def refresh_indexes(home: DataHome, topics: list[str]) -> None:
-    """Rebuild the topic index, and the BM25 index of each of ``topics`` from scratch."""
+def refresh_indexes(home: DataHome, topics: list[str] | None) -> None:
+    """Rebuild the topic index, and the BM25 index and embedding-router profile of each of ``topics``
+    from scratch (``None``: every topic's profile; BM25 indexes follow their notes' hashes)."""
     from memctl.ingest.publish import refresh_indexes as refresh
 
-    for topic in topics:
+    for topic in topics or []:
         shutil.rmtree(home.note_index / topic, ignore_errors=True)
+    drop_route_profiles(home, topics)
     if home.progress.exists() or home.topic_index.exists():
         refresh(home)
+
+
+def drop_route_profiles(home: DataHome, topics: list[str] | None) -> int:
+    """Delete the embedding router's cached profiles of ``topics`` (``None``: all); how many files went."""
+    if not home.route_cache.is_dir():
+        return 0
+    targets = list(home.route_cache.iterdir()) if topics is None else [
+        home.route_cache / f"{topic}.vec" for topic in topics]
+    removed = 0
+    for path in targets:
+        if path.is_file():
+            path.unlink()
+            removed += 1
+    return removed
 
 
 def topic_files(home: DataHome, dataset: str) -> list[Path]:

@@ -95,7 +95,7 @@ def purge_text(settings: Settings, home: DataHome, values: list[str], plan: Text
         journal.done("graph:all", result.as_dict())
     if not journal.is_done("derived"):
         result.files_redacted += _rewrite_files(home, needles)[0]  # raw copies a rebuild left behind
-        derived.refresh_indexes(home, [])
+        derived.refresh_indexes(home, None)  # a value may sit in any note: every topic profile goes
         journal.done("derived", result.as_dict())
     result.remaining = [str(p.relative_to(home.root)) for p in files_holding(home, needles)
                         if kind_of(home, p) != "lock"]
