@@ -255,3 +255,65 @@ def test_note_text_is_title_and_body_bounded(text: str, expected_start: str, max
     assert got.startswith(expected_start) and "---" not in got
     if max_len:
         assert len(got) == max_len
+
+
+def test_refresh_builds_every_profile_without_a_question_and_then_costs_nothing(tmp_path: Path,
+                                                                              server: FakeOllama) -> None:
+    home, index = _home(tmp_path)
+    settings = Settings(home=home.root, ollama_host=server.url)
+    embedded = TopicProfiles(settings, home).refresh(index)
+    texts = len(index.slugs) + sum(len(v) for v in NOTES.values())
+    assert embedded == texts and [len(i) for i in _embed_inputs(server)] == [texts]
+    assert all(_rows(home, slug) == 1 + len(NOTES[slug]) for slug in NOTES)
+    server.reset_counts()
+    assert TopicProfiles(settings, home).refresh(index) == 0 and _embed_inputs(server) == []  # all current
+    profiles = TopicProfiles(settings, home)
+    profiles.scores("How is the night look implemented?", index)
+    assert _embed_inputs(server) == [["How is the night look implemented?"]]  # the question alone
+
+
+def test_ingest_builds_the_routing_profiles_so_the_first_question_costs_one_request(tmp_path: Path,
+                                                                                    server: FakeOllama) -> None:
+    import shutil
+
+    from memctl.ask.run import load_index
+    from memctl.ingest.run import IngestOptions, IngestRun
+
+    fixture = Path(__file__).parent / "fixtures" / "opencode-1.18"
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        shutil.copy2(fixture / name, tmp_path / name)
+    settings = Settings(home=tmp_path / "var", ollama_host=server.url, settle_minutes=0)
+    summary = IngestRun(settings, IngestOptions(db=tmp_path / "opencode.db", phase="distill")).run()
+    assert summary.notes_published > 0
+    home = DataHome(settings.home)
+    index = load_index(home)
+    assert sorted(p.name for p in home.route_cache.iterdir()) == sorted(f"{slug}.vec" for slug in index.slugs)
+    server.reset_counts()
+    fallback_route("where did we fix the add bug?", index, settings, home)
+    assert len(_embed_inputs(server)) == 1 and _embed_inputs(server)[0] == ["where did we fix the add bug?"]
+    server.reset_counts()  # a run with nothing new embeds nothing
+    IngestRun(settings, IngestOptions(db=tmp_path / "opencode.db", phase="distill")).run()
+    assert _embed_inputs(server) == []
+
+
+def test_ingest_with_the_embedding_model_down_still_succeeds_and_says_so(tmp_path: Path) -> None:
+    import shutil
+
+    from memctl.ingest.run import IngestOptions, IngestRun
+    from memctl.reporting import SilentReporter
+
+    lines: list[str] = []
+
+    class Lines(SilentReporter):
+        def log(self, message: str) -> None:
+            lines.append(message)
+
+    fixture = Path(__file__).parent / "fixtures" / "opencode-1.18"
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        shutil.copy2(fixture / name, tmp_path / name)
+    with FakeOllama(missing_models=("no-such-embedder",)) as chat_only:
+        settings = Settings(home=tmp_path / "var", ollama_host=chat_only.url, settle_minutes=0,
+                            embedding_model="no-such-embedder")
+        summary = IngestRun(settings, IngestOptions(db=tmp_path / "opencode.db", phase="distill"), Lines()).run()
+    assert summary.exit_code == 0 and summary.notes_published > 0
+    assert any(line.startswith("routing profiles not refreshed") for line in lines), lines

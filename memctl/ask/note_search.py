@@ -123,7 +123,7 @@ class NoteSearch:
             tokenizer = Tokenizer(stopwords="en")
             tokenizer.load_vocab(str(directory))
             return _TopicIndex(retriever, tokenizer, list(manifest["paths"]))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, RecursionError, KeyError, TypeError):
             return None  # missing, stale, or swapped mid-read: rebuild
 
     def build(self, topic: str) -> _TopicIndex:

@@ -275,7 +275,7 @@ def route_question(question: str, index: TopicIndex, settings: Settings, *,
         reason = "router answered no known topic"
     except ModelError as exc:
         reason = f"router failed: {exc}"
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         reason = f"router output invalid: {exc}"
     topics, how = fallback_route(question, index, settings, DataHome(settings.home))
     return Route(topics, "fallback", f"{reason}; {how}", route_s=time.monotonic() - started)

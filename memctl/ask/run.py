@@ -355,7 +355,7 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         try:
             result.proposal = propose_from_exchange(client, settings, store, session, question, answer,
                                                     route.topics[0] if len(route.topics) == 1 else None)
-        except (ModelError, ProposalError, StoreError, ValueError) as exc:
+        except (ModelError, ProposalError, StoreError, ValueError, RecursionError) as exc:
             result.proposal_error = str(exc)
     return result
 

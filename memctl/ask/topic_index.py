@@ -140,7 +140,7 @@ class TopicIndex:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return cls()
-        except (ValueError, UnicodeDecodeError, OSError) as exc:
+        except (ValueError, RecursionError, UnicodeDecodeError, OSError) as exc:
             raise TopicIndexError(f"{path} is unreadable ({exc}); delete it and run `memctl ingest` to rebuild it") from exc
         try:
             if raw.get("version") != INDEX_VERSION:

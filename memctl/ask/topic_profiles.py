@@ -47,6 +47,7 @@ from memctl.ask.topic_index import TopicEntry, TopicIndex
 from memctl.atomic import atomic_write_bytes
 from memctl.config import DataHome, Settings
 from memctl.front_matter import read_front_matter, strip_front_matter
+from memctl.graph.plain_text import plain
 from memctl.ollama_client import ModelError, embed
 from memctl.store import MemoryStore, StoreError
 
@@ -112,6 +113,7 @@ class TopicProfiles:
         self.store = MemoryStore(home.store)
         self.search = NoteSearch(self.store, home.note_index)
         self.requests = 0  # /api/embed requests made by this instance
+        self.embedded = 0  # note and name texts embedded by the last update
 
     def scores(self, question: str, index: TopicIndex) -> dict[str, float]:
         """Per topic of ``index``, the best cosine similarity of ``question`` over its profile (−1..1).
@@ -119,6 +121,32 @@ class TopicProfiles:
         Raises:
             ModelError: the embedding model is unreachable, missing, slow or answers garbage.
         """
+        query, profiles = self._update(index, question)
+        assert query is not None
+        out: dict[str, float] = {}
+        for slug, profile in profiles.items():
+            if any(len(v) != len(query) for v in profile.vectors):  # the model behind the name changed: rebuild
+                self.path(slug).unlink(missing_ok=True)
+            elif profile.vectors:
+                out[slug] = max(_dot(query, v) for v in profile.vectors)
+        return out
+
+    def refresh(self, index: TopicIndex) -> int:
+        """Bring every topic's cached profile up to date without a question; how many texts were embedded.
+
+        ``memctl ingest`` calls it after publishing notes, so the first question after a large ingest
+        costs one request instead of one per ``embedding_batch_size`` new notes. No request when every
+        profile is current.
+
+        Raises:
+            ModelError: the embedding model is unreachable, missing, slow or answers garbage.
+        """
+        self._update(index, None)
+        return self.embedded
+
+    def _update(self, index: TopicIndex, question: str | None) -> tuple[array | None, dict[str, _Profile]]:
+        """Embed ``question`` (if any) with every text a stale profile needs, save the updated profiles;
+        ``(question's vector or None, topic → profile)``."""
         cached: dict[str, _Profile | None] = {}
         wanted: dict[str, dict[str, str]] = {}  # topic → {sha: text} its profile needs
         fingerprints: dict[str, str] = {}
@@ -134,9 +162,13 @@ class TopicProfiles:
         known = {k: v for p in cached.values() if p is not None for k, v in zip(p.keys, p.vectors)}
         missing = list(dict.fromkeys(sha for need in wanted.values() for sha in need if sha not in known))
         texts_by_sha = {sha: t for need in wanted.values() for sha, t in need.items()}
-        vectors = self._embed([question, *(texts_by_sha[s] for s in missing)])
-        query, fresh = vectors[0], dict(zip(missing, vectors[1:]))
-        out: dict[str, float] = {}
+        head = [] if question is None else [question]
+        to_embed = [*head, *(texts_by_sha[s] for s in missing)]
+        vectors = self._embed(to_embed) if to_embed else []
+        self.embedded = len(missing)
+        query = vectors[0] if head else None
+        fresh = dict(zip(missing, vectors[len(head):]))
+        profiles: dict[str, _Profile] = {}
         for slug in index.slugs:
             profile = cached[slug]
             if slug in wanted:
@@ -145,11 +177,8 @@ class TopicProfiles:
                                    [fresh[k] if k in fresh else known[k] for k in keys])
                 self._save(slug, profile)
             assert profile is not None
-            if any(len(v) != len(query) for v in profile.vectors):  # the model behind the name changed: rebuild
-                self.path(slug).unlink(missing_ok=True)
-            elif profile.vectors:
-                out[slug] = max(_dot(query, v) for v in profile.vectors)
-        return out
+            profiles[slug] = profile
+        return query, profiles
 
     def _note_texts(self, paths: list[str]) -> list[str]:
         texts = []
@@ -166,7 +195,9 @@ class TopicProfiles:
         size = self.settings.embedding_batch_size
         out: list[array] = []
         for start in range(0, len(texts), size):
-            batch = texts[start:start + size]
+            # A tokenizer's special token quoted in a note travels escaped, as every text memctl sends to a model
+            # (memctl.graph.plain_text): a server parsing it would act on it (end the input, switch roles).
+            batch = [plain(text) for text in texts[start:start + size]]
             self.requests += 1
             rows = embed(client, self.settings, self.settings.embedding_model, batch, self.settings.router_timeout_s)
             for row in rows:
@@ -194,7 +225,7 @@ class TopicProfiles:
             keys, dim = [str(k) for k in meta["keys"]], int(meta["dim"])
             flat = array("f")
             flat.frombytes(body)
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, RecursionError, KeyError, TypeError):
             return None  # missing, emptied or torn by hand, or another format: rebuilt
         if (meta.get("version") != PROFILE_VERSION or meta.get("model") != self.settings.embedding_model
                 or meta.get("byteorder") != sys.byteorder or len(flat) != len(keys) * dim):

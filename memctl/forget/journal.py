@@ -56,7 +56,7 @@ class Journal:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise HomeError(f"{self.path} is unreadable ({exc}); it was written atomically, so this is outside "
                             "damage: move it aside and run the forget or purge again") from exc
         if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("done"), list):

@@ -50,7 +50,7 @@ def cache_entries_naming(home: DataHome, paths: set[str], texts: Iterable[str] =
         try:
             data = json.loads(entry.read_text(encoding="utf-8"))
             members, text = data.get("members") or [], str(data.get("text") or "").strip()
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, RecursionError, AttributeError):
             continue
         if any(m in paths for m in members) or text in wanted:
             found.append(entry.name)

@@ -63,7 +63,7 @@ def load_rejections(path: Path) -> list[NoteRejection]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         return [NoteRejection(**row) for row in data.get("rejections", [])]
-    except (OSError, ValueError, TypeError, AttributeError):
+    except (OSError, ValueError, RecursionError, TypeError, AttributeError):
         return []
 
 

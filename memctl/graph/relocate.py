@@ -129,7 +129,7 @@ def read_record(home: DataHome) -> LocationRecord | None:
         data = json.loads(home.location.read_text(encoding="utf-8"))
         return LocationRecord(str(data["root"]), str(data.get("real_root") or data["root"]),
                               [dict(p) for p in data.get("previous") or [] if isinstance(p, dict)])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
         return None
 
 

@@ -131,7 +131,7 @@ def _load(path: Path, key: str | None) -> dict[str, Any]:
         if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
             raise ValueError("entries are not objects")
         return value
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
         raise CheckpointError(
             f"{path} is corrupt ({exc}). It was written atomically, so this is outside damage: "
             f"restore it from a backup or move it aside (sessions will then be re-evaluated)."

@@ -77,7 +77,7 @@ def cognified_documents(home: DataHome) -> dict[str, set[str]] | None:
 def _read(home: DataHome) -> dict:
     try:
         ledger = json.loads(ledger_path(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(ledger, dict) or ledger.get("version") != LEDGER_VERSION:
         return {}

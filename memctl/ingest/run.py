@@ -295,6 +295,26 @@ class IngestRun:
             raise IngestError(str(exc), INTEGRITY) from exc
         except (StoreError, OSError) as exc:
             raise IngestError(f"publishing notes into {self.home.store} failed: {exc}", HOME) from exc
+        if published.written or published.removed:
+            self._refresh_route_profiles()
+
+    def _refresh_route_profiles(self) -> None:
+        """Embed the new notes into the embedding router's topic profiles now (batched requests), so the
+        first `ask` after a large ingest does not wait for them. Best-effort: a model or file failure is
+        one line, and the next question builds what is missing."""
+        if self.settings.route_embedding_weight <= 0:
+            return
+        from memctl.ask.topic_index import TopicIndex, TopicIndexError
+        from memctl.ask.topic_profiles import TopicProfiles
+        from memctl.ollama_client import ModelError
+        from memctl.store import StoreError
+
+        try:
+            index = TopicIndex.load(self.home.topic_index)
+            if index.topics:
+                TopicProfiles(self.settings, self.home).refresh(index)
+        except (ModelError, TopicIndexError, StoreError, OSError) as exc:
+            self.reporter.log(f"routing profiles not refreshed ({exc}); the next `memctl ask` builds them")
 
     # -- phases 2 and 3 -----------------------------------------------------------
 

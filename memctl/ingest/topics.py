@@ -137,7 +137,7 @@ class TopicRegistry:
             if bad:
                 raise ValueError(f"invalid topic slugs {bad[:3]} (allowed: lowercase a-z, 0-9 and '-')")
             return cls(target, paths, projects, keyed_by_project="projects" in data)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError, UnicodeDecodeError) as exc:
             raise CheckpointError(
                 f"{path} is not a valid topics file ({exc}); restore it or move it aside "
                 "(topics are then re-derived from project paths)"

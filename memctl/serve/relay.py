@@ -125,7 +125,7 @@ def ask_through_server(settings: Settings, options: AskOptions,
         if shown:
             raise AskError("the memctl server stopped in the middle of the answer; ask again", MODEL)
         return None
-    except (OSError, ValueError, TypeError, KeyError) as exc:
+    except (OSError, ValueError, RecursionError, TypeError, KeyError) as exc:
         if shown:
             raise AskError(f"the memctl server stopped in the middle of the answer ({exc}); ask again", MODEL) from exc
         # Answering in-process beside a warm server finds its graph store locked (notes only): leave a trace.
@@ -224,7 +224,7 @@ class RelayServer:
                 reply = {"result": document}
             except ExitCodeError as exc:
                 reply = {"error": str(exc), "exit_code": exc.exit_code}
-            except (OSError, ValueError, TypeError, KeyError):
+            except (OSError, ValueError, RecursionError, TypeError, KeyError):
                 return  # the client went away or sent garbage: nothing to answer
             try:
                 _send(conn, reply)

@@ -139,7 +139,7 @@ def consolidate(task: ConsolidationTask, settings: Settings, cache_dir: Path) ->
                 return ConsolidationResult(cluster=task.cluster, text=data["text"], created=newest, cache_key=key,
                                            model_called=False, model=model, prompt_version=prompt.version)
             cached.unlink(missing_ok=True)  # a lossy merge cached before the check existed
-        except (ValueError, KeyError, TypeError, OSError):
+        except (ValueError, RecursionError, KeyError, TypeError, OSError):
             pass  # a damaged entry is simply recomputed
     client = client_for(settings, settings.request_timeout_s)
     try:

@@ -148,7 +148,7 @@ class SleepState:
             self.declined = [sorted(map(str, group)) for group in data.get("declined", [])]
         except FileNotFoundError:
             self.dirty = {}
-        except (ValueError, AttributeError, TypeError) as exc:
+        except (ValueError, RecursionError, AttributeError, TypeError) as exc:
             raise SleepError(f"{path} is unreadable ({exc}); delete it (the next sleep then rebuilds nothing "
                              "until memories change)", EXIT_HOME) from exc
 
