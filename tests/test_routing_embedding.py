@@ -317,3 +317,49 @@ def test_ingest_with_the_embedding_model_down_still_succeeds_and_says_so(tmp_pat
         summary = IngestRun(settings, IngestOptions(db=tmp_path / "opencode.db", phase="distill"), Lines()).run()
     assert summary.exit_code == 0 and summary.notes_published > 0
     assert any(line.startswith("routing profiles not refreshed") for line in lines), lines
+
+
+@pytest.mark.parametrize("dims", [(768, 384), (384, 768), (768, 1024)])
+def test_same_model_name_other_vector_size_is_rebuilt_for_this_very_question(tmp_path: Path,
+                                                                             dims: tuple[int, int]) -> None:
+    home, index = _home(tmp_path)
+    with FakeOllama(embedding_dim=dims[0]) as before:
+        TopicProfiles(Settings(home=home.root, ollama_host=before.url), home).scores("warm", index)
+    with FakeOllama(embedding_dim=dims[1]) as after:  # `ollama pull` replaced the model behind the name
+        settings = Settings(home=home.root, ollama_host=after.url)
+        scores = TopicProfiles(settings, home).scores("How is the night look implemented?", index)
+        topics, how = fallback_route("How is the night look implemented?", index, settings, home)
+    assert sorted(scores) == sorted(NOTES) and max(scores, key=scores.get) == "app"
+    assert topics == ["app"] and how.startswith("embedding and lexical match")
+    header = (home.route_cache / "app.vec").read_bytes().partition(b"\n")[0]
+    assert json.loads(header)["dim"] == dims[1]
+
+
+@pytest.mark.parametrize("block", ["file", "dangling-symlink"])
+def test_an_unwritable_cache_still_routes_by_embedding(tmp_path: Path, server: FakeOllama, block: str) -> None:
+    home, index = _home(tmp_path)
+    settings = Settings(home=home.root, ollama_host=server.url)
+    home.route_cache.parent.mkdir(parents=True)
+    if block == "file":  # nothing can be written under it, whoever runs this (root included)
+        home.route_cache.write_text("not a directory")
+    else:
+        home.route_cache.symlink_to(tmp_path / "missing" / "deeper")
+    for _ in range(2):  # nothing cached: each question embeds the profiles again, and routes by them
+        topics, how = fallback_route("How is the night look implemented?", index, settings, home)
+        assert topics == ["app"] and how.startswith("embedding and lexical match"), how
+    assert home.route_cache.is_symlink() or home.route_cache.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize("question, topic", PARAPHRASES[:3])
+def test_ask_says_why_the_model_router_was_not_used_without_json(tmp_path: Path, question: str, topic: str) -> None:
+    from tests.test_cli import memctl
+
+    home, index = _home(tmp_path)
+    index.save(home.topic_index)
+    with FakeOllama(missing_models=("routerx",)) as server:
+        proc = memctl("ask", question, "--no-graph", "--home", str(home.root),
+                      env={"OLLAMA_HOST": server.url, "MEMCTL_ROUTER_MODEL": "routerx"})
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("topics: "))
+    assert line.startswith(f"topics: {topic} (fallback) — router failed") and "routerx" in line, line
+    assert "embedding and lexical match" in line

@@ -123,13 +123,13 @@ class TopicProfiles:
         """
         query, profiles = self._update(index, question)
         assert query is not None
-        out: dict[str, float] = {}
-        for slug, profile in profiles.items():
-            if any(len(v) != len(query) for v in profile.vectors):  # the model behind the name changed: rebuild
-                self.path(slug).unlink(missing_ok=True)
-            elif profile.vectors:
-                out[slug] = max(_dot(query, v) for v in profile.vectors)
-        return out
+        if any(len(v) != len(query) for p in profiles.values() for v in p.vectors):
+            # The model behind the name changed (another vector size): rebuild those profiles now, so this
+            # question gets embedding evidence too (one more request).
+            query, profiles = self._update(index, question, dim=len(query))
+            assert query is not None
+        return {slug: max(_dot(query, v) for v in profile.vectors)
+                for slug, profile in profiles.items() if profile.vectors and len(profile.vectors[0]) == len(query)}
 
     def refresh(self, index: TopicIndex) -> int:
         """Bring every topic's cached profile up to date without a question; how many texts were embedded.
@@ -144,9 +144,11 @@ class TopicProfiles:
         self._update(index, None)
         return self.embedded
 
-    def _update(self, index: TopicIndex, question: str | None) -> tuple[array | None, dict[str, _Profile]]:
+    def _update(self, index: TopicIndex, question: str | None,
+                dim: int | None = None) -> tuple[array | None, dict[str, _Profile]]:
         """Embed ``question`` (if any) with every text a stale profile needs, save the updated profiles;
-        ``(question's vector or None, topic → profile)``."""
+        ``(question's vector or None, topic → profile)``. ``dim``: the model's vector size, when known —
+        a cached profile of another size is stale and none of its vectors is reused."""
         cached: dict[str, _Profile | None] = {}
         wanted: dict[str, dict[str, str]] = {}  # topic → {sha: text} its profile needs
         fingerprints: dict[str, str] = {}
@@ -154,6 +156,8 @@ class TopicProfiles:
             fingerprint, paths = self.search.fingerprint(slug)
             fingerprints[slug] = fingerprint
             profile = self._load(slug)
+            if profile is not None and dim is not None and any(len(v) != dim for v in profile.vectors):
+                profile = None
             cached[slug] = profile
             if profile is not None and profile.fingerprint == fingerprint:
                 continue

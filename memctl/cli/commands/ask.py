@@ -56,6 +56,8 @@ def ask(
             table.add_row(str(number), source.source_id, source.title, source.date, source.topic)
         stdout.print(table)
     note = f"topics: {', '.join(result.topics)} ({result.route_method})"
+    if result.route_method == "fallback" and result.route_reason:
+        note += f" — {result.route_reason}"  # why the model router was not used, and how the topics were chosen
     if result.fallback_used:
         note += f"; answered from raw notes: {result.fallback_reason}"
     console.print(note, highlight=False)
