@@ -33,20 +33,36 @@ trap 'rm -rf "$sample"' EXIT
 cp tests/fixtures/opencode-1.18/opencode.db* "$sample"/
 
 # memctl's own model check: Ollama reachable, every configured model pulled, the embedding size right.
-# Prints nothing when the real run can go ahead, else "<what failed>|<its fix>".
+# Prints nothing when the real run can go ahead, else "<what failed>|<its fix>". When doctor cannot run at
+# all (an invalid configuration, say) its --json answer is {"error", "exit_code"}: that error is the one
+# line on stderr and its exit code is run.sh's.
+status=0
 problem="$( { .venv/bin/memctl doctor --json --db "$sample/opencode.db" --home "$home" 2>/dev/null || true; } \
   | .venv/bin/python -c '
-import json, sys
+import json, re, sys
 try:
     checks = json.load(sys.stdin)
 except ValueError:
+    checks = []
+if isinstance(checks, dict) and "error" in checks:
+    print("error: " + " ".join(str(checks["error"]).splitlines()), file=sys.stderr)
+    code = checks.get("exit_code")
+    sys.exit(code if isinstance(code, int) and 0 < code < 256 else 1)
+if not isinstance(checks, list):
     checks = []
 model = [c for c in checks if c["name"] in ("ollama", "embedding dimension") or c["name"].endswith(" model")]
 bad = [c for c in model if c["status"] == "fail"]
 if bad or not model:
     first = bad[0] if bad else {"name": "memctl doctor", "detail": "gave no answer", "fix": ""}
-    print(first["name"] + ": " + first["detail"] + "|" + (first["fix"] or "see .venv/bin/memctl doctor"))
-')"
+    detail = first["detail"]
+    if first["fix"]:  # a model error ends in its own advice (": start it (`ollama serve`) ..."): the fix says it
+        detail = re.sub(r": [^:]*`ollama [^`]*`[^:]*$", "", detail)
+    print(first["name"] + ": " + detail + "|" + (first["fix"] or "see .venv/bin/memctl doctor"))
+')" || status=$?
+if [ "$status" -ne 0 ]; then
+  rm -rf "$home"
+  exit "$status"
+fi
 
 if [ -z "$problem" ]; then
   echo "run.sh: $host answers with the configured models: the real ingest of the bundled sample into $home" >&2

@@ -199,7 +199,7 @@ def test_corrupt_checkpoint_exit_7(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [('workers = "many"\n', "workers"), ("workerz = 4\n", "workerz: Extra inputs"), ("workers = 0\n", "greater than or equal to 1"),
-     ("request_timeout_s = 0\n", "request_timeout_s"), ('ollama_host = "not a url::"\n', "OLLAMA_HOST"), ("workers = \n", "cannot read the config file"), (None, "not a file")],
+     ("request_timeout_s = 0\n", "request_timeout_s"), ('ollama_host = "not a url::"\n', "ollama_host: Value error"), ("workers = \n", "cannot read the config file"), (None, "not a file")],
 )
 def test_invalid_config_file_is_a_usage_error(tmp_path: Path, content: str | None, message: str,
                                               monkeypatch: pytest.MonkeyPatch) -> None:

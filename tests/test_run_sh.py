@@ -42,9 +42,9 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def run_sh(project: Path, ollama_host: str) -> subprocess.CompletedProcess:
+def run_sh(project: Path, ollama_host: str, **variables: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "OLLAMA_HOST": ollama_host, "TMPDIR": str(project.parent / "tmp"), "COLUMNS": "200",
-           "PYTHONPATH": str(REPO)}
+           "PYTHONPATH": str(REPO), **variables}
     return subprocess.run(["bash", str(project / "run.sh")], capture_output=True, text=True, timeout=600, env=env)
 
 
@@ -70,6 +70,39 @@ def test_without_the_models_it_is_the_dry_run_and_one_line_on_the_real_run(proje
     hint = result.stderr.strip().splitlines()[-1]
     assert hint.startswith("run.sh: that was the dry run (") and f"For the real run: {fix}, then ./run.sh again" in hint
     assert sum("run.sh:" in line for line in result.stderr.splitlines()) == 1
+    assert hint.count("`ollama ") == fix.count("`ollama ")  # the fix said once, not again in the detail
+    assert _samples(project) == []  # no data home was left behind
+
+
+@pytest.mark.parametrize("ollama_host,variables,toml,error", [
+    ("http://[bad", {}, None, "OLLAMA_HOST='http://[bad': ollama_host: Value error, not a host:port or URL"),
+    ("not a url::", {}, None, "OLLAMA_HOST='not a url::': ollama_host: Value error"),
+    ("ftp://127.0.0.1:11434", {}, None, "OLLAMA_HOST=ftp://127.0.0.1:11434: ollama_host: Value error, expected"),
+    ("http://127.0.0.1:9", {}, "workerz = 3\n", "{config}: workerz: Extra inputs are not permitted"),
+    ("http://127.0.0.1:9", {}, "distil_model = 'llama3.1:8b'\n", "{config}: distil_model: Extra inputs"),
+    ("http://127.0.0.1:9", {}, "workers = 0\n", "{config}: workers: Input should be greater than or equal to 1"),
+    ("http://127.0.0.1:9", {}, "head_fraction = 1.5\n", "{config}: head_fraction: Input should be less than 1"),
+    ("http://127.0.0.1:9", {}, "workers = \n", "cannot read the config file {config}"),
+    ("http://127.0.0.1:9", {"MEMCTL_TRANSCRIPT_PROCESSES": "abc"}, None,
+     "MEMCTL_TRANSCRIPT_PROCESSES=abc: transcript_processes: Input should be a valid integer"),
+    ("http://127.0.0.1:9", {"MEMCTL_WORKERS": "65"}, None, "MEMCTL_WORKERS=65: workers: Input should be less than"),
+    ("http://127.0.0.1:9", {"MEMCTL_GRAPH_PROVIDER": "neo4j"}, None, "MEMCTL_GRAPH_PROVIDER=neo4j: graph_provider: "),
+    ("http://127.0.0.1:9", {"MEMCTL_CONFIG": "{config}"}, None, "MEMCTL_CONFIG points at {config}, which is not a file"),
+], ids=["OLLAMA_HOST bad IPv6", "OLLAMA_HOST bad port", "OLLAMA_HOST not http", "unknown key", "misspelt key",
+        "workers out of range", "head_fraction out of range", "TOML syntax", "MEMCTL_ variable not an int",
+        "MEMCTL_ variable out of range", "MEMCTL_ variable not a choice", "MEMCTL_CONFIG missing"])
+def test_an_invalid_configuration_is_one_line_and_doctors_exit_code(project, tmp_path, ollama_host, variables,
+                                                                      toml, error):
+    config = tmp_path / "memctl.toml"
+    if toml is not None:
+        config.write_text(toml)
+        variables = {**variables, "MEMCTL_CONFIG": str(config)}
+    variables = {name: value.format(config=config) for name, value in variables.items()}
+    result = run_sh(project, ollama_host, **variables)
+    assert result.returncode == 2, result.stderr[-3000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and error.format(config=config) in lines[0], lines
+    assert "Traceback" not in result.stderr and result.stdout == ""  # no dry run after it
     assert _samples(project) == []  # no data home was left behind
 
 

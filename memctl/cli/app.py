@@ -85,7 +85,7 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
     ``logs/`` receives library output from here on (:func:`memctl.cli.log_routing.attach`).
 
     Raises:
-        ConfigError: naming every invalid key and where settings come from.
+        ConfigError: naming every invalid key and the flag, variable or file that set it.
     """
     from pydantic import ValidationError
 
@@ -101,8 +101,9 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
         # Validate flags together with the file and environment (model_copy would skip validation).
         settings = Settings(**update)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise ConfigError(f"invalid configuration (flags, MEMCTL_* environment, {source}): {problems}") from exc
+        from memctl.cli.config_problems import invalid_configuration
+
+        raise ConfigError(invalid_configuration(exc, update, source)) from exc
     except ValueError as exc:  # TOML syntax errors
         raise ConfigError(f"cannot read the config file {source}: {exc}") from exc
     log_routing.attach(Path(settings.home).absolute())
