@@ -22,6 +22,7 @@ INTEGRITY = 10         # audit log or version blob failed verification
 CONFLICT = 11          # concurrent change (stale sha) or store lock busy
 NOTHING_INGESTED = 12  # ask before any ingest
 INTERRUPTED = 130
+TERMINATED = 143       # SIGTERM where memctl stops cleanly (128 + 15, what a shell reports for it)
 
 
 class ExitCodeError(Exception):
@@ -37,6 +38,14 @@ class ExitCodeError(Exception):
         super().__init__(message)
         if exit_code is not None:
             self.exit_code = exit_code
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM raised as an exception where memctl stops cleanly rather than dying (while the pre-model
+    pool runs, :mod:`memctl.ingest.premodel`): a ``KeyboardInterrupt``, so every clean-up written for
+    Ctrl-C runs; the CLI exits 143. Not an ``Exception``: no ``except Exception`` may swallow it."""
+
+    exit_code = TERMINATED
 
 
 class UsageError(ExitCodeError):

@@ -3,7 +3,8 @@
 It is the root command group's ``invoke``, so the console script, ``python -m
 memctl.cli`` and tests driving the app with Typer's ``CliRunner`` all pass
 through it. Each error class carries its code (:class:`memctl.exit_codes.ExitCodeError`);
-this module holds no table. An ``OSError`` that reaches it is the data home's
+this module holds no table; Ctrl-C exits 130, and SIGTERM where a command turns it
+into :class:`memctl.exit_codes.Terminated` 143. An ``OSError`` that reaches it is the data home's
 (not writable, disk full, a file where a directory belongs). Anything else is
 a bug and keeps its traceback (exit 1).
 
@@ -29,7 +30,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from memctl.cli import log_routing, terminal
-from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError
+from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError, Terminated
 
 _stderr = Console(file=terminal.ERR)
 _json_errors = False  # the running command was given --json
@@ -67,7 +68,11 @@ class ErrorBoundaryGroup(TyperGroup):
         except ExitCodeError as exc:
             raise fail(str(exc), exc.exit_code) from exc
         except KeyboardInterrupt as exc:
-            raise fail("interrupted; what finished is recorded, re-run to continue", INTERRUPTED) from exc
+            # Ctrl-C, or SIGTERM where a command stops cleanly (Terminated). A command may say in the
+            # exception's message what the stop left (a dry run: nothing).
+            stopped, code = ("terminated", exc.exit_code) if isinstance(exc, Terminated) else ("interrupted", INTERRUPTED)
+            left = str(exc) or "what finished is recorded, re-run to continue"
+            raise fail(f"{stopped}; {left}", code) from exc
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 raise  # the reader went away (`| head`): Typer exits quietly

@@ -11,9 +11,12 @@ rows, the checkpoint writes and the model calls come in the same order as when o
 process does everything.
 
 Processes are started with ``spawn`` (no inherited threads or connections): each
-opens its own read-only connection to the database. They ignore SIGINT (the
-parent handles Ctrl-C and shuts the pool down) and exit as soon as the parent is
-gone, however it died (SIGTERM, SIGKILL), so no process outlives the run. Below
+opens its own read-only connection to the database. They ignore SIGINT from birth
+(the parent handles Ctrl-C and shuts the pool down; a process still importing
+prints no traceback) and exit as soon as the parent is gone, however it died, so
+no process outlives the run. While the pool runs, SIGTERM stops the parent as
+Ctrl-C does (:class:`~memctl.exit_codes.Terminated`), and multiprocessing's
+resource tracker keeps its leak warnings to itself (see :func:`_start_resource_tracker`). Below
 :data:`POOL_THRESHOLD` sessions to read the stage runs in the calling process:
 starting the processes costs more than it saves (``bench/bench_preprocess.py``
 measures both).
@@ -25,18 +28,21 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from multiprocessing import resource_tracker
 from pathlib import Path
 from types import TracebackType
 
 from memctl.config import Settings
 from memctl.connectors.model import ReadStats, Session, SessionInfo
 from memctl.connectors.opencode.source import OpenCodeSource
-from memctl.exit_codes import FAILED_ITEMS, ExitCodeError
+from memctl.exit_codes import FAILED_ITEMS, ExitCodeError, Terminated
 from memctl.ingest.checkpoint import Entry
 from memctl.ingest.plan import Action, Work, plan_work
 from memctl.ingest.transcript import Transcript, build_transcript
@@ -151,7 +157,10 @@ def _exit_with_parent() -> None:
 
 
 def _start_worker(db_path: str, settings: Settings, task: Callable[..., Prepared]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+    # Ctrl-C reaches the whole group: the parent decides. SIGINT was blocked since this process was
+    # spawned (_signals_held); ignoring it drops one pending, then it can be unblocked.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
     _worker.update(db=db_path, settings=settings, task=task)
 
@@ -175,6 +184,60 @@ def _run_in_worker(requests: list[Request]) -> list[Prepared | Exception]:
         prepared.remote = True
         out.append(prepared)
     return out
+
+
+# -- signals around the pool --------------------------------------------------------------------
+
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning:multiprocessing.resource_tracker"
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the process that unlinks the pool's named semaphores
+    if this one dies without doing it) with its leak warnings off.
+
+    The tracker writes to the stderr it inherits, the terminal; when this process is killed
+    (SIGKILL; SIGTERM outside the pool) it warns "There appear to be N leaked semaphore objects to
+    clean up at shutdown" there, after this process is gone and cannot route the line to the
+    library log, and then unlinks them all the same. It is started with the parent's ``-W``
+    options (``subprocess._args_from_interpreter_flags``), so the filter is one of them for the
+    moment it starts. A tracker already running (started earlier in this process) is kept.
+    """
+    sys.warnoptions.append(_QUIET_TRACKER)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(_QUIET_TRACKER)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the pool's processes are spawned.
+
+    SIGINT is blocked in this thread: a spawned process inherits the mask through ``exec`` (as
+    CPython's resource tracker does for itself, bpo-33613) and unblocks it only once it ignores it
+    (:func:`_start_worker`), so a Ctrl-C while it starts Python and imports memctl prints no
+    traceback. A signal this process gets meanwhile is taken once every process is spawned, by its
+    handler of before: an exception between spawning a process and sending it its start-up data
+    would leave that process to fail, loudly, reading it. Handlers are changed in the main thread only.
+    """
+    held: list[int] = []
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, lambda n, _frame: held.append(n))
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)  # type: ignore[arg-type]
+        if held:
+            signal.raise_signal(held[0])
 
 
 def _settle(batch: list[Future], done: Future) -> None:
@@ -223,6 +286,7 @@ class PreModelStage:
         self.pool: ProcessPoolExecutor | None = None
         self._starting: list[Future] = []
         self._batch: list[tuple[Request, Future]] = []
+        self._sigterm: object = None  # SIGTERM's handler before the pool started (main thread only)
 
     def __enter__(self) -> "PreModelStage":
         return self
@@ -236,6 +300,9 @@ class PreModelStage:
         for _, future in self._batch:
             future.cancel()
         self._batch = []
+        if self._sigterm is not None:  # a second SIGTERM while the pool stops does what it did before
+            signal.signal(signal.SIGTERM, self._sigterm)  # type: ignore[arg-type]
+            self._sigterm = None
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
@@ -246,11 +313,18 @@ class PreModelStage:
         return self.pool is not None and not self._starting
 
     def _start_pool(self) -> None:
-        self.pool = ProcessPoolExecutor(
-            max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(str(self.source.db_path), self.settings, self.task))
-        # One no-op per process makes the executor spawn them all now, not one per later request.
-        self._starting = [self.pool.submit(os.getpid) for _ in range(self.processes)]
+        _start_resource_tracker()  # before _signals_held: starting it unblocks SIGINT
+        if threading.current_thread() is threading.main_thread():
+            # Killed by SIGTERM, this process would leave the pool's semaphores to the tracker; stop as for Ctrl-C.
+            previous = signal.signal(signal.SIGTERM, _terminate)
+            self._sigterm = previous if previous is not None else signal.SIG_DFL
+        with _signals_held():
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker, initargs=(str(self.source.db_path), self.settings, self.task))
+            # One no-op per process makes the executor spawn them all now, not one per later request.
+            # (With spawn they are spawned in this thread, inside submit: the held signals cover them.)
+            self._starting = [self.pool.submit(os.getpid) for _ in range(self.processes)]
 
     def _started(self) -> bool:
         if not all(future.done() for future in self._starting):

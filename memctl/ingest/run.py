@@ -229,8 +229,6 @@ class IngestRun:
 
     def _handle(self, stage: PreModelStage, executor: DistillExecutor | None, pending: _Pending) -> None:
         """Record one session: a plan row (dry run), or its skip, recovery or model call."""
-        from memctl.ollama_client import ModelError
-
         summary, dry_run = self.summary, executor is None
         info, topic, title, decision, request = pending.info, pending.topic, pending.title, pending.decision, pending.request
         if request is None or pending.future is None:
@@ -276,6 +274,10 @@ class IngestRun:
         if not self.options.reparse_all and executor.recover(work, transcript):
             self.reporter.advance()
             return
+        # Imported here, not for a dry run: building the model client's pydantic models while
+        # Ctrl-C comes turns it into a SchemaError (a traceback, not the interrupt).
+        from memctl.ollama_client import ModelError
+
         try:
             executor.submit(work, transcript)
         except ModelError as exc:
@@ -433,7 +435,11 @@ class IngestRun:
         if opts.phase not in PHASES:
             raise IngestError(f"unknown phase {opts.phase!r}; choose one of {', '.join(PHASES)}", USAGE)
         if opts.dry_run:
-            self.distill_phase()
+            try:
+                self.distill_phase()
+            except KeyboardInterrupt as exc:  # Ctrl-C or Terminated: the CLI's line says what the stop left
+                exc.args = ("a dry run writes nothing",)
+                raise
         elif not (found := self.survey()).has_work(opts.phase):
             self._nothing_to_do(found)
         else:
