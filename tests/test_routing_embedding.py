@@ -363,3 +363,23 @@ def test_ask_says_why_the_model_router_was_not_used_without_json(tmp_path: Path,
     line = next(x for x in proc.stderr.splitlines() if x.startswith("topics: "))
     assert line.startswith(f"topics: {topic} (fallback) — router failed") and "routerx" in line, line
     assert "embedding and lexical match" in line
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "120"])
+def test_ask_prints_a_long_session_id_on_one_line_when_piped(tmp_path: Path, columns: str) -> None:
+    from tests.test_cli import memctl
+
+    home = DataHome(tmp_path / "var")
+    sid = "ses_dd585d6f3ffezQYiyGWt18hXLm"  # OpenCode's ids: 30 characters
+    title = "Fix duplicate order emails sent twice by the Celery confirmation task after SMTP timeouts"
+    path = home.store / "memory" / "shop" / f"{sid}.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nsource_id: {sid}\ntopic: shop\ntitle: {title}\n---\n\n# {title}\n\n- Request: emails\n")
+    ref = NoteRef(sid, f"memory/shop/{sid}.md", title, "2026-11-01", "shop")
+    TopicIndex({"shop": TopicEntry("shop", "/src/shop", describe("shop", "/src/shop", [title]), [ref])}).save(
+        home.topic_index)
+    with FakeOllama() as server:
+        proc = memctl("ask", "duplicate order emails Celery", "--no-graph", "--home", str(home.root),
+                      env={"OLLAMA_HOST": server.url, "COLUMNS": columns})
+    assert proc.returncode == 0, proc.stderr
+    assert sid in proc.stdout, proc.stdout

@@ -51,7 +51,8 @@ def ask(
     if result.sources:
         table = Table(title="sources", title_justify="left")
         for column in ("#", "session", "title", "date", "topic"):
-            table.add_column(column, overflow="fold")
+            # A session id is copied into `memctl show`/`purge --session`: never folded over lines.
+            table.add_column(column, overflow="fold", no_wrap=column in ("session", "date"))
         for number, source in enumerate(result.sources, start=1):
             table.add_row(str(number), source.source_id, source.title, source.date, source.topic)
         stdout.print(table)
