@@ -107,6 +107,9 @@ def _stop_run(db: Path, tmp_path: Path, how: str, moment: str, after: float) -> 
                 break
             time.sleep(0.01)
         assert proc.poll() is None, f"the run ended before the {moment} moment"
+        # The processes that made the loop stop may have appeared after its first listing: list again.
+        for child in parent.children(recursive=True):
+            seen.setdefault(child.pid, child)
         end = time.monotonic() + after
         while time.monotonic() < end:
             for child in parent.children(recursive=True):
