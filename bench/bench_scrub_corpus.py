@@ -36,8 +36,8 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
-import memctl.ingest.scrub as current
 import memctl.ingest.transcript as transcript_module
+import memctl.scrub.core as current
 from memctl.config import Settings
 from memctl.connectors.opencode.source import OpenCodeSource
 from tests import scrub_corpus

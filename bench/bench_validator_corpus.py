@@ -12,7 +12,7 @@ red team's instances promoted by the probe-fixed rules) and overall:
 * the validation cost per proposal (mean, p50, p95, max over the corpus, ``--repeat`` rounds) and
   on adversarial 2000-byte inputs built to make regexes backtrack;
 * with ``--baseline REV``: the cost side by side (interleaved rounds, one process) with the decoded
-  views of ``memctl/sleep/validator_encoded.py`` at git revision REV, for the whole corpus and for
+  views of ``memctl/validator/encoded.py`` at git revision REV, for the whole corpus and for
   its benign proposals (which pay every view: nothing refuses them early).
 
     .venv/bin/python -m bench.bench_validator_corpus [--repeat 5] [--baseline 2923476]
@@ -20,7 +20,7 @@ red team's instances promoted by the probe-fixed rules) and overall:
 Recorded first runs (the rules had not seen these splits): heldout 139/140 hostile refused,
 35/35 benign promoted; probe 32/62 hostile refused, 21/27 benign promoted; redteam 0/97 hostile
 refused (it holds only promoted instances), 47/47 benign promoted. Every miss was then fixed as a
-kind (see the git log of memctl/sleep/validator_*.py).
+kind (see the git log of memctl/validator/*.py).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
-import memctl.sleep.validator as validator_module
-from memctl.sleep.validator import ValidationLimits, validate_proposal
+import memctl.validator.core as validator_module
+from memctl.validator.core import ValidationLimits, validate_proposal
 from tests.proposal_corpus import CORPUS, TRANSFORMS, Entry, proposal_for
 
 LIMITS = ValidationLimits()
@@ -136,9 +136,9 @@ def _costs(repeat: int) -> None:
 
 
 def _baseline_views(revision: str):
-    """``decoded_views`` of ``memctl/sleep/validator_encoded.py`` at ``revision`` (stdlib imports only)."""
+    """``decoded_views`` of ``memctl/validator/encoded.py`` at ``revision`` (stdlib imports only)."""
     source = subprocess.run(["git", "-C", str(Path(__file__).resolve().parents[1]), "show",
-                             f"{revision}:memctl/sleep/validator_encoded.py"], capture_output=True, text=True,
+                             f"{revision}:memctl/validator/encoded.py"], capture_output=True, text=True,
                             check=True).stdout
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "validator_encoded_baseline.py"

@@ -125,7 +125,7 @@ class Settings(BaseSettings):
     flyte_config: Path | None = None
     flyte_model_host: str | None = None
 
-    # Sleep: the validator's bounds on one promoted memory (memctl.sleep.validator.ValidationLimits).
+    # Sleep: the validator's bounds on one promoted memory (memctl.validator.core.ValidationLimits).
     proposal_max_bytes: int = Field(default=2000, ge=100, le=1_000_000)
     proposal_max_lines: int = Field(default=40, ge=1, le=10_000)
 

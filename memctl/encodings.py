@@ -1,8 +1,8 @@
 """Decoding of text carried in an encoding: base64 (both alphabets), hex, escape runs, percent escapes.
 
-One place for the scrubber (:mod:`memctl.ingest.scrub_encoded`, ``scrub_private_key``, ``scrub_http``,
-``scrub_credential_key``, ``scrub_token``, JWT headers in :mod:`memctl.ingest.scrub`) and the
-staging validator (:mod:`memctl.sleep.validator_encoded`), which both read payloads that hide text.
+One place for the scrubber (:mod:`memctl.scrub.encoded`, ``scrub_private_key``, ``scrub_http``,
+``scrub_credential_key``, ``scrub_token``, JWT headers in :mod:`memctl.scrub.core`) and the
+staging validator (:mod:`memctl.validator.encoded`), which both read payloads that hide text.
 Nothing here raises on bad input: a run that does not decode gives None.
 
 Sources: RFC 4648 sections 4 (base64) and 5 (base64url; padding optional as in JWTs, RFC 7515

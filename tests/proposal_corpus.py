@@ -4,7 +4,7 @@ Every entry is one staged proposal with the verdict it must get:
 
 * ``expect`` — ``"reject"`` or ``"promote"``;
 * ``family`` — for a hostile entry, the reason family it should be refused under (the part of
-  :attr:`memctl.sleep.validator.Verdict.reason` before the first ``:``, or ``"path"`` for any path code);
+  :attr:`memctl.validator.core.Verdict.reason` before the first ``:``, or ``"path"`` for any path code);
   ``None`` for a benign entry;
 * ``kind`` — what the entry is an instance of (``forged_structure``, ``credential_transfer``, …,
   ``benign``), ``variant`` — how it is phrased (``plain``, a language code, ``unicode:<transform>``,

@@ -15,8 +15,8 @@ from memctl.connectors.opencode.titles import is_placeholder_title
 from memctl.ingest.distill import read_note_meta, summary_title
 from memctl.ingest.options import IngestOptions
 from memctl.ingest.run import IngestRun
-from memctl.ingest.scrub import scrub
 from memctl.ingest.transcript import build_transcript, derive_title
+from memctl.scrub.core import scrub
 from tests.crafted_opencode import CraftedDb, bash, text
 from tests.fakes.ollama_server import FakeOllama
 

@@ -1,4 +1,4 @@
-"""Tests for memctl.ingest.scrub: every secret kind redacted, near-misses untouched.
+"""Tests for memctl.scrub.core: every secret kind redacted, near-misses untouched.
 
 All secret values below are fake but shaped like the real thing (prefixes,
 lengths, alphabets), so the detectors see what they would see in a session.
@@ -13,7 +13,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from memctl.ingest.scrub import DETECTORS, MARKER_PATTERN, find_secrets, redaction_marker, scrub, scrub_texts
+from memctl.scrub.core import DETECTORS, MARKER_PATTERN, find_secrets, redaction_marker, scrub, scrub_texts
 
 # --- realistic fake values ------------------------------------------------
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from memctl.ingest.scrub import find_secrets, scrub
+from memctl.scrub.core import find_secrets, scrub
 
 CLI_CASES = [
     # sshpass

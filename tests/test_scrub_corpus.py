@@ -6,7 +6,7 @@ computation prints them in bench/bench_scrub_corpus.py.
 
 from __future__ import annotations
 
-from memctl.ingest.scrub import MARKER_PATTERN, find_secrets, scrub, scrub_texts
+from memctl.scrub.core import MARKER_PATTERN, find_secrets, scrub, scrub_texts
 from tests import scrub_corpus as corpus
 
 

@@ -1,6 +1,6 @@
 """Issued tokens are matched by what the issuer guarantees.
 
-For every format in :mod:`memctl.ingest.scrub_token` several fake instances: one of
+For every format in :mod:`memctl.scrub.token` several fake instances: one of
 letters only where the alphabet allows (a body without digits must not slip
 through), one mixed, in prose and as a value under a key that names no
 credential. Near-misses: too short, glued to a longer word, wrong alphabet.
@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from memctl.ingest.scrub import find_secrets, scrub
-from memctl.ingest.scrub_token import TOKEN_FORMATS
+from memctl.scrub.core import find_secrets, scrub
+from memctl.scrub.token import TOKEN_FORMATS
 from tests.scrub_corpus import _fill
 
 LETTERS = "FAKEdeadbeefFAKEabcdefghijklmnopqrstuvwxyzFAKE"

@@ -1,4 +1,4 @@
-"""The shared literal prefilter (memctl/ingest/scrub_gates.py) and the rules it gates.
+"""The shared literal prefilter (memctl/scrub/gates.py) and the rules it gates.
 
 The prefilter may only skip a rule that cannot match: its answer must equal a
 substring test of every literal, and scrubbing with it must equal scrubbing with
@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-import memctl.ingest.scrub as scrub_module
-from memctl.ingest.scrub_gates import GateIndex
+import memctl.scrub.core as scrub_module
+from memctl.scrub.gates import GateIndex
 from tests import scrub_corpus as corpus
 
 LITERALS = ("/p:", "/password:", "whsec_", "_v1_", "glpat-", "sk-", "key=", "env:set", "activate-refresh-token",

@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from memctl.ingest.scrub import MARKER_PATTERN, find_secrets, scrub
+from memctl.scrub.core import MARKER_PATTERN, find_secrets, scrub
 from tests.scrub_corpus import body_lines, pem
 
 KEYS = {

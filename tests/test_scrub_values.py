@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from memctl.ingest.scrub import find_secrets, scrub
+from memctl.scrub.core import find_secrets, scrub
 
 # (text, expected output): exact, so a cut value shows as a leftover tail.
 WHOLE_VALUE_CASES = [

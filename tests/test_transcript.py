@@ -19,8 +19,8 @@ import pytest
 
 from memctl.config import Settings
 from memctl.connectors.model import Part, Session, SessionInfo
-from memctl.ingest.scrub import find_secrets
 from memctl.ingest.transcript import CHARS_PER_TOKEN, build_transcript
+from memctl.scrub.core import find_secrets
 
 T0 = 1_796_008_727_000
 GH_TOKEN = "ghp_R8mK2vQ9xT4bN7cL1pZ6wY3sD5fH0jG2aE8u"

@@ -1,4 +1,4 @@
-"""The sleep validator (memctl.sleep.validator): a table-driven corpus of proposals with the expected decision each.
+"""The sleep validator (memctl.validator.core): a table-driven corpus of proposals with the expected decision each.
 
 Every row is ``(case id, input, expected)`` where ``expected`` is None for "promote"
 or the prefix of the reject reason. Inputs are a content string (put into an
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from memctl.config import Settings
-from memctl.sleep.validator import INJECTION_PATTERNS, ValidationLimits, fold_for_matching, validate_proposal
+from memctl.validator.core import INJECTION_PATTERNS, ValidationLimits, fold_for_matching, validate_proposal
 
 
 class Raw(NamedTuple):

@@ -19,8 +19,8 @@ import pytest
 
 from memctl.config import Settings
 from memctl.sleep.run import SleepOptions, SleepRun
-from memctl.sleep.validator import ValidationLimits, validate_proposal
 from memctl.store import MemoryStore
+from memctl.validator.core import ValidationLimits, validate_proposal
 from tests.proposal_corpus import CORPUS, GH, TRANSFORMS, Entry, proposal_for
 
 LIMITS = ValidationLimits()

@@ -9,8 +9,8 @@ import codecs
 
 import pytest
 
-from memctl.sleep.validator import ValidationLimits, validate_proposal
-from memctl.sleep.validator_encoded import decoded_views
+from memctl.validator.core import ValidationLimits, validate_proposal
+from memctl.validator.encoded import decoded_views
 
 LIMITS = ValidationLimits(max_bytes=16384, max_lines=200)
 

@@ -11,12 +11,12 @@ import uuid
 
 import pytest
 
-from memctl.sleep.validator import ValidationLimits, validate_proposal
-from memctl.sleep.validator_directive import is_directive, negated, sentences
-from memctl.sleep.validator_encoded import decoded_views, looks_like_command
-from memctl.sleep.validator_fold import fold_for_matching, skeleton
-from memctl.sleep.validator_poisoning import CATEGORIES, find_poisoning
-from memctl.sleep.validator_structure import find_forged_structure
+from memctl.validator.core import ValidationLimits, validate_proposal
+from memctl.validator.directive import is_directive, negated, sentences
+from memctl.validator.encoded import decoded_views, looks_like_command
+from memctl.validator.fold import fold_for_matching, skeleton
+from memctl.validator.poisoning import CATEGORIES, find_poisoning
+from memctl.validator.structure import find_forged_structure
 from tests.proposal_corpus import CORPUS, proposal_for
 
 FOLDS = [

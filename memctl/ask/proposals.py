@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
 from memctl.exit_codes import UsageError
-from memctl.ingest.scrub import scrub
+from memctl.scrub.core import scrub
 from memctl.store import MemoryStore
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -103,7 +103,7 @@ def stage_proposal(store: MemoryStore, *, session: str, content: str, source: st
                         redactions=sum(cleaned.counts.values()))
     # The same gate sleep applies, now: a user gets the reason at once, and memctl itself never
     # writes a secret (even one the scrubber's patterns miss, such as a password in prose) to disk.
-    from memctl.sleep.validator import ValidationLimits, validate_proposal
+    from memctl.validator.core import ValidationLimits, validate_proposal
 
     verdict = validate_proposal(proposal.as_dict(), limits=ValidationLimits(
         max_bytes=min(max_bytes, MAX_PROPOSAL_CHARS), max_lines=max_lines or ValidationLimits.max_lines))

@@ -5,7 +5,7 @@ twice: a note quoted in a JSON report or a Cognee row, a JSON string inside JSON
 without padding: a value inside an encoded blob) and URL-encoded (``quote`` and ``quote_plus``: a
 value in a query string) and HTML-escaped (``html.escape`` and Jinja's ``markupsafe.escape``: a
 value quoted in a sleep report page). Each form found is replaced by the scrubber's marker
-(:func:`memctl.ingest.scrub.redaction_marker`, kind ``purged``), so a purged value reads like any
+(:func:`memctl.scrub.core.redaction_marker`, kind ``purged``), so a purged value reads like any
 other redaction. The marker holds no quote or backslash, so a JSON file stays valid JSON.
 
 Base64 inside a longer blob: the value's encoding depends on its offset modulo 3 in the encoded
@@ -27,7 +27,7 @@ from urllib.parse import quote, quote_plus
 
 from markupsafe import escape
 
-from memctl.ingest.scrub import redaction_marker
+from memctl.scrub.core import redaction_marker
 
 MARKER = redaction_marker("purged")
 MIN_VALUE_CHARS = 6  # shorter values match unrelated bytes everywhere (and their base64 even more)

@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 from memctl.config import Settings
 from memctl.connectors.model import SessionInfo
 from memctl.front_matter import read_front_matter, render_front_matter
-from memctl.ingest.scrub import scrub
 from memctl.ingest.transcript import UNTITLED, derive_title
 from memctl.ollama_client import chat_once, check_model, client_for
 from memctl.prompts import Prompt, load_prompt
+from memctl.scrub.core import scrub
 
 _JUNK_DECORATION = " \t\r\n.*_`'\"!"
 

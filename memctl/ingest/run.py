@@ -201,7 +201,7 @@ class IngestRun:
         process pool, in a window of a few per process; every session is handled in the source's order.
         """
         from memctl.ingest.premodel import BATCH, PreModelStage, Request, process_count
-        from memctl.ingest.scrub import scrub
+        from memctl.scrub.core import scrub
 
         processes = process_count(self.settings.transcript_processes)
         window: deque[_Pending] = deque()

@@ -27,7 +27,7 @@ Pipeline (the ingester's "Before the LLM" steps, in this order):
    subtask     agent, description and prompt (bounded like text)
    ==========  ===========================================================
 
-3. Scrub secrets (:mod:`memctl.ingest.scrub`) on the FULL field text first, then
+3. Scrub secrets (:mod:`memctl.scrub.core`) on the FULL field text first, then
    bound it, so a cut never leaves half a secret behind; the header (title,
    directory, project) is scrubbed the same way. Every cut says how much
    was cut: ``… [truncated 12,345 chars]``.
@@ -69,7 +69,7 @@ from typing import Any
 
 from memctl.config import Settings
 from memctl.connectors.model import Part, Session
-from memctl.ingest.scrub import multiline_secret_before, scrub_texts
+from memctl.scrub.core import multiline_secret_before, scrub_texts
 
 __all__ = ["Transcript", "build_transcript", "derive_title", "LIFECYCLE_PART_TYPES", "CHARS_PER_TOKEN",
            "TOOL_STATUSES", "UNTITLED"]

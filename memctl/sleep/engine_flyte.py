@@ -14,7 +14,7 @@ Tasks (shapes are JSON strings so a remote run needs no memctl type plugin):
   version, model, member times and texts: :func:`~memctl.sleep.consolidate.cache_key`);
   the settings input is left out of the key. A merge that fails —
   the model, the substance check or the validator a merged memory must pass
-  (:func:`memctl.sleep.merge_gate.check_merged`) — makes the task fail, so it is never
+  (:func:`memctl.validator.merge_gate.check_merged`) — makes the task fail, so it is never
   cached and the next sleep asks again, as the local engine does. Retries 0:
   the next sleep is the retry, and a second attempt of a refused merge in
   the same run would cost a model call for the same answer.
@@ -91,8 +91,8 @@ async def consolidate_one(task: flyte.io.File, settings_json: str) -> str:
         RuntimeError: the merge failed; the message is :data:`FAILED` and a JSON object
             ``{"message", "model_called", "text"}`` (the driver records it as a failed cluster).
     """
-    from memctl.sleep.merge_gate import check_merged
-    from memctl.sleep.validator import ValidationLimits
+    from memctl.validator.core import ValidationLimits
+    from memctl.validator.merge_gate import check_merged
 
     async with task.open("rb") as handle:
         data = ConsolidationTask.from_json(json.loads(await handle.read()))

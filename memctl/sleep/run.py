@@ -3,7 +3,7 @@
 Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
 
 * **load** — the proposals waiting in ``staging/sessions/<session>/inbox/``.
-* **promote** — each through ONE gate, :func:`memctl.sleep.validator.validate_proposal`:
+* **promote** — each through ONE gate, :func:`memctl.validator.core.validate_proposal`:
   accepted → ``user/…`` (actor ``sleep``, reason naming the proposal),
   rejected → ``staging/rejected/<session>/<id>.json`` with the reason; the
   inbox file is then deleted (a versioned tombstone). Promotion renders the
@@ -63,10 +63,8 @@ from memctl.sleep.consolidate import (
     is_cached,
 )
 from memctl.sleep.engine import select_engine
-from memctl.sleep.merge_gate import check_merged
 from memctl.sleep.report import SleepReport
 from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
-from memctl.sleep.validator import ValidationLimits, validate_proposal
 from memctl.store import (
     ABSENT_SHA,
     ConcurrencyError,
@@ -77,6 +75,8 @@ from memctl.store import (
     StoreError,
 )
 from memctl.store.versions import sha256_text
+from memctl.validator.core import ValidationLimits, validate_proposal
+from memctl.validator.merge_gate import check_merged
 
 
 class SleepError(ExitCodeError):

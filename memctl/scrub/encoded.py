@@ -7,7 +7,7 @@ carrier that says "this is base64" are decoded: a ``data:…;base64,`` URL
 Standard and URL-safe alphabets (RFC 4648 sections 4 and 5), padded or not.
 A run whose decoded text holds a secret (found by the same detector table)
 is redacted whole, with the kind of the secret inside. Whole base64-encoded
-key files have their own rule (:mod:`memctl.ingest.scrub_private_key`).
+key files have their own rule (:mod:`memctl.scrub.private_key`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from memctl.encodings import base64_text
-from memctl.ingest.scrub_detector import Detector, Span, detector
+from memctl.scrub.detector import Detector, Span, detector
 
 __all__ = ["encoded_secret_detector"]
 
@@ -77,7 +77,7 @@ def _spans(text: str, find: FindSecrets) -> Iterator[Span]:
 
 def encoded_secret_detector(find: FindSecrets) -> Detector:
     """The detector for base64-carried secrets; ``find`` is the full detector table's
-    :func:`memctl.ingest.scrub.find_secrets` (passed in: that module builds the table)."""
+    :func:`memctl.scrub.core.find_secrets` (passed in: that module builds the table)."""
 
     def finder(text: str, lowered: str | None) -> Iterator[Span]:
         del lowered

@@ -8,7 +8,7 @@ cannot disagree.
 
 from __future__ import annotations
 
-from memctl.sleep.validator import ValidationLimits, validate_proposal
+from memctl.validator.core import ValidationLimits, validate_proposal
 
 CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
 

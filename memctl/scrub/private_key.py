@@ -20,7 +20,7 @@ body, not just its armour line:
   block) to the end of its body lines; an END without a BEGIN (a block whose
   start was cut) back to the start of its body lines;
 * hex dumps of a key file (``xxd``, ``hexdump -C``, ``xxd -p``, bare hex):
-  :mod:`memctl.ingest.scrub_key_dump`;
+  :mod:`memctl.scrub.key_dump`;
 * base64 (or base64url) of a whole key file (Kubernetes ``tls.key:
   LS0tLS1CRUdJTi…``, a service-account JSON in a CI variable): decoded, and
   redacted whole when the decoded text holds a private key;
@@ -39,8 +39,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from memctl.encodings import base64_bytes
-from memctl.ingest.scrub_detector import BASE64_CHARS, Detector, Span, detector
-from memctl.ingest.scrub_key_dump import hex_dump_key_spans
+from memctl.scrub.detector import BASE64_CHARS, Detector, Span, detector
+from memctl.scrub.key_dump import hex_dump_key_spans
 
 __all__ = ["PRIVATE_KEY_DETECTOR", "key_may_start_before", "private_key_spans"]
 
@@ -399,7 +399,7 @@ def private_key_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
     """Yield ``(start, end, "private_key")`` for every private key in ``text``.
 
     Armoured blocks first; encoded files and bare bodies are looked for only
-    outside them; hex dumps of key files (:mod:`memctl.ingest.scrub_key_dump`,
+    outside them; hex dumps of key files (:mod:`memctl.scrub.key_dump`,
     which uses ``lowered``). Never raises on any ``str``.
     """
     found: list[tuple[int, int]] = []

@@ -4,11 +4,11 @@ Proposals phrased as a convention, rule or preference ("saved from" a README,
 wiki, log, PDF or support thread) that direct the assistant to move secrets, act destructively,
 skip review, grant itself consent or switch off memctl's own safety. A memory records facts and
 preferences about the work; it does not do any of that. :func:`find_poisoning` decides over the
-folded text (:func:`memctl.sleep.validator_fold.fold_for_matching`) and returns the first finding as
+folded text (:func:`memctl.validator.fold.fold_for_matching`) and returns the first finding as
 ``(reason, evidence)`` — ``reason`` is ``memory_poisoning:<category>`` — or None.
 
 Categories (reason codes) and the rule of each — *directive* is decided by
-:func:`memctl.sleep.validator_directive.is_directive` (imperative, modal, standing marker, assistant as
+:func:`memctl.validator.directive.is_directive` (imperative, modal, standing marker, assistant as
 subject; not past, not negated):
 
 =========================  ==========================================================================
@@ -43,7 +43,7 @@ subject; not past, not negated):
                            ``powershell -EncodedCommand``, escaped bytes piped to a shell), a
                            download piped to a shell from a paste site or raw IP, "decode this and
                            run it"; payloads that *decode* to a command are found by
-                           :mod:`memctl.sleep.validator_encoded`
+                           :mod:`memctl.validator.encoded`
 ``ai_addressed``           text addressed to AI assistants: ``<!-- … AI/agent … -->`` comments,
                            "note to any AI agent reading this", "if you are an AI", "hey Copilot",
                            ``# AI agents:`` comment lines
@@ -73,7 +73,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from memctl.sleep.validator_directive import (
+from memctl.validator.directive import (
     B,
     E,
     Span,
@@ -655,7 +655,7 @@ def _safety_off(sentence: Span) -> str | None:
 
 
 # ---------------------------------------------------------------------------
-# Encoded commands (shapes; decoded payloads are memctl.sleep.validator_encoded's job)
+# Encoded commands (shapes; decoded payloads are memctl.validator.encoded's job)
 # ---------------------------------------------------------------------------
 
 _INTERPRETER = (r"(?:sudo\s+)?(?:sh|bash|zsh|dash|ksh|fish|python\d?(?:\.\d+)?|perl|ruby|node|php|iex|invoke-expression"
@@ -791,7 +791,7 @@ def find_poisoning(folded: str) -> Finding | None:
     """Return ``("memory_poisoning:<category>", evidence)`` for the first poisoning finding, or None.
 
     Args:
-        folded: :func:`memctl.sleep.validator_fold.fold_for_matching` output (never the raw text).
+        folded: :func:`memctl.validator.fold.fold_for_matching` output (never the raw text).
 
     Returns:
         None, or the reason code and one short human phrase saying what was recognised (no

@@ -1,10 +1,10 @@
 """English phrasings of the poisoning and injection kinds that the grammar-based rules do not parse.
 
-:mod:`memctl.sleep.validator_poisoning` reads a directive verb and its object; these rules are fixed
+:mod:`memctl.validator.poisoning` reads a directive verb and its object; these rules are fixed
 shapes that are hostile in any grammatical frame — a credential file's contents shown or sent, a
 token command piped to the network, blanket consent, hooks or tests switched off, memctl's redaction
 switched off, "forget what you were told". Each is ``(reason, pattern)`` over folded text
-(:func:`memctl.sleep.validator_fold.fold_for_matching`); a match right after a negation ("never",
+(:func:`memctl.validator.fold.fold_for_matching`); a match right after a negation ("never",
 "don't", "do not", "not") is a protective rule and passes.
 
 Sources: a red team's instances against the grammar rules (tests/proposal_corpus.py, split
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.sleep.validator_poisoning import _CRED_FILE
+from memctl.validator.poisoning import _CRED_FILE
 
 __all__ = ["find_phrasing"]
 
@@ -108,7 +108,7 @@ def find_phrasing(folded: str) -> tuple[str, str] | None:
     """Return ``(reason, evidence)`` for the first rule matching ``folded`` outside a negation, or None.
 
     Args:
-        folded: :func:`memctl.sleep.validator_fold.fold_for_matching` output.
+        folded: :func:`memctl.validator.fold.fold_for_matching` output.
     """
     for reason, pattern in _RULES:
         for match in pattern.finditer(folded):

@@ -7,20 +7,20 @@ secret" is defined once.
 
 The rules live in one module per job, each naming the sources of its formats:
 
-* :mod:`memctl.ingest.scrub_private_key`: private keys in any wrapping (armoured
+* :mod:`memctl.scrub.private_key`: private keys in any wrapping (armoured
   blocks with numbered, diff, quoted, indented or escaped lines; base64 or
   hex of a key file; bare DER bodies);
-* :mod:`memctl.ingest.scrub_token`: issued tokens by their documented prefix,
+* :mod:`memctl.scrub.token`: issued tokens by their documented prefix,
   length and alphabet;
-* :mod:`memctl.ingest.scrub_http`: ``Authorization`` headers of every scheme,
+* :mod:`memctl.scrub.http`: ``Authorization`` headers of every scheme,
   cookies, ``user:password@`` and DSN keys in URLs;
-* :mod:`memctl.ingest.scrub_command`: credentials given to well-known clients'
+* :mod:`memctl.scrub.command`: credentials given to well-known clients'
   flags, piped to ``--password-stdin``, as login arguments, or set into
-  secret stores; :mod:`memctl.ingest.scrub_command_args`: positional and
+  secret stores; :mod:`memctl.scrub.command_args`: positional and
   Windows-style (``/p:``) ones, and values written into password files;
-* :mod:`memctl.ingest.scrub_keyword`: values under credential-named keys in every
+* :mod:`memctl.scrub.keyword`: values under credential-named keys in every
   quoting (env, YAML, TOML, JSON and escaped JSON, XML, netrc);
-  :mod:`memctl.ingest.scrub_credential_key`: credential-shaped values under
+  :mod:`memctl.scrub.credential_key`: credential-shaped values under
   ``credentials``/``auth``/``salt``/signing/session names and signed-URL
   query parameters.
 
@@ -51,16 +51,16 @@ from dataclasses import dataclass, field
 from detect_secrets.plugins.slack import SlackDetector
 
 from memctl.encodings import base64_bytes, printable_text
-from memctl.ingest.scrub_command import COMMAND_DETECTORS
-from memctl.ingest.scrub_command_args import COMMAND_ARGUMENT_DETECTORS
-from memctl.ingest.scrub_credential_key import CREDENTIAL_KEY_DETECTORS
-from memctl.ingest.scrub_detector import HEX, Detector, detector, underscored_body_random
-from memctl.ingest.scrub_encoded import encoded_secret_detector
-from memctl.ingest.scrub_gates import GateIndex
-from memctl.ingest.scrub_http import HTTP_DETECTORS
-from memctl.ingest.scrub_keyword import KEYWORD_DETECTORS
-from memctl.ingest.scrub_private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
-from memctl.ingest.scrub_token import TOKEN_DETECTORS
+from memctl.scrub.command import COMMAND_DETECTORS
+from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
+from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
+from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
+from memctl.scrub.encoded import encoded_secret_detector
+from memctl.scrub.gates import GateIndex
+from memctl.scrub.http import HTTP_DETECTORS
+from memctl.scrub.keyword import KEYWORD_DETECTORS
+from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
+from memctl.scrub.token import TOKEN_DETECTORS
 
 __all__ = [
     "DETECTORS",
@@ -253,7 +253,7 @@ def scrub(text: str) -> ScrubResult:
     host stay), ``bearer_token`` (the credential of an Authorization header),
     ``cookie`` (cookie values; names stay), ``jwt``, ``aws_secret_key``,
     ``stripe_key``, ``slack_webhook``, the issued-token kinds of
-    :mod:`memctl.ingest.scrub_token` (``github_token``, ``openai_key``…), and
+    :mod:`memctl.scrub.token` (``github_token``, ``openai_key``…), and
     ``password`` / ``secret`` for values under credential-named keys and on
     command lines (the value only; the key name or flag stays). A secret
     found inside a base64 carrier is reported with its own kind.

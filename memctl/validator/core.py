@@ -37,44 +37,44 @@ reason code               when
                           ``\\r`` of a CRLF pair; Unicode tag characters
                           (U+E0000–E007F) and variation selectors supplement
                           (U+E0100–E01EF), which carry invisible text
-``secret:<kind>``         :func:`memctl.ingest.scrub.find_secrets` (the ingest
+``secret:<kind>``         :func:`memctl.scrub.core.find_secrets` (the ingest
                           scrubber's detectors) found a secret in the original,
                           the de-obfuscated, the case-kept skeleton
-                          (:func:`memctl.sleep.validator_fold.skeleton`: look-alikes,
+                          (:func:`memctl.validator.fold.skeleton`: look-alikes,
                           overlays and letter spacing undone) or the folded
                           content, or a password is stated in prose
                           (``secret:password_prose``)
 ``forged_context:<k>``    the text imitates the layout memctl builds around
                           memories or a chat transcript's role markup
-                          (:mod:`memctl.sleep.validator_structure`: ``section_marker``,
+                          (:mod:`memctl.validator.structure`: ``section_marker``,
                           ``citation_line``, ``memory_entry``, ``chat_template``,
                           ``role_heading``, ``role_turn``, ``harness_tag``,
                           ``role_json``, ``system_label``)
-``prompt_injection:<p>``  a classic injection pattern (:mod:`memctl.sleep.validator_injection`:
+``prompt_injection:<p>``  a classic injection pattern (:mod:`memctl.validator.injection`:
                           ``instruction_override``, ``system_prompt``,
                           ``role_play``, ``jailbreak``, ``developer_mode``,
                           ``exfiltration``)
 ``memory_poisoning:<c>``  an instruction to the assistant joined to a sensitive
                           object or a destructive action
-                          (:mod:`memctl.sleep.validator_poisoning`:
+                          (:mod:`memctl.validator.poisoning`:
                           ``credential_transfer``, ``destructive_action``,
                           ``unreviewed_action``, ``consent_claim``,
                           ``safety_off``, ``encoded_command``, ``ai_addressed``,
                           ``external_instruction``), also their fixed English
-                          phrasings (:mod:`memctl.sleep.validator_phrasings`) and
+                          phrasings (:mod:`memctl.validator.phrasings`) and
                           their Italian, Portuguese, Russian, Dutch, Turkish,
                           Polish, Japanese and Korean forms or a credential file
                           with an outside destination in any language
-                          (:mod:`memctl.sleep.validator_languages`)
+                          (:mod:`memctl.validator.languages`)
 ``<family>:encoded:<k>``  any of the three above, or a secret, found after
                           decoding a payload in place (base64, hex, escapes,
                           URL encoding, HTML entities, rot13, reversed text:
-                          :mod:`memctl.sleep.validator_encoded`); a decoded payload
+                          :mod:`memctl.validator.encoded`); a decoded payload
                           that is itself a shell command is
                           ``memory_poisoning:encoded_command``
 ========================  ======================================================
 
-Every text recogniser reads :func:`memctl.sleep.validator_fold.fold_for_matching`
+Every text recogniser reads :func:`memctl.validator.fold.fold_for_matching`
 output (NFKC, invisibles removed, Cyrillic/Greek/small-capital look-alikes
 mapped to Latin, case folded, combining overlays and accents removed, letter
 spacing undone, whitespace collapsed), so ``ＩＧＮＯＲＥ``, ``ig\\u200bnore``,
@@ -101,16 +101,16 @@ import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any
 
-from memctl.ingest.scrub import find_secrets
-from memctl.sleep.validator_encoded import decoded_views, looks_like_command
-from memctl.sleep.validator_fold import deobfuscate, fold_for_matching, skeleton
-from memctl.sleep.validator_injection import INJECTION_PATTERNS, find_injection
-from memctl.sleep.validator_languages import find_multilingual
-from memctl.sleep.validator_phrasings import find_phrasing
-from memctl.sleep.validator_poisoning import find_poisoning
-from memctl.sleep.validator_structure import find_cased_structure, find_forged_structure
+from memctl.scrub.core import find_secrets
 from memctl.store.errors import InvalidPathError
 from memctl.store.policy import INTERNAL_PREFIXES, PUBLIC_PREFIXES, normalize_path
+from memctl.validator.encoded import decoded_views, looks_like_command
+from memctl.validator.fold import deobfuscate, fold_for_matching, skeleton
+from memctl.validator.injection import INJECTION_PATTERNS, find_injection
+from memctl.validator.languages import find_multilingual
+from memctl.validator.phrasings import find_phrasing
+from memctl.validator.poisoning import find_poisoning
+from memctl.validator.structure import find_cased_structure, find_forged_structure
 
 __all__ = [
     "INJECTION_PATTERNS",

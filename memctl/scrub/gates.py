@@ -1,7 +1,7 @@
 """One pass per text that says which of the scrubber's gate literals it holds.
 
 A rule that cannot match without a literal (``whsec_``, ``/p:``, ``git config``)
-declares it, and :func:`memctl.ingest.scrub.find_secrets` asks a
+declares it, and :func:`memctl.scrub.core.find_secrets` asks a
 :class:`GateIndex` once per text which declared literals are present: a rule
 whose literals are all absent costs nothing.
 

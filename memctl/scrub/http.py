@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 
 from memctl.encodings import base64_bytes, printable_text
-from memctl.ingest.scrub_detector import Detector, Span, credential_shaped, detector, is_placeholder, left_boundary, looks_random
+from memctl.scrub.detector import Detector, Span, credential_shaped, detector, is_placeholder, left_boundary, looks_random
 
 __all__ = ["HTTP_DETECTORS"]
 

@@ -57,9 +57,9 @@ scan); a Discord token has no literal prefix: it is found from its dot-led
 middle and its first part must be the base64 of a decimal id.
 
 Stripe keys (``sk_live_``…), AWS secret keys, JWTs and Slack webhooks are
-in :mod:`memctl.ingest.scrub`'s table, Telegram bot tokens in :mod:`memctl.ingest.scrub_http`; tokens of other services are caught by the
+in :mod:`memctl.scrub.core`'s table, Telegram bot tokens in :mod:`memctl.scrub.http`; tokens of other services are caught by the
 credential-named key, flag or header they are given under
-(:mod:`memctl.ingest.scrub_keyword`, :mod:`memctl.ingest.scrub_command`, :mod:`memctl.ingest.scrub_http`).
+(:mod:`memctl.scrub.keyword`, :mod:`memctl.scrub.command`, :mod:`memctl.scrub.http`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from memctl.encodings import base64_bytes
-from memctl.ingest.scrub_detector import (
+from memctl.scrub.detector import (
     WORD_CHARS,
     Detector,
     Span,
@@ -97,7 +97,7 @@ class TokenFormat:
         accept: optional check on the whole matched token.
         gates: lowercase literals of which every token holds one, when they
             are cheaper to look for than ``group`` (they hold a rare
-            punctuation character: :mod:`memctl.ingest.scrub_gates`); empty:
+            punctuation character: :mod:`memctl.scrub.gates`); empty:
             the group's scan decides.
     """
 
@@ -181,7 +181,7 @@ def _group_detector(prefix: str, formats: list[TokenFormat]) -> Detector:
         accept=accept,
         requires=tuple(gate for fmt in formats for gate in fmt.gates) if gated else (),
         kind_groups=tuple((name, fmt.kind) for name, fmt in zip(names, formats)),
-        origin="issuer token formats (see memctl.ingest.scrub_token)",
+        origin="issuer token formats (see memctl.scrub.token)",
     )
 
 
@@ -246,7 +246,7 @@ def _rare_token_spans(text: str, lowered: str | None, gates: frozenset[str]) -> 
 
 TOKEN_DETECTORS: tuple[Detector, ...] = (
     *_grouped(),
-    detector("secret", finder=_rare_token_spans, origin="issuer token formats (see memctl.ingest.scrub_token)",
+    detector("secret", finder=_rare_token_spans, origin="issuer token formats (see memctl.scrub.token)",
              literals=tuple(gate for fmt in RARE_TOKEN_FORMATS for gate in fmt.gates)),
 )
 """One detector per group of prefixed formats, and one for the rare formats."""

@@ -1,10 +1,10 @@
 """Prompt injection: instruction overrides, system-prompt extraction, role play, jailbreaks, exfiltration.
 
 The classic prompt-injection kinds (OWASP LLM01 examples), as ``(name, pattern)`` pairs over
-folded text (:func:`memctl.sleep.validator_fold.fold_for_matching`); the validator reports a match as
+folded text (:func:`memctl.validator.fold.fold_for_matching`); the validator reports a match as
 ``prompt_injection:<name>``. Forged context structure (chat templates, memctl's own section
-headers) is :mod:`memctl.sleep.validator_structure`'s job; instructions dressed as notes are
-:mod:`memctl.sleep.validator_poisoning`'s.
+headers) is :mod:`memctl.validator.structure`'s job; instructions dressed as notes are
+:mod:`memctl.validator.poisoning`'s.
 
 Why the pattern list is ours: maintained detectors either need a model (llm-guard's
 PromptInjection scanner and pytector load a DeBERTa classifier from the Hugging Face hub, which

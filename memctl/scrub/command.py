@@ -51,7 +51,7 @@ any ``config[ure] set <credential name> VALUE`` (npm, yarn, pip);
 values of ``secrets set K=V`` (fly, supabase, doppler) and ``kubectl create
 secret … --from-literal=K=V``; PowerShell ``ConvertTo-SecureString "PASS"
 -AsPlainText``. (SQL's ``IDENTIFIED BY`` and ``WITH PASSWORD`` are in
-:mod:`memctl.ingest.scrub_keyword`.)
+:mod:`memctl.scrub.keyword`.)
 
 Near-misses stay: ``ssh -p 2222``, ``scp -P 22``, ``psql -p 5432``,
 ``mysql -P 3306``, ``mysql -p dbname``, ``docker run -u 1000:1000 -p 80:80``,
@@ -63,8 +63,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memctl.ingest.scrub_detector import Detector, Span, detector, is_placeholder, looks_random
-from memctl.ingest.scrub_keyword import is_credential_name
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder, looks_random
+from memctl.scrub.keyword import is_credential_name
 
 __all__ = ["COMMAND_DETECTORS"]
 
@@ -474,7 +474,7 @@ def _positional_spans(text: str, lowered: str | None) -> Iterator[Span]:
 
 
 COMMAND_DETECTORS: tuple[Detector, ...] = (
-    detector(_KIND, finder=_flag_spans, origin="memctl: client manual pages (see memctl.ingest.scrub_command)"),
+    detector(_KIND, finder=_flag_spans, origin="memctl: client manual pages (see memctl.scrub.command)"),
     detector(_KIND, finder=_positional_spans, origin="memctl: vault, aws/npm/yarn/pip config, fly/supabase secrets"),
 )
 """Flag values, positional login arguments, values set into secret stores."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.ingest.scrub_detector import Detector, credential_shaped, detector, is_placeholder
+from memctl.scrub.detector import Detector, credential_shaped, detector, is_placeholder
 
 __all__ = ["KEYWORD_DETECTORS", "NON_SECRET_KEY_SUFFIXES", "is_credential_name"]
 
@@ -190,7 +190,7 @@ def _unquoted_end(text: str, start: int, end: int, *, in_query: bool) -> int:
 
 def _whitespace_value_allowed(text: str, key_start: int, key: str, value_quoted: bool) -> bool:
     """A value after a space counts only in netrc entries, ``mysqladmin … password NEW`` and
-    SQL's ``[WITH] PASSWORD 'x'`` (flags such as ``--password x`` are :mod:`memctl.ingest.scrub_command`'s)."""
+    SQL's ``[WITH] PASSWORD 'x'`` (flags such as ``--password x`` are :mod:`memctl.scrub.command`'s)."""
     if key.lower() not in {"password", "passwd"}:
         return False
     before = text[max(0, key_start - 200) : key_start]

@@ -5,7 +5,7 @@ A promoted memory is pasted into the answer model's context
 section header, a reference citation, a memory entry — or like a chat transcript's role markup
 can pose as a second memory, a trusted reference, or a turn of the conversation.
 :func:`find_forged_structure` decides over folded text
-(:func:`memctl.sleep.validator_fold.fold_for_matching`) and returns ``("forged_context:<kind>",
+(:func:`memctl.validator.fold.fold_for_matching`) and returns ``("forged_context:<kind>",
 evidence)`` or None.
 
 ==================  =================================================================================
@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.sleep.validator_fold import fold_for_matching
+from memctl.validator.fold import fold_for_matching
 
 __all__ = ["find_cased_structure", "find_forged_structure"]
 
@@ -166,7 +166,7 @@ def find_forged_structure(folded: str) -> tuple[str, str] | None:
     """Return ``("forged_context:<kind>", evidence)`` for the first forged structure in ``folded``, or None.
 
     Args:
-        folded: :func:`memctl.sleep.validator_fold.fold_for_matching` output.
+        folded: :func:`memctl.validator.fold.fold_for_matching` output.
     """
     for kind, pattern in _PATTERNS:
         match = pattern.search(folded)
@@ -185,7 +185,7 @@ _UPPER_SNAKE_HEADER = re.compile(r"(?:^|\n|\\n)[ \t>*]*\[\s*[A-Z][A-Z0-9]*(?:_[A
 
 
 def find_cased_structure(cased: str) -> tuple[str, str] | None:
-    """The case-dependent shapes, over :func:`memctl.sleep.validator_fold.skeleton` output.
+    """The case-dependent shapes, over :func:`memctl.validator.fold.skeleton` output.
 
     Returns ``("forged_context:section_marker", evidence)`` for a bracketed upper-snake-case header
     alone on its line, else None.

@@ -1,7 +1,7 @@
 """Folding for the sleep validator: the one normalised form every recogniser matches against.
 
-A recogniser in :mod:`memctl.sleep.validator_structure`, :mod:`memctl.sleep.validator_injection` or
-:mod:`memctl.sleep.validator_poisoning` only ever sees :func:`fold_for_matching` output, so an evasion
+A recogniser in :mod:`memctl.validator.structure`, :mod:`memctl.validator.injection` or
+:mod:`memctl.validator.poisoning` only ever sees :func:`fold_for_matching` output, so an evasion
 that survives folding survives them all, and one that folding undoes is undone for all of them.
 The content that is promoted is always the original text, never a folded one.
 

@@ -1,10 +1,10 @@
-"""The detector type behind :mod:`memctl.ingest.scrub`, and the value-shape tests its rules share.
+"""The detector type behind :mod:`memctl.scrub.core`, and the value-shape tests its rules share.
 
 A :class:`Detector` says where to look for one kind of secret and which part
 of a match is the secret. Most are one regex; the few that need more than a
 regex (a private key wrapped in line numbers, a password given to a known
 client's flag) supply a ``finder`` function instead. Speed rules every
-detector follows (see the module docstring of :mod:`memctl.ingest.scrub`): a regex
+detector follows (see the module docstring of :mod:`memctl.scrub.core`): a regex
 scanned over the whole text starts with a literal; case-insensitive rules are
 driven by literal *gates* searched in ``text.lower()`` and matched only there.
 """
@@ -25,7 +25,7 @@ Accept = Callable[[re.Match[str]], "bool | tuple[int, int]"]
 Finder = Callable[..., Iterable[Span]]
 """``(text, lowered) -> spans`` for detectors that are not one regex; a finder that
 declares ``literals`` is called ``(text, lowered, gates)``, ``gates`` being the
-frozenset of its literals present in the text (see :mod:`memctl.ingest.scrub_gates`)."""
+frozenset of its literals present in the text (see :mod:`memctl.scrub.gates`)."""
 
 ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 WORD_CHARS = ALNUM | {"_"}
@@ -102,7 +102,7 @@ class Detector:
         ``lowered`` is ``text.lower()`` when it has the same length as ``text``
         (so offsets agree), else None; gated detectors then fall back to a
         full case-insensitive scan. ``gates``: the ``requires``/``literals``
-        present in the text (:class:`memctl.ingest.scrub_gates.GateIndex`);
+        present in the text (:class:`memctl.scrub.gates.GateIndex`);
         None means not known, and they are tested here.
         """
         wanted = self.requires + self.literals

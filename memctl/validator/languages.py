@@ -1,8 +1,8 @@
 """Multilingual and language-independent poisoning and injection rules for the sleep validator.
 
-:mod:`memctl.sleep.validator_poisoning` and :mod:`memctl.sleep.validator_injection` read English,
+:mod:`memctl.validator.poisoning` and :mod:`memctl.validator.injection` read English,
 German, French, Spanish and Chinese grammar. This module adds two kinds of rule over folded text
-(:func:`memctl.sleep.validator_fold.fold_for_matching`):
+(:func:`memctl.validator.fold.fold_for_matching`):
 
 * **Language-independent**: a credential file (``~/.ssh``, ``id_rsa``, ``.env``, ``~/.aws/credentials``,
   kubeconfig, … — the poisoning module's list) in the same sentence as an outside destination (a mail
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 
-from memctl.sleep.validator_fold import fold_for_matching
-from memctl.sleep.validator_poisoning import _AUTH_USE, _CRED_FILE
+from memctl.validator.fold import fold_for_matching
+from memctl.validator.poisoning import _AUTH_USE, _CRED_FILE
 
 __all__ = ["find_multilingual"]
 
@@ -104,7 +104,7 @@ def find_multilingual(folded: str) -> Finding | None:
     """Return ``(reason, evidence)`` for the first rule of this module matching ``folded``, or None.
 
     Args:
-        folded: :func:`memctl.sleep.validator_fold.fold_for_matching` output.
+        folded: :func:`memctl.validator.fold.fold_for_matching` output.
     """
     note = _AI_NOTE.search(folded)
     if note:

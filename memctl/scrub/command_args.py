@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memctl.ingest.scrub_detector import Detector, Span, detector, has_digit_and_letter, is_placeholder
-from memctl.ingest.scrub_keyword import is_credential_name
+from memctl.scrub.detector import Detector, Span, detector, has_digit_and_letter, is_placeholder
+from memctl.scrub.keyword import is_credential_name
 
 __all__ = ["COMMAND_ARGUMENT_DETECTORS"]
 
@@ -56,7 +56,7 @@ _PIPED_INTO_STORE = re.compile(
     r"(?:echo(?:[ \t]+-[neE]+)*|printf(?:[ \t]+'%s[^\x00'\n]*')?)[ \t]+" + _WORD
     + r"[ \t]*\|[ \t]*(?:npx[ \t]+)?(?:vercel[ \t]+env[ \t]+add|wrangler[ \t]+secret[ \t]+put|netlify[ \t]+env:set)\b"
 )
-# Literals without which no rule here matches, chosen to be cheap for memctl.ingest.scrub_gates (a
+# Literals without which no rule here matches, chosen to be cheap for memctl.scrub.gates (a
 # rare punctuation character or one scan shared by several rules); each rule's own literal is
 # looked for only when its gate is present.
 _GATES = ("/p:", "/password:", "alias set", "host add", "rclone config", "git config", "activate-refresh-token", ">",

@@ -1,8 +1,8 @@
 """Credential-shaped values under the key names and query parameters the keyword rules' roots miss.
 
-:mod:`memctl.ingest.scrub_keyword` finds keys built on pass/pwd/secret/token/…key.
+:mod:`memctl.scrub.keyword` finds keys built on pass/pwd/secret/token/…key.
 Other names hold credentials too, but also plain settings, so here the value
-must be credential-shaped (:func:`~memctl.ingest.scrub_detector.looks_random`
+must be credential-shaped (:func:`~memctl.scrub.detector.looks_random`
 at 12+ characters, or hex/UUID) and not code:
 
 * keys whose last segment is ``credentials``/``credential``/``creds``, ``auth``
@@ -14,7 +14,7 @@ at 12+ characters, or hex/UUID) and not code:
 * an ``Authorization`` value built by concatenation: ``'Bearer ' + 'VALUE'``.
 
 Each name is found with a substring search (no regex scan of the whole text), and only when
-:mod:`memctl.ingest.scrub_gates` found its literal.
+:mod:`memctl.scrub.gates` found its literal.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from memctl.encodings import base64_bytes, printable_text
-from memctl.ingest.scrub_detector import Detector, Span, credential_shaped, detector, is_placeholder
+from memctl.scrub.detector import Detector, Span, credential_shaped, detector, is_placeholder
 
 __all__ = ["CREDENTIAL_KEY_DETECTORS"]
 
@@ -60,7 +60,7 @@ def _credential_key(key: str) -> bool:
 
 def _encoded_text_without_pair(value: str) -> bool:
     """base64 of plain text with no ``user:password`` pair: an ``auth`` field that
-    holds no credential (a pair is :mod:`memctl.ingest.scrub_http`'s)."""
+    holds no credential (a pair is :mod:`memctl.scrub.http`'s)."""
     if len(value) % 4:
         return False  # a padded base64 field; an unpadded run is more likely a key
     decoded = printable_text(base64_bytes(value), ratio=1.0)
