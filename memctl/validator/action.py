@@ -8,12 +8,41 @@ trusts, and why").
 
 This module is the contract the sleep cycle and the review queue rely on:
 :func:`classify_action` is deterministic, calls no model, reads no file and never raises on any ``str``.
+
+How a text is read (:mod:`memctl.validator.action_views`): NFKC, invisibles removed, look-alikes folded
+per Unicode TR39 (:mod:`memctl.validator.confusables`), hyphenation and CamelCase run-ons undone,
+leetspeak, and decoded views (base64 also split in runs, hex also spaced, Caesar shifts, Morse, decimal
+character codes, double URL encoding, reversed text and the decoders of :mod:`memctl.validator.encoded`).
+Each view is checked, in order, for (the reason codes):
+
+* carried objects — ``command``, ``url``, ``host``, ``email``, ``package_source`` (``--extra-index-url``,
+  a preferred package, fork or mirror, a ``==`` pin), ``markdown_template`` (a markdown image, or a link
+  whose query has a templated value);
+* statements that direct — ``security_setting`` (``verify=False``, "TLS verification may be disabled"),
+  ``override`` ("memories override the user", "ignore previous instructions"), ``persistence``
+  (``authorized_keys``, crontab, shell profiles), ``trigger`` ("when the user next asks…", "from now on"),
+  ``credential_request``, ``concealment`` ("never mention…"), ``ai_addressed``, ``output_directive``;
+* ``directive:<verb class>`` — a clause that, after fillers ("please", "always", "before any build,"),
+  starts with an action verb (run, install, send, open, grant, trust, disable, bypass, delete, say, ask,
+  change, book, read: :data:`memctl.validator.action_lexicon.ACTION_VERBS`); a negated clause ("don't
+  delete failing tests") is a restriction, not a directive, unless it conceals;
+* ``directive:<lang>`` — the same directives in de, fr, es, it, pt, nl, pl, ru, uk, tr, ja, zh, ko;
+* ``validator:<kind>`` — a finding of the validator's poisoning recognisers
+  (:mod:`memctl.validator.poisoning`, :mod:`memctl.validator.phrasings`, :mod:`memctl.validator.languages`),
+  which hold rather than reject.
+
+A reason found in a decoded view carries its encoding: ``encoded:<encoding>:<reason>``.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from memctl.validator.action_lexicon import ACTION_VERBS, CODE_CUES, FILLER, LANGUAGE_CUES, STATEMENT_CUES
+from memctl.validator.action_views import CLAUSE_SPLIT, NEGATION, WORD, language_fold, reading_views
+from memctl.validator.languages import find_multilingual
+from memctl.validator.phrasings import find_phrasing
+from memctl.validator.poisoning import find_poisoning
 
 __all__ = ["ActionAssessment", "classify_action"]
 
@@ -26,14 +55,41 @@ class ActionAssessment:
         action_bearing: True when the memory would change what the agent does (see the module doc).
         reasons: stable reason codes, most specific first (e.g. ``"command"``, ``"url"``,
             ``"directive:install"``); empty when ``action_bearing`` is False.
+        view: the reading the reasons were found in (``"plain"``, ``"hyphenation"``, ``"base64"``, …);
+            empty when ``action_bearing`` is False.
     """
 
     action_bearing: bool
     reasons: tuple[str, ...] = ()
+    view: str = ""
 
 
-_URL = re.compile(r"\b(?:https?|ftp|git|ssh)://", re.IGNORECASE)
-_COMMAND = re.compile(r"(?m)(?:^\s*\$\s|\|\s*(?:ba|z)?sh\b|\b(?:curl|wget|pip|npm|sudo|chmod|ssh)\s+-)")
+def _directives(folded: str) -> list[str]:
+    found: list[str] = []
+    for clause in CLAUSE_SPLIT.split(folded):
+        clause = clause.strip(" \"'`*_()[]")
+        if not clause:
+            continue
+        rest = FILLER.sub("", clause, count=1)
+        if NEGATION.match(rest):
+            continue
+        first = WORD.match(rest)
+        if first and len(rest.split()) > 1:
+            reason = ACTION_VERBS.get(first.group(0))
+            if reason:
+                found.append(f"directive:{reason}")
+    return found
+
+
+def _reasons(folded: str) -> list[str]:
+    reasons = [name for name, pattern in CODE_CUES if pattern.search(folded)]
+    reasons += [name for name, pattern in STATEMENT_CUES if pattern.search(folded)]
+    reasons += _directives(folded)
+    for recogniser in (find_poisoning, find_phrasing, find_multilingual):
+        finding = recogniser(folded)
+        if finding:
+            reasons.append(f"validator:{finding[0].partition(':')[2] or finding[0]}")
+    return list(dict.fromkeys(reasons))
 
 
 def classify_action(text: str) -> ActionAssessment:
@@ -43,11 +99,21 @@ def classify_action(text: str) -> ActionAssessment:
         text: the memory body, any ``str`` (unnormalised; the classifier folds it itself).
 
     Returns:
-        An :class:`ActionAssessment`. Never raises.
+        An :class:`ActionAssessment`: ``action_bearing`` with the reason codes of the first reading
+        (plain first, decoded views after) that has any, else not action-bearing. Never raises.
     """
-    reasons: list[str] = []
-    if _COMMAND.search(text):
-        reasons.append("command")
-    if _URL.search(text):
-        reasons.append("url")
-    return ActionAssessment(action_bearing=bool(reasons), reasons=tuple(reasons))
+    if not isinstance(text, str) or not text.strip():
+        return ActionAssessment(action_bearing=False)
+    try:
+        for view, folded in reading_views(text):
+            reasons = _reasons(folded)
+            if view == "plain":
+                native = language_fold(text)
+                reasons += [name for name, pattern in LANGUAGE_CUES if pattern.search(native)]
+            if reasons:
+                if view not in ("plain", "hyphenation", "camel_case", "confusables"):
+                    reasons = [f"encoded:{view}:{reason}" for reason in reasons]
+                return ActionAssessment(action_bearing=True, reasons=tuple(reasons), view=view)
+    except Exception:  # noqa: BLE001 - the classifier fails closed: an unreadable text waits for a person
+        return ActionAssessment(action_bearing=True, reasons=("classifier_error",), view="plain")
+    return ActionAssessment(action_bearing=False)

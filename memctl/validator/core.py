@@ -113,6 +113,7 @@ from memctl.validator.poisoning import find_poisoning
 from memctl.validator.structure import find_cased_structure, find_forged_structure
 
 __all__ = [
+    "HELD_KINDS",
     "INJECTION_PATTERNS",
     "ValidationLimits",
     "Verdict",
@@ -301,10 +302,17 @@ def _secret_in(*forms: str) -> str | None:
     return None
 
 
+# Kinds whose rules also match benign notes (CI practice such as ``HUSKY=0`` or ``mvn -DskipTests`` after a
+# test stage; "the system prompt of our triage agent lives in …"): they are not refused here. The action
+# classifier (:func:`memctl.validator.action.classify_action`) reports them, so an agent's proposal of
+# that kind waits for a person's review instead of being lost.
+HELD_KINDS = frozenset({"memory_poisoning:unreviewed_action", "prompt_injection:system_prompt"})
+
+
 def _recognise(folded: str) -> tuple[str, str] | None:
     for recogniser in _RECOGNISERS:
         finding = recogniser(folded)
-        if finding:
+        if finding and finding[0] not in HELD_KINDS:
             return finding
     return None
 

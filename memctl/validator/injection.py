@@ -32,6 +32,8 @@ _OVERRIDE = r"(?:ignore|disregard|forget|override|bypass|neglect|abandon|discard
 _QUALIFIER = r"(?:previous|prior|above|preceding|earlier|foregoing|former|original|initial|system|your|developer|safety)"
 _DIRECTIVE = (r"(?:instructions?|rules?|directives?|guidelines?|guidance|prompts?|commands?|constraints?"
               r"|guardrails?|polic(?:y|ies)|programming|restrictions?|context|orders?|training)")
+# "ignore the previous training run's checkpoints" names a run of training, not the model's training
+_NOT_A_RUN = r"(?!['’]s|\s+(?:runs?|jobs?|data|sets?|checkpoints?|results?|logs?|steps?|epochs?|batch(?:es)?))"
 _MODEL = r"(?:ai|assistant|chat\s?bot|chatgpt|gpt|claude|llm|language model|model|bot)"
 _SENSITIVE = (r"(?:secrets?|credentials?|keys?|tokens?|passwords?|env|environment|\.env|conversation|chat|history"
               r"|memor(?:y|ies)|context|prompt|data|files?|contents?|ssh|cookies?|session)")
@@ -41,7 +43,7 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # "ignore (all) previous instructions", "disregard the above rules", "forget your instructions"
         ("instruction_override",
          rf"{_B}{_OVERRIDE}(?:\s+(?:all|any|every|each|of|the|these|those|whatever))*\s+{_QUALIFIER}{_E}"
-         rf"(?:\s+[a-z]+){{0,2}}\s+{_DIRECTIVE}{_E}"),
+         rf"(?:\s+[a-z]+){{0,2}}\s+{_DIRECTIVE}{_E}{_NOT_A_RUN}"),
         # "ignore all instructions", "disregard any rules"
         ("instruction_override", rf"{_B}{_OVERRIDE}\s+(?:all|any|every)\s+(?:of\s+)?(?:the\s+)?{_DIRECTIVE}{_E}"),
         # "forget everything you were told (before)", "disregard all that came before"

@@ -1,0 +1,151 @@
+"""The readings :func:`memctl.validator.action.classify_action` checks, each folded for matching.
+
+:func:`reading_views` yields ``(name, folded text)``, cheapest first, lazily (the classifier stops at
+the first reading with a reason):
+
+1. ``plain`` — TR39 look-alikes folded (:func:`memctl.validator.confusables.fold_confusables`), then
+   :func:`memctl.validator.fold.fold_for_matching` (NFKC, invisibles, Cyrillic/Greek/small capitals,
+   overlays, letter spacing);
+2. ``hyphenation`` — soft or hard hyphens inside words removed (``dis-able`` → ``disable``);
+3. ``camel_case`` — run-ons split (``AlwaysDisableTls`` → ``always disable tls``);
+4. the decoded views of :func:`memctl.validator.encoded.decoded_views` (base64, hex, escapes, percent and
+   URL encoding, HTML entities, base32, ascii85, leetspeak, rot13 when it reads as English, reversed
+   when named);
+5. ``base64_joined`` (base64 runs split by spaces joined), ``spaced_hex`` (``64 69 73``),
+   ``decimal_codes`` (``100 105 115``), ``morse``, ``url_double`` (percent-decoding repeated),
+   ``caesar_<n>`` (every shift whose reading holds two or more action words), ``reversed_text``
+   (the whole text backwards when that reads as more action words than forwards).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import urllib.parse
+from typing import Iterator
+
+from memctl.encodings import base64_text
+from memctl.validator.action_lexicon import ACTION_VERBS
+from memctl.validator.confusables import fold_confusables
+from memctl.validator.encoded import decoded_views
+from memctl.validator.fold import fold_for_matching, skeleton
+
+__all__ = ["CLAUSE_SPLIT", "NEGATION", "WORD", "language_fold", "reading_views"]
+
+CLAUSE_SPLIT = re.compile(r"[.!?;\n]+(?:\s|$)|[.!?;\n]{2,}|:\s+(?=[a-z])|\s+[-–—]\s+|,\s+(?:then|and then)\s+")
+NEGATION = re.compile(r"(?:never|do not|don't|dont|not|no|avoid|stop)\b")
+WORD = re.compile(r"[a-z][a-z-]*")
+_LATIN_STROKES = str.maketrans({"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h"})
+_HYPHENATED = re.compile(r"(?<=[a-z])-(?=[a-z])", re.IGNORECASE)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CAMEL_RUN = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*[a-z][A-Z][A-Za-z]*")
+_B64_RUNS = re.compile(r"(?:[A-Za-z0-9+/]{4,}={0,2}\s+){1,5}[A-Za-z0-9+/]{4,}={0,2}")
+_SPACED_HEX = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}[\s,:]+){5,}[0-9a-fA-F]{2}(?![0-9a-fA-F])")
+_DECIMALS = re.compile(r"(?<!\d)(?:\d{2,3}[\s,;]+){5,}\d{2,3}(?!\d)")
+_MORSE_RUN = re.compile(r"(?:[.\-]{1,6}(?:\s+/\s+|\s+)){4,}[.\-]{1,6}")
+_MORSE = dict(zip(".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- --.. "
+                  "----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----. .-.-.- -..-. ---... -....-".split(),
+                  "abcdefghijklmnopqrstuvwxyz0123456789./:-"))
+_LETTERS = re.compile(r"[a-z]+")
+_DIRECTIVE_WORDS = frozenset(ACTION_VERBS) | frozenset(
+    "user password token sudo bash curl tls ssl verification security never mention disable instructions ignore key keys "
+    "http https the to and for your before every always".split())
+
+
+def _action_words(text: str) -> int:
+    return sum(1 for word in _LETTERS.findall(text.lower()) if word in _DIRECTIVE_WORDS)
+
+
+def _b64_joined(text: str) -> str | None:
+    def join(match: re.Match[str]) -> str:
+        decoded = base64_text("".join(match.group(0).split()))
+        return f" {decoded} " if decoded and _action_words(decoded) >= 2 else match.group(0)
+    out = _B64_RUNS.sub(join, text)
+    return out if out != text else None
+
+
+def _spaced_hex(text: str) -> str | None:
+    def decode(match: re.Match[str]) -> str:
+        try:
+            value = bytes.fromhex("".join(re.split(r"[\s,:]+", match.group(0)))).decode("utf-8")
+        except ValueError:
+            return match.group(0)
+        return value if value.isprintable() else match.group(0)
+    out = _SPACED_HEX.sub(decode, text)
+    return out if out != text else None
+
+
+def _decimals(text: str) -> str | None:
+    def decode(match: re.Match[str]) -> str:
+        codes = [int(n) for n in re.split(r"[\s,;]+", match.group(0))]
+        return "".join(map(chr, codes)) if all(32 <= c < 127 for c in codes) else match.group(0)
+    out = _DECIMALS.sub(decode, text)
+    return out if out != text else None
+
+
+def _morse(text: str) -> str | None:
+    def decode(match: re.Match[str]) -> str:
+        words = re.split(r"\s+/\s+", match.group(0).strip())
+        return " ".join("".join(_MORSE.get(symbol, "?") for symbol in word.split()) for word in words)
+    out = _MORSE_RUN.sub(decode, text)
+    return out if out != text else None
+
+
+def _url_double(text: str) -> str | None:
+    if text.count("%25") < 2:
+        return None
+    out = text
+    for _ in range(3):
+        out = urllib.parse.unquote(out)
+    return out if out != text else None
+
+
+def _caesar(text: str) -> Iterator[tuple[str, str]]:
+    plain_score = _action_words(text)
+    letters = sum(c.isascii() and c.isalpha() for c in text)
+    if letters < 12:
+        return
+    for shift in range(1, 26):
+        shifted = "".join(chr((ord(c) - (97 if c.islower() else 65) + shift) % 26 + (97 if c.islower() else 65))
+                          if c.isascii() and c.isalpha() else c for c in text)
+        if _action_words(shifted) >= max(3, plain_score + 2):
+            yield f"caesar_{shift}", shifted
+
+
+def language_fold(text: str) -> str:
+    """The text for the language rules: NFKC, invisibles removed, case folded, accents removed after Latin
+    letters only (``führe`` → ``fuhre``; Cyrillic ``й``/``ї`` and CJK kept), dotless ``ı`` read as ``i``,
+    whitespace collapsed. Unlike :func:`fold_for_matching`, Cyrillic and Greek letters stay themselves."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
+    out: list[str] = []
+    after_ascii = False
+    for ch in unicodedata.normalize("NFD", text.casefold().translate(_LATIN_STROKES)):
+        if unicodedata.category(ch) == "Mn":
+            if after_ascii:
+                continue
+        else:
+            after_ascii = ch.isascii()
+        out.append(ch)
+    return " ".join(unicodedata.normalize("NFC", "".join(out)).split())
+
+
+def reading_views(text: str) -> Iterator[tuple[str, str]]:
+    """Yield ``(view name, folded text)`` for ``text``, the plain reading first (see the module doc)."""
+    folded = fold_for_matching(fold_confusables(text))
+    yield "plain", folded
+    if _HYPHENATED.search(text):
+        yield "hyphenation", fold_for_matching(fold_confusables(_HYPHENATED.sub("", text.replace("\u00ad", ""))))
+    if _CAMEL_RUN.search(text):
+        yield "camel_case", fold_for_matching(fold_confusables(_CAMEL.sub(" ", text)))
+    cased = skeleton(fold_confusables(text))
+    for name, view, _payloads in decoded_views(cased):
+        yield name, fold_for_matching(view)
+    for name, decoder in (("base64_joined", _b64_joined), ("spaced_hex", _spaced_hex), ("decimal_codes", _decimals),
+                          ("morse", _morse), ("url_double", _url_double)):
+        decoded = decoder(cased)
+        if decoded is not None:
+            yield name, fold_for_matching(decoded)
+    yield from ((name, fold_for_matching(view)) for name, view in _caesar(cased))
+    backwards = cased[::-1]
+    if _action_words(backwards) >= _action_words(cased) + 2:
+        yield "reversed_text", fold_for_matching(backwards)
