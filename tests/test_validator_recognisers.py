@@ -11,7 +11,8 @@ import uuid
 
 import pytest
 
-from memctl.validator.core import ValidationLimits, validate_proposal
+from memctl.validator.action import classify_action
+from memctl.validator.core import HELD_KINDS, ValidationLimits, validate_proposal
 from memctl.validator.directive import is_directive, negated, sentences
 from memctl.validator.encoded import decoded_views, looks_like_command
 from memctl.validator.fold import fold_for_matching, skeleton
@@ -152,6 +153,10 @@ def test_every_rule_kind_is_exercised_by_the_corpus() -> None:
     for kind in STRUCTURE_KINDS:
         assert any(r.startswith(f"forged_context:{kind}") for r in reasons), kind
     for category in CATEGORIES:
+        if f"memory_poisoning:{category}" in HELD_KINDS:  # held for review by the action classifier, not refused
+            held = [e for e in CORPUS if f"validator:{category}" in classify_action(e.text or "").reasons]
+            assert held, category
+            continue
         assert any(r.startswith(f"memory_poisoning:{category}") for r in reasons), category
 
 

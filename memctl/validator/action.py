@@ -64,6 +64,20 @@ class ActionAssessment:
     view: str = ""
 
 
+# Verbs that are also nouns or phrasal verbs: an instruction only with one of these next words
+# ("skip the checks", not "skip to the section"; "end every answer with", not "end users").
+_NEEDS_NEXT: dict[str, frozenset[str]] = {
+    "skip": frozenset("the all any every this these those tls ssl verification review reviews checks check tests hooks".split()),
+    "turn": frozenset(["off"]),
+    "switch": frozenset(["off"]),
+    "end": frozenset("with your every each all the".split()),
+    "stop": frozenset("the all any verifying checking reporting logging".split()),
+    "state": frozenset("that to".split()),
+    "point": frozenset("the all to".split()),
+    "search": frozenset("the for all my your every".split()),
+}
+
+
 def _directives(folded: str) -> list[str]:
     found: list[str] = []
     for clause in CLAUSE_SPLIT.split(folded):
@@ -73,10 +87,12 @@ def _directives(folded: str) -> list[str]:
         rest = FILLER.sub("", clause, count=1)
         if NEGATION.match(rest):
             continue
+        words = rest.split()
         first = WORD.match(rest)
-        if first and len(rest.split()) > 1:
+        if first and len(words) > 1:
             reason = ACTION_VERBS.get(first.group(0))
-            if reason:
+            follow = _NEEDS_NEXT.get(first.group(0))
+            if reason and (follow is None or words[1] in follow):
                 found.append(f"directive:{reason}")
     return found
 

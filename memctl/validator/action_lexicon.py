@@ -48,8 +48,8 @@ CODE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) for nam
     ("email", _B + r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}" + _E),
     ("package_source", r"--(?:extra-)?index-url|" + _B + r"index-url" + _E + r"|" + _B + r"registry\s*=|--registry" + _E
                        + r"|" + _B + r"trusted-host" + _E),
-    ("package_source", _B + r"(?:prefer|use|switch(?:es)?\s+to|replace\w*[^.\n]{0,40}?with|install|pin)\w*\s+[^.\n]{0,50}?"
-                       r"(?:package|library|crate|gem|module|fork|mirror|registry|index|wheel)" + _E),
+    ("package_source", _B + r"(?:prefers?|preferred|uses?|using|switch(?:es)?\s+to|replace[sd]?[^.\n]{0,40}?with|installs?|pin(?:s|ned)?)"
+                       r"\s+[^.\n]{0,50}?(?:package|library|crate|gem|fork|mirror|registry|package index|wheel)" + _E),
     ("package_source", _B + r"(?:package|library|crate|gem|fork|mirror|registry)\s[^.\n]{0,50}?(?:instead of|over|replaces"
                        r"|is now|moved)" + _E),
     ("package_source", _B + r"[a-z0-9_.-]+={2}\d"),
@@ -91,6 +91,8 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
     ("ai_addressed", _B + r"(?:note|message|instructions?) (?:to|for) (?:the )?(?:automated|ai|llm|assistant|model|agent|gpt|bot"
                      r"|analysis software|screening)|" + _B + r"(?:if you are|you are) an? (?:ai|llm|language model|assistant)"
                      r"|" + _B + r"(?:system|assistant):\s|visible to (?:llm|ai)"),
+    ("grant", _B + r"add\w*\s+[^.\n]{0,60}?\s(?:to|into|as)\s+(?:the\s+|our\s+|every\s+)?(?:workspace|org|organi[sz]ation|channel"
+              r"|team|group|sudoers|admins?|administrators?|owners?|collaborators?|authorized_keys|allowlist|whitelist|trusted)" + _E),
     ("evasion_request", _B + r"(?:how to|ways to|techniques to|methods to|steps to|how (?:do|can) (?:i|you|we))\s+(?:jailbreak|bypass"
                         r"|evade|disable|circumvent|defeat|get around|turn off|break out of)" + _E),
     ("output_directive", _B + r"(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|using)\s|" + _B + r"(?:end|start|begin|sign)\s+"
@@ -110,20 +112,19 @@ ACTION_VERBS: dict[str, str] = {}
 for _reason, _verbs in {
     "run": "run execute exec launch invoke source pipe curl wget call",
     "install": "install download fetch pull clone reinstall upgrade",
-    "send": "send email e-mail mail forward post upload share transfer pay wire publish submit leak exfiltrate copy paste "
+    "send": "send email e-mail mail forward post upload share transfer pay wire publish submit leak exfiltrate "
             "sell buy transmit dump export sync",
     "open": "open visit click browse navigate follow elect",
-    "grant": "grant give invite allow whitelist allowlist approve authorize authorise unlock enable add",
+    "grant": "grant give invite allow whitelist allowlist approve authorize authorise unlock enable",
     "trust": "trust",
     "disable": "disable deactivate skip turn switch stop suppress mute",
     "bypass": "bypass circumvent evade override",
     "delete": "delete remove rm wipe drop erase purge destroy truncate cancel revoke move",
     "say": "tell say answer reply respond report print output repeat write mention include insert append end encode reverse "
-           "translate recommend suggest claim state inform focus spell disclose reveal show display",
-    "ask": "ask request prompt collect",
-    "change": "change set reset modify edit replace update configure chmod chown point redirect mark commit push merge deploy",
-    "book": "book reserve schedule create make",
-    "read": "retrieve read search get extract find look",
+           "translate recommend suggest claim state inform focus spell disclose reveal",
+        "change": "change reset replace chmod chown point redirect",
+    "book": "book reserve schedule",
+    "read": "retrieve read search get extract collect",
 }.items():
     for _verb in _verbs.split():
         ACTION_VERBS[_verb] = _reason
@@ -134,9 +135,10 @@ LANGUAGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((f"directive:{lan
            r"|gewahr\w*|erteil\w*|deaktivier\w*|abschalten|schalte\s.{0,30}\saus|umgeh\w*|erwahne\s+(?:niemals|nie|nicht)|erwahn\w* "
            r"(?:niemals|nie)|frag\w*\s.{0,30}(?:passwort|kennwort|token)|wenn\s+(?:der|die)\s+(?:benutzer|nutzer)\w*\s.{0,40}fragt"
            r"|fuge\s.{0,60}hinzu|uberweis\w*|losch\w*|sag\w*\s+(?:dem|der)\s+(?:benutzer|nutzer))" + _E),
-    ("fr", _B + r"(?:execute[rz]?|lance[rz]?|installe[rz]?|telecharge[rz]?|envoie[rz]?|envoye[rz]|ouvre[rz]?|visite[rz]?|accorde[rz]?"
-           r"|desactive[rz]?|contourne[rz]?|ne mentionne[rz]? jamais|ne (?:jamais )?mentionne[rz]?|demande[rz]?\s.{0,30}(?:mot de passe"
-           r"|jeton)|quand l'utilisateur|si l'utilisateur|dis-lui|dites-lui|transfere[rz]?|supprime[rz]?|ajoute[rz]?\s.{0,40}(?:cle|acces))" + _E),
+    ("fr", _B + r"(?:executez|executer|lancez|installez|telechargez|telecharger|envoie|envoyez|envoyer|ouvrez|visitez|accordez"
+           r"|desactive|desactivez|desactiver|contourne|contournez|contourner|ne mentionne[rz]? jamais|ne (?:jamais )?mentionne[rz]?"
+           r"|demande[rz]?\s.{0,30}(?:mot de passe|jeton)|quand l'utilisateur|si l'utilisateur|dis-lui|dites-lui|transferez"
+           r"|supprimez|ajoutez\s.{0,40}(?:cle|acces))" + _E),
     ("es", _B + r"(?:ejecuta[r]?|instala[r]?|descarga[r]?|envia[r]?|abre|abrir|visita[r]?|concede[r]?|otorga[r]?|desactiva[r]?"
            r"|deshabilita[r]?|omite|omitir|elude|eludir|nunca menciones|no menciones|pide\s.{0,30}(?:contrasena|clave|token)"
            r"|cuando el usuario|si el usuario|dile|transfiere|transferir|borra[r]?|elimina[r]?)" + _E),
@@ -164,8 +166,8 @@ LANGUAGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((f"directive:{lan
     ("ja", r"(?:実行して|実行しろ|実行する前に|インストールして|ダウンロードして|送信して|送って|開いて|アクセスして|権限を付与|無効に(?:して|する)"
            r"|回避して|言及しないで|伝えないで|伝えてください|言わないで|パスワードを(?:聞いて|尋ねて|求めて)|聞かれたら|尋ねられたら"
            r"|追加して|削除して|振り込んで)"),
-    ("zh", r"(?:运行|执行|安装|下载|发送|发给|打开|访问|授予|授权|禁用|关闭|绕过|不要提及|绝不要提|不要告诉|询问.{0,10}密码|要求.{0,10}密码"
-           r"|当用户|如果用户|添加.{0,20}(?:密钥|authorized)|删除|转账)"),
+    ("zh", r"(?:(?:^|[。！？；，,.!?;\n]|请|务必|一定要|总是|始终|每次|先)\s*(?:运行|执行|安装|下载|发送|发给|打开|访问|授予|授权|禁用|关闭|绕过|删除|转账)"
+           r"|不要提及|绝不要提|不要告诉|询问.{0,10}密码|要求.{0,10}密码|当用户|如果用户|添加.{0,20}(?:密钥|authorized))"),
     ("ko", r"(?:실행하|설치하|다운로드하|보내|전송하|열어|방문하|권한을 부여|비활성화하|우회하|언급하지 마|말하지 마|알리지 마|비밀번호를 (?:물어|요청)"
            r"|사용자가 .{0,20}(?:물으면|묻으면|요청하면)|추가하|삭제하|송금하)"),
 ))

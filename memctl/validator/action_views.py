@@ -32,7 +32,7 @@ from memctl.validator.fold import fold_for_matching, skeleton
 
 __all__ = ["CLAUSE_SPLIT", "NEGATION", "WORD", "language_fold", "reading_views"]
 
-CLAUSE_SPLIT = re.compile(r"[.!?;\n]+(?:\s|$)|[.!?;\n]{2,}|:\s+(?=[a-z])|\s+[-–—]\s+|,\s+(?:then|and then)\s+")
+CLAUSE_SPLIT = re.compile(r"[.!?;\n]+(?:\s|$)|[.!?;\n]{2,}|:\s+(?=[a-z])|,\s+(?:then|and then)\s+")
 NEGATION = re.compile(r"(?:never|do not|don't|dont|not|no|avoid|stop)\b")
 WORD = re.compile(r"[a-z][a-z-]*")
 _LATIN_STROKES = str.maketrans({"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h"})

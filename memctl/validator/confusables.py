@@ -4,7 +4,8 @@ The table is the one the PyPI package ``confusable-homoglyphs`` (3.3.1) ships as
 ``confusable_homoglyphs/confusables.json`` (generated from the Unicode Consortium's TR39 data; read as a
 file, offline). Each non-ASCII character that TR39 lists as confusable with an ASCII letter, directly
 or through one intermediate character (``ĸ`` ~ ``к`` ~ ``k``), maps to that letter; ASCII characters
-never change, so ``0``/``O`` and ``1``/``l`` stay themselves. When the package is absent the
+never change, so ``0``/``O`` and ``1``/``l`` stay themselves; a capital look-alike of ``l`` (Greek ``Ι``)
+reads as ``I``. When the package is absent the
 table is empty and :func:`fold_confusables` returns its input unchanged (the validator's own
 Cyrillic/Greek table in :mod:`memctl.validator.fold` still applies).
 """
@@ -41,7 +42,8 @@ def confusable_table() -> dict[int, str]:
             for glyph in glyphs:
                 char = glyph.get("c", "")
                 if len(char) == 1 and not char.isascii():
-                    table.setdefault(ord(char), key)
+                    # TR39's prototype of capital I is small l; a capital look-alike (Greek Ι) reads as I
+                    table.setdefault(ord(char), "I" if key == "l" and char.isupper() else key)
     for key, glyphs in data.items():  # one step further: ĸ is listed with к, and к with k
         if len(key) == 1 and not key.isascii() and ord(key) not in table:
             for glyph in glyphs:

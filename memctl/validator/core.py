@@ -303,10 +303,10 @@ def _secret_in(*forms: str) -> str | None:
 
 
 # Kinds whose rules also match benign notes (CI practice such as ``HUSKY=0`` or ``mvn -DskipTests`` after a
-# test stage; "the system prompt of our triage agent lives in …"): they are not refused here. The action
+# test stage): they are not refused here. The action
 # classifier (:func:`memctl.validator.action.classify_action`) reports them, so an agent's proposal of
 # that kind waits for a person's review instead of being lost.
-HELD_KINDS = frozenset({"memory_poisoning:unreviewed_action", "prompt_injection:system_prompt"})
+HELD_KINDS = frozenset({"memory_poisoning:unreviewed_action"})
 
 
 def _recognise(folded: str) -> tuple[str, str] | None:

@@ -63,7 +63,14 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # a forged instruction block: "new instructions:", "updated system instructions:"
         ("instruction_override",
          rf"{_B}(?:new|updated|real|actual|true|revised|hidden|secret)\s+(?:system\s+)?instructions?\s*:"),
-        ("system_prompt", rf"{_B}system{_SP}prompts?{_E}"),
+        # asking for the model's own system prompt ("print your system prompt"); a note about a team's own
+        # prompt file ("the system prompt of our triage agent lives in prompts/") is a fact, not a leak
+        ("system_prompt", rf"{_B}(?:your|the assistant'?s|the model'?s|the ai'?s|its)\s+(?:(?:full|entire|original|hidden"
+                          rf"|initial|real)\s+)?system{_SP}prompts?{_E}"),
+        ("system_prompt", rf"{_B}(?:print|reveal|show|repeat|output|display|tell me|give me|share|leak|disclose|dump|recite"
+                          rf"|what is|what's|spell check|translate|override|replace|ignore|forget|disregard)\s+(?:[a-z]+\s+){{0,3}}"
+                          rf"system{_SP}prompts?{_E}"),
+        ("system_prompt", rf"{_B}system{_SP}prompts?\s*:|{_B}system{_SP}prompts?\s+of\s+(?:the|this|your)\s+{_MODEL}{_E}"),
         ("role_play", rf"{_B}you are now\s+(?:(?:an?|the|my)\s+)?(?:no longer|free|unrestricted|unfiltered|uncensored"
                       rf"|jailbroken|dan|evil|different|new|{_MODEL}|in [a-z]+ mode|called|named|going to act){_E}"),
         ("role_play", rf"{_B}pretend\s+(?:that\s+)?you(?:'re|’re| are|{_E})"),
