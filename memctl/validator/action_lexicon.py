@@ -48,8 +48,11 @@ CODE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) for nam
     ("email", _B + r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}" + _E),
     ("package_source", r"--(?:extra-)?index-url|" + _B + r"index-url" + _E + r"|" + _B + r"registry\s*=|--registry" + _E
                        + r"|" + _B + r"trusted-host" + _E),
-    ("package_source", _B + r"(?:prefers?|preferred|uses?|using|switch(?:es)?\s+to|replace[sd]?[^.\n]{0,40}?with|installs?|pin(?:s|ned)?)"
-                       r"\s+[^.\n]{0,50}?(?:package|library|crate|gem|fork|mirror|registry|package index|wheel)" + _E),
+    ("package_source", _B + r"(?:prefers?|preferred|uses?|using|switch(?:es|ed)?\s+to|replace[sd]?[^.\n]{0,40}?with|installs?"
+                       r"|pin(?:s|ned)?|standardi[sz]ed\s+on|chose|picked|adopted|moved\s+to|migrated\s+to)\s+[^.\n]{0,50}?"
+                       r"(?:`[^`\n]+`|[a-z0-9]+[-_.][a-z0-9_.-]+)\s+(?:package|library|crate|gem|fork|mirror|registry|wheel)" + _E),
+    ("package_source", _B + r"(?:package|library|crate|gem|fork|mirror|registry)\s+(?:`[^`\n]+`|[a-z0-9]+[-_.][a-z0-9_.-]+)\s"
+                       r"[^.\n]{0,40}?(?:instead of|over|replaces|is now|moved)" + _E),
     ("package_source", _B + r"(?:package|library|crate|gem|fork|mirror|registry)\s[^.\n]{0,50}?(?:instead of|over|replaces"
                        r"|is now|moved)" + _E),
     ("package_source", _B + r"[a-z0-9_.-]+={2}\d"),
@@ -62,7 +65,9 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
     ("security_setting", _B + r"(?:tls|ssl|certificate|cert|https|hostname|signature|gpg|2fa|mfa|firewall|selinux|apparmor"
                          r"|antivirus|sandbox|csrf|auth\w*|approval|code review|review)\s+(?:\w+\s+){0,3}?(?:may|can|should|must"
                          r"|is allowed to|are allowed to)?\s*(?:be\s+|stay\s+)?(?:disabled|turned off|switched off|skipped"
-                         r"|bypassed|ignored|off|removed|relaxed)" + _E),
+                         r"|bypassed|ignored|off(?![-a-z])|removed|relaxed|optional)" + _E),
+    ("security_setting", _B + r"(?:tls|ssl|certificates?|mfa|2fa|two-factor|firewall|selinux|antivirus|sandbox|approvals?)\b[^.\n]{0,80}?"
+                         r"(?:can|may|should|could)\s+be\s+(?:switched|turned)\s+off" + _E),
     ("security_setting", _B + r"(?:verify|ssl_?verify|sslverify|strict-ssl|check_hostname|verify_ssl)\s*[=:]?\s*(?:false|0|no|off)" + _E
                          + r"|node_tls_reject_unauthorized\s*=\s*0|--insecure" + _E + r"|--no-check-certificate|"
                          + _B + r"chmod\s+(?:-r\s+)?777|allowed_hosts\s*=\s*\[?\s*['\"]\*|" + _B + r"debug\s*=\s*true"),
@@ -72,22 +77,36 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
     ("override", _B + r"(?:ignore|disregard|forget|override|bypass|skip)\w*\s+(?:[a-z']+\s+){0,4}?(?:instructions?|directions?"
                  r"|rules?|guidelines?|prompts?|polic(?:y|ies)|safety|restrictions?|above|everything|all negative"
                  r"|what the user|the user)" + _E + r"(?!\s+(?:run|runs|job|jobs|data|checkpoints?|results?|numbers?|figures?))"),
+    ("override", _B + r"(?:memor(?:y|ies)|notes?|this (?:note|entry))\s+(?:are|is)\s+(?:authoritative|binding|final|the source of truth)"
+                 r"|" + _B + r"follow (?:the|these|this|stored) (?:memor(?:y|ies)|notes?)" + _E + r"|" + _B + r"(?:disagrees?|conflicts?)"
+                 r" with (?:the )?user" + _E),
     ("persistence", r"authorized_keys|" + _B + r"crontab" + _E + r"|\.(?:bashrc|zshrc|bash_profile|profile)" + _E
                     + r"|systemctl\s+enable|launchctl\s+load|ssh-(?:rsa|ed25519|dss)\s+aaaa|" + _B + r"cron\s+(?:job|entry)"),
     ("trigger", _B + r"(?:when|whenever|if|once|next time|each time|every time|as soon as|should)\s+(?:[a-z']+\s+){0,6}?"
                 r"(?:the user|a user|users|anyone|someone|somebody|anybody|they|he|she|a developer|the developer|you are asked"
                 r"|asked|questioned)\s+(?:[a-z']+\s+){0,3}?(?:asks?|asked|mentions?|says?|requests?|wants?|types?|opens?|runs?"
-                r"|questions?|tries|queries|inquires?|needs?|about|for|how)" + _E),
+                r"|questions?|tries|queries|inquires?|needs?|about|for|how)" + _E + r"[^.\n]{0,120}?" + _B + r"(?:tell|say|answer"
+                r"|reply|respond|suggest|recommend|explain|mention|send|share|ask|give|run|install|disable|point|direct|insist|claim"
+                r"|you|them|him|her)" + _E),
+    ("trigger", _B + r"(?:when|whenever|if|once|each time|every time)\s+(?:[a-z']+\s+){0,5}?(?:is|are|gets?)\s+(?:mentioned|asked"
+                r"|discussed|requested|brought up|raised)" + _E),
     ("trigger", _B + r"(?:from now on|in every (?:answer|reply|response|message|summary)|(?:at the (?:start|end|beginning) of|in|after|before)"
                 r" (?:each|every|any|all) (?:session|answer|reply|response|message|summary|task|build|banking task|slack task|trip)"
                 r"|each time you|every time you|whenever you|next time)" + _E),
-    ("credential_request", _B + r"(?:ask|request|prompt|get|collect|obtain|need)\w*\s+(?:[a-z']+\s+){0,4}?(?:password|passphrase|passcode"
+    ("credential_request", _B + r"(?:ask|request|prompt|collect|obtain)\w*\s+(?:[a-z']+\s+){0,4}?(?:password|passphrase|passcode"
                            r"|token|api key|credentials?|secret|otp|2fa code|security code|ssh key|private key|pin|connection string)" + _E),
+    ("credential_request", _B + r"(?:ask|request|prompt|have|let|make|get|tell)\w*\s+(?:the\s+)?(?:user|users|them|him|her|developer"
+                           r"|people|everyone)" + _E + r"[^.\n]{0,60}?(?:password|passphrase|passcode|token|api key|credentials?"
+                           r"|secret|otp|2fa code|security code|ssh key|private key|pin)" + _E),
     ("credential_request", _B + r"(?:share|paste|post|send|email|include)\w*\s+(?:[a-z']+\s+){0,5}?(?:password|passphrase|token|api key"
                            r"|credentials?|connection string|security code|\.env|credentials file)" + _E),
     ("concealment", _B + r"(?:never|do not|don't|dont|must not|should not|shouldn't|avoid|stop)\s+(?:ever\s+)?(?:mention|tell|inform"
                     r"|warn|report|reveal|disclose|notify|alert|flag|bring up|admit)\w*" + _E + r"|without (?:telling|informing"
-                    r"|asking|notifying|warning) (?:the user|them|anyone)|" + _B + r"silently" + _E),
+                    r"|asking|notifying|warning) (?:the user|them|anyone)|" + _B + r"silently" + _E + r"|" + _B
+                    + r"(?:keep|leave)\s+[^.\n]{0,60}?\s+out of (?:the |your |all |every )?(?:answers?|replies|reply|responses?|summar"
+                    r"(?:y|ies)|reports?)" + _E + r"|" + _B + r"(?:omit|hide)\s+[^.\n]{0,60}?\s+from (?:the user|users|answers?|replies)" + _E),
+    ("payment", _B + r"[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,7}(?:\s?[a-z0-9]{1,3})?" + _E + r"|" + _B + r"(?:wire|transfer|pay|send)\s+"
+                r"(?:[a-z]+\s+){0,2}?(?:[$€£]\s?\d|\d[\d,.]*\s?(?:eur|usd|gbp|dollars|euros|btc))"),
     ("ai_addressed", _B + r"(?:note|message|instructions?) (?:to|for) (?:the )?(?:automated|ai|llm|assistant|model|agent|gpt|bot"
                      r"|analysis software|screening)|" + _B + r"(?:if you are|you are) an? (?:ai|llm|language model|assistant)"
                      r"|" + _B + r"(?:system|assistant):\s|visible to (?:llm|ai)"),
