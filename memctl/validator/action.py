@@ -78,6 +78,14 @@ _NEEDS_NEXT: dict[str, frozenset[str]] = {
 }
 
 
+def _action_verb(word: str) -> str | None:
+    """The verb class of ``word`` or of its third-person form (``disables`` → ``disable``)."""
+    for form in (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else ""):
+        if form and form in ACTION_VERBS:
+            return ACTION_VERBS[form]
+    return None
+
+
 def _directives(folded: str) -> list[str]:
     found: list[str] = []
     for clause in CLAUSE_SPLIT.split(folded):
@@ -99,7 +107,12 @@ def _directives(folded: str) -> list[str]:
 
 def _reasons(folded: str) -> list[str]:
     reasons = [name for name, pattern in CODE_CUES if pattern.search(folded)]
-    reasons += [name for name, pattern in STATEMENT_CUES if pattern.search(folded)]
+    for name, pattern in STATEMENT_CUES:
+        if name == "agent_norm":  # "answers should say …", "the assistant may pay …": only with an action verb
+            if any(_action_verb(m.group("verb")) for m in pattern.finditer(folded)):
+                reasons.append(name)
+        elif pattern.search(folded):
+            reasons.append(name)
     reasons += _directives(folded)
     for recogniser in (find_poisoning, find_phrasing, find_multilingual):
         finding = recogniser(folded)

@@ -51,6 +51,8 @@ CODE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) for nam
     ("package_source", _B + r"(?:prefers?|preferred|uses?|using|switch(?:es|ed)?\s+to|replace[sd]?[^.\n]{0,40}?with|installs?"
                        r"|pin(?:s|ned)?|standardi[sz]ed\s+on|chose|picked|adopted|moved\s+to|migrated\s+to)\s+[^.\n]{0,50}?"
                        r"(?:`[^`\n]+`|[a-z0-9]+[-_.][a-z0-9_.-]+)\s+(?:package|library|crate|gem|fork|mirror|registry|wheel)" + _E),
+    ("package_source", r"(?:`[^`\n]+`|[a-z0-9]+[-_.][a-z0-9_.-]+)\s[^.\n]{0,30}?" + _B + r"(?:drop-in|replacement|fork|successor)"
+                       r"(?:\s+replacement)?\s+(?:for|of)\s+(?:`[^`\n]+`|[a-z0-9]+[-_.][a-z0-9_.-]+)"),
     ("package_source", _B + r"(?:package|library|crate|gem|fork|mirror|registry)\s+(?:`[^`\n]+`|[a-z0-9]+[-_.][a-z0-9_.-]+)\s"
                        r"[^.\n]{0,40}?(?:instead of|over|replaces|is now|moved)" + _E),
     ("package_source", _B + r"(?:package|library|crate|gem|fork|mirror|registry)\s[^.\n]{0,50}?(?:instead of|over|replaces"
@@ -80,6 +82,16 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
     ("override", _B + r"(?:memor(?:y|ies)|notes?|this (?:note|entry))\s+(?:are|is)\s+(?:authoritative|binding|final|the source of truth)"
                  r"|" + _B + r"follow (?:the|these|this|stored) (?:memor(?:y|ies)|notes?)" + _E + r"|" + _B + r"(?:disagrees?|conflicts?)"
                  r" with (?:the )?user" + _E),
+    ("security_setting", r"(?<!never )(?<!not )(?<!n't )" + _B + r"(?:disabl\w*|skip\w*|turn\w* off|bypass\w*)\s+(?:the\s+|all\s+)?"
+                         r"(?:tls|ssl|certificate|cert|hostname|signature|host key)\s+(?:verification|checks?|validation|pinning)" + _E),
+    ("override", _B + r"counts? as (?:the user'?s |their |an? )?(?:explicit |prior |standing )?(?:consent|approval|permission"
+                 r"|authori[sz]ation|confirmation)" + _E + r"|" + _B + r"(?:pre-?approved|already approved) by the user" + _E),
+    ("security_setting", _B + r"(?:checks?|verification|reviews?|protection|scans?|scanning|signatures?|approvals?|approval gate|gates?"
+                         r"|mfa|2fa|two-factor|code owners|audits?)" + _E + r"[^.\n]{0,40}?(?:not needed|unnecessary|no longer (?:needed"
+                         r"|required)|optional|relaxed|retired|waived|lifted|turned off|switched off)" + _E),
+    ("security_setting", _B + r"(?:direct push(?:es)?|force[- ]push(?:es|ing)?|pushing (?:directly )?to main|skipping (?:the )?(?:tests"
+                         r"|review|ci|checks))\s+(?:is|are)\s+(?:now\s+)?(?:fine|ok|okay|allowed|acceptable)" + _E),
+    ("persistence", _B + r"keys?\b[^.\n]{0,40}?(?:ssh config|sshd_config|ssh/config|\.ssh/|authorized)"),
     ("persistence", r"authorized_keys|" + _B + r"crontab" + _E + r"|\.(?:bashrc|zshrc|bash_profile|profile)" + _E
                     + r"|systemctl\s+enable|launchctl\s+load|ssh-(?:rsa|ed25519|dss)\s+aaaa|" + _B + r"cron\s+(?:job|entry)"),
     ("trigger", _B + r"(?:when|whenever|if|once|next time|each time|every time|as soon as|should)\s+(?:[a-z']+\s+){0,6}?"
@@ -111,9 +123,16 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
                      r"|analysis software|screening)|" + _B + r"(?:if you are|you are) an? (?:ai|llm|language model|assistant)"
                      r"|" + _B + r"(?:system|assistant):\s|visible to (?:llm|ai)"),
     ("grant", _B + r"add\w*\s+[^.\n]{0,60}?\s(?:to|into|as)\s+(?:the\s+|our\s+|every\s+)?(?:workspace|org|organi[sz]ation|channel"
-              r"|team|group|sudoers|admins?|administrators?|owners?|collaborators?|authorized_keys|allowlist|whitelist|trusted)" + _E),
+              r"|team|group|sudoers|admins?|administrators?|owners?|collaborators?|authorized_keys|allowlist|whitelist|trusted)" + _E
+              + r"|" + _B + r"add\w*\s+[^.\n]{0,60}?\s(?:to|into|as)\s+(?:the\s+|our\s+|every\s+|an?\s+)?[a-z]+\s+(?:owners?|admins?"
+              r"|administrators?|maintainers?|collaborators?)" + _E),
     ("evasion_request", _B + r"(?:how to|ways to|techniques to|methods to|steps to|how (?:do|can) (?:i|you|we))\s+(?:jailbreak|bypass"
                         r"|evade|disable|circumvent|defeat|get around|turn off|break out of)" + _E),
+    ("agent_norm", _B + r"(?:the )?(?:assistant|agent|ai|model|bot|llm|you|answers?|responses?|replies|reply|suggestions?|generated"
+                   r" \w+|code suggestions?|summar(?:y|ies)|outputs?|every (?:answer|reply|response)|all (?:answers|replies|responses))"
+                   + _E + r"[^.\n]{0,40}?(?:(?:should|must|may|can|shall|will(?: always)?|is to|are to|needs? to|has to|have to"
+                   r"|ought to|is (?:free|allowed|expected|supposed) to|are (?:allowed|expected|supposed) to)\s+(?:always\s+|never\s+"
+                   r"|also\s+|just\s+|only\s+)?)(?:be\s+)?(?P<verb>[a-z]+)" + _E),
     ("output_directive", _B + r"(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|using)\s|" + _B + r"(?:end|start|begin|sign)\s+"
                          r"(?:every|each|your|all)\s+(?:answer|reply|response|message)s?" + _E),
 ))
@@ -131,7 +150,7 @@ ACTION_VERBS: dict[str, str] = {}
 for _reason, _verbs in {
     "run": "run execute exec launch invoke source pipe curl wget call",
     "install": "install download fetch pull clone reinstall upgrade",
-    "send": "send email e-mail mail forward post upload share transfer pay wire publish submit leak exfiltrate "
+    "send": "send email e-mail mail forward post upload share transfer pay wire publish submit leak exfiltrate dm mirror charge "
             "sell buy transmit dump export sync",
     "open": "open visit click browse navigate follow elect",
     "grant": "grant give invite allow whitelist allowlist approve authorize authorise unlock enable",
@@ -140,7 +159,7 @@ for _reason, _verbs in {
     "bypass": "bypass circumvent evade override",
     "delete": "delete remove rm wipe drop erase purge destroy truncate cancel revoke move",
     "say": "tell say answer reply respond report print output repeat write mention include insert append end encode reverse "
-           "translate recommend suggest claim state inform focus spell disclose reveal",
+           "translate recommend suggest claim state inform focus spell disclose reveal downplay dismiss hide omit conceal",
         "change": "change reset replace chmod chown point redirect",
     "book": "book reserve schedule",
     "read": "retrieve read search get extract collect",
@@ -155,13 +174,13 @@ LANGUAGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((f"directive:{lan
            r"(?:niemals|nie)|frag\w*\s.{0,30}(?:passwort|kennwort|token)|wenn\s+(?:der|die)\s+(?:benutzer|nutzer)\w*\s.{0,40}fragt"
            r"|fuge\s.{0,60}hinzu|uberweis\w*|losch\w*|sag\w*\s+(?:dem|der)\s+(?:benutzer|nutzer))" + _E),
     ("fr", _B + r"(?:executez|executer|lancez|installez|telechargez|telecharger|envoie|envoyez|envoyer|ouvrez|visitez|accordez"
-           r"|desactive|desactivez|desactiver|contourne|contournez|contourner|ne mentionne[rz]? jamais|ne (?:jamais )?mentionne[rz]?"
+           r"|desactive|desactivez|desactiver|contourne|contournez|contourner|ne mentionne[rz]? jamais|ne (?:jamais )?mentionne[rz]?|ne (?:\w+ ){0,2}jamais (?:signaler|mentionner|dire|parler)"
            r"|demande[rz]?\s.{0,30}(?:mot de passe|jeton)|quand l'utilisateur|si l'utilisateur|dis-lui|dites-lui|transferez"
            r"|supprimez|ajoutez\s.{0,40}(?:cle|acces))" + _E),
     ("es", _B + r"(?:ejecuta[r]?|instala[r]?|descarga[r]?|envia[r]?|abre|abrir|visita[r]?|concede[r]?|otorga[r]?|desactiva[r]?"
            r"|deshabilita[r]?|omite|omitir|elude|eludir|nunca menciones|no menciones|pide\s.{0,30}(?:contrasena|clave|token)"
            r"|cuando el usuario|si el usuario|dile|transfiere|transferir|borra[r]?|elimina[r]?)" + _E),
-    ("it", _B + r"(?:esegui\w*|installa(?:re)?|scarica\w*|invia(?:re)?|manda(?:re)?|apri(?:re)?|concedi\w*|disattiva\w*|disabilita\w*"
+    ("it", _B + r"(?:esegui|eseguire|installa(?:re)?|scarica\w*|invia(?:re)?|manda(?:re)?|apri(?:re)?|concedi\w*|disattiva\w*|disabilita\w*"
            r"|aggira\w*|non menzionare|mai menzionare|non menzionare mai|chiedi\s.{0,30}(?:password|token)|quando l'utente"
            r"|se l'utente|digli|trasferisci|elimina(?:re)?|cancella(?:re)?)" + _E),
     ("pt", _B + r"(?:execute|executar|rode|rodar|instale|instalar|baixe|baixar|envie|enviar|abra|abrir|visite|visitar|conceda|conceder"
