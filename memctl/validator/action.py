@@ -27,7 +27,7 @@ Each view is checked, in order, for (the reason codes):
   change, book, read: :data:`memctl.validator.action_lexicon.ACTION_VERBS`); a negated clause ("don't
   delete failing tests") is a restriction, not a directive, unless it conceals;
 * ``directive:<lang>`` — the same directives in de, fr, es, it, pt, nl, pl, ru, uk, tr, ja, zh, ko;
-* ``validator:<kind>`` — a finding of the validator's poisoning recognisers
+* ``validator:<kind>`` — on the plain reading, a finding of the validator's poisoning recognisers
   (:mod:`memctl.validator.poisoning`, :mod:`memctl.validator.phrasings`, :mod:`memctl.validator.languages`),
   which hold rather than reject.
 
@@ -40,9 +40,8 @@ from dataclasses import dataclass
 
 from memctl.validator.action_lexicon import ACTION_VERBS, CODE_CUES, FILLER, LANGUAGE_CUES, STATEMENT_CUES
 from memctl.validator.action_views import CLAUSE_SPLIT, NEGATION, WORD, language_fold, reading_views
-from memctl.validator.languages import find_multilingual
-from memctl.validator.phrasings import find_phrasing
-from memctl.validator.poisoning import find_poisoning
+from memctl.validator.core import poisoning_finding
+from memctl.validator.fold import fold_for_matching
 
 __all__ = ["ActionAssessment", "classify_action"]
 
@@ -114,11 +113,14 @@ def _reasons(folded: str) -> list[str]:
         elif pattern.search(folded):
             reasons.append(name)
     reasons += _directives(folded)
-    for recogniser in (find_poisoning, find_phrasing, find_multilingual):
-        finding = recogniser(folded)
-        if finding:
-            reasons.append(f"validator:{finding[0].partition(':')[2] or finding[0]}")
     return list(dict.fromkeys(reasons))
+
+
+def _validator_findings(text: str) -> list[str]:
+    """The validator's poisoning recognisers on its own folding of ``text`` (the kinds it holds rather than
+    refuses); their answers are cached, so after ``validate_proposal`` this costs nothing."""
+    finding = poisoning_finding(fold_for_matching(text))
+    return [f"validator:{finding[0].partition(':')[2] or finding[0]}"] if finding else []
 
 
 def classify_action(text: str) -> ActionAssessment:
@@ -139,6 +141,7 @@ def classify_action(text: str) -> ActionAssessment:
             if view == "plain":
                 native = language_fold(text)
                 reasons += [name for name, pattern in LANGUAGE_CUES if pattern.search(native)]
+                reasons += _validator_findings(text)
             if reasons:
                 if view not in ("plain", "hyphenation", "camel_case", "confusables"):
                     reasons = [f"encoded:{view}:{reason}" for reason in reasons]

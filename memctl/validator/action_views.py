@@ -27,7 +27,7 @@ from typing import Iterator
 from memctl.encodings import base64_text
 from memctl.validator.action_lexicon import ACTION_VERBS
 from memctl.validator.confusables import fold_confusables
-from memctl.validator.encoded import decoded_views
+from memctl.validator.encoded import decoded_view_list
 from memctl.validator.fold import fold_for_matching, skeleton
 
 __all__ = ["CLAUSE_SPLIT", "NEGATION", "WORD", "language_fold", "reading_views"]
@@ -100,14 +100,24 @@ def _url_double(text: str) -> str | None:
     return out if out != text else None
 
 
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_CAESAR_TABLES = tuple((shift, str.maketrans(_LOWER + _LOWER.upper(), _LOWER[shift:] + _LOWER[:shift]
+                                             + (_LOWER[shift:] + _LOWER[:shift]).upper())) for shift in range(1, 26))
+_SHIFT_NAMED = re.compile(r"(?i)\b(?:rot[\s-]?\d+|caesar|shift(?:ed)?|cipher|rotated)\b")
+# Function words of the Latin-script languages: a text with any of them is prose, not a shifted cipher
+_FUNCTION_WORDS = frozenset(
+    "the a an and or to of in on is are was be for with it this that we our you der die das und ist nicht mit "
+    "le la les et est un une des du pour el los las y es con que il lo di che per de het een en van op zijn "
+    "o os as um uma do da em não nao".split())
+
+
 def _caesar(text: str) -> Iterator[tuple[str, str]]:
+    words = _LETTERS.findall(text.lower())
+    if len(words) < 3 or (not _SHIFT_NAMED.search(text) and any(word in _FUNCTION_WORDS for word in words)):
+        return  # ordinary prose (or too short to be a cipher): no shift is read
     plain_score = _action_words(text)
-    letters = sum(c.isascii() and c.isalpha() for c in text)
-    if letters < 12:
-        return
-    for shift in range(1, 26):
-        shifted = "".join(chr((ord(c) - (97 if c.islower() else 65) + shift) % 26 + (97 if c.islower() else 65))
-                          if c.isascii() and c.isalpha() else c for c in text)
+    for shift, table in _CAESAR_TABLES:
+        shifted = text.translate(table)
         if _action_words(shifted) >= max(3, plain_score + 2):
             yield f"caesar_{shift}", shifted
 
@@ -131,14 +141,20 @@ def language_fold(text: str) -> str:
 
 def reading_views(text: str) -> Iterator[tuple[str, str]]:
     """Yield ``(view name, folded text)`` for ``text``, the plain reading first (see the module doc)."""
-    folded = fold_for_matching(fold_confusables(text))
+    latin = fold_confusables(text)
+    folded = fold_for_matching(latin)
     yield "plain", folded
-    if _HYPHENATED.search(text):
-        yield "hyphenation", fold_for_matching(fold_confusables(_HYPHENATED.sub("", text.replace("\u00ad", ""))))
-    if _CAMEL_RUN.search(text):
-        yield "camel_case", fold_for_matching(fold_confusables(_CAMEL.sub(" ", text)))
-    cased = skeleton(fold_confusables(text))
-    for name, view, _payloads in decoded_views(cased):
+    plain_words = _action_words(folded)
+    if _HYPHENATED.search(latin):  # only when joining the parts makes words the rules read
+        joined = fold_for_matching(_HYPHENATED.sub("", latin))
+        if _action_words(joined) > plain_words:
+            yield "hyphenation", joined
+    if _CAMEL_RUN.search(latin):
+        split = fold_for_matching(_CAMEL.sub(" ", latin))
+        if _action_words(split) > plain_words:
+            yield "camel_case", split
+    cased = skeleton(latin)
+    for name, view, _payloads in decoded_view_list(cased):
         yield name, fold_for_matching(view)
     for name, decoder in (("base64_joined", _b64_joined), ("spaced_hex", _spaced_hex), ("decimal_codes", _decimals),
                           ("morse", _morse), ("url_double", _url_double)):

@@ -99,12 +99,13 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from memctl.scrub.core import find_secrets
 from memctl.store.errors import InvalidPathError
 from memctl.store.policy import INTERNAL_PREFIXES, PUBLIC_PREFIXES, normalize_path
-from memctl.validator.encoded import decoded_views, looks_like_command
+from memctl.validator.encoded import decoded_view_list, looks_like_command
 from memctl.validator.fold import deobfuscate, fold_for_matching, skeleton
 from memctl.validator.injection import INJECTION_PATTERNS, find_injection
 from memctl.validator.languages import find_multilingual
@@ -117,7 +118,9 @@ __all__ = [
     "INJECTION_PATTERNS",
     "ValidationLimits",
     "Verdict",
+    "clear_caches",
     "fold_for_matching",
+    "poisoning_finding",
     "validate_proposal",
 ]
 
@@ -283,7 +286,29 @@ def _as_proposal(raw: bytes | bytearray | str | dict, limits: ValidationLimits) 
     return value, None
 
 
-_RECOGNISERS = (find_forged_structure, find_poisoning, find_injection, find_multilingual, find_phrasing)
+# The poisoning recognisers keep their last answers: sleep asks the action classifier about the same folded
+# text right after the validator (:func:`poisoning_finding`), and a recogniser is a pure function of it.
+_find_poisoning = lru_cache(maxsize=256)(find_poisoning)
+_find_multilingual = lru_cache(maxsize=256)(find_multilingual)
+_find_phrasing = lru_cache(maxsize=256)(find_phrasing)
+_RECOGNISERS = (find_forged_structure, _find_poisoning, find_injection, _find_multilingual, _find_phrasing)
+
+
+def clear_caches() -> None:
+    """Forget the folded texts, decoded views and recogniser answers kept for the next caller (benchmarks
+    call this between timing rounds so every round pays the full cost)."""
+    for cached in (_find_poisoning, _find_multilingual, _find_phrasing, fold_for_matching, skeleton, decoded_view_list):
+        cached.cache_clear()
+
+
+def poisoning_finding(folded: str) -> tuple[str, str] | None:
+    """The first finding of the poisoning recognisers (poisoning, phrasings, other languages) on ``folded``
+    (:func:`fold_for_matching` output), held kinds included; ``(reason, evidence)`` or None."""
+    for recogniser in (_find_poisoning, _find_phrasing, _find_multilingual):
+        finding = recogniser(folded)
+        if finding:
+            return finding
+    return None
 _FAMILY_WORDS = {"forged_context": "imitates the context layout or chat markup",
                  "prompt_injection": "matches a prompt-injection pattern",
                  "memory_poisoning": "directs the assistant"}
@@ -347,7 +372,7 @@ def _content_rejection(content: str) -> Verdict | None:
     finding = _recognise(folded) or find_cased_structure(cased)
     if finding:
         return _reject(finding[0], _described(*finding))
-    for encoding, view, payloads in decoded_views(cased):
+    for encoding, view, payloads in decoded_view_list(cased):
         kind = _secret_in(view)
         if kind:
             return _reject(f"secret:encoded:{kind}", f"a {encoding.replace('_', ' ')} payload in the content decodes "

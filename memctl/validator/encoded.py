@@ -25,6 +25,7 @@ import codecs
 import html
 import re
 import urllib.parse
+from functools import lru_cache
 from typing import Callable, Iterator
 
 from memctl.encodings import (
@@ -37,7 +38,7 @@ from memctl.encodings import (
     x_escape_bytes,
 )
 
-__all__ = ["decoded_views", "looks_like_command"]
+__all__ = ["decoded_view_list", "decoded_views", "looks_like_command"]
 
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{8,}={0,2}")
 _BASE32 = re.compile(r"(?<![A-Za-z0-9])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9])")
@@ -180,6 +181,13 @@ def decoded_views(text: str) -> Iterator[tuple[str, str, list[str]]]:
         yield "rot13", decoded, [decoded] if named_rot13 else []
     if _REVERSE_NAMED.search(text):
         yield "reversed", text[::-1], [text[::-1]]
+
+
+@lru_cache(maxsize=256)
+def decoded_view_list(text: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """Every view of :func:`decoded_views` at once, kept for the next caller (the validator, then the
+    action classifier, read the same content): ``((encoding, view, payloads), …)``."""
+    return tuple((name, view, tuple(payloads)) for name, view, payloads in decoded_views(text))
 
 
 def looks_like_command(payload: str) -> bool:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = ["deobfuscate", "fold_for_matching", "skeleton"]
 
@@ -134,6 +135,7 @@ def _unspace(text: str) -> str:
     return _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-_]", "", m.group(0)), text)
 
 
+@lru_cache(maxsize=256)  # the validator and the action classifier fold the same content in turn
 def skeleton(text: str) -> str:
     """Steps 1–5 of the module doc with the case kept (for case-sensitive material: tokens, base64, PEM armour).
 
@@ -146,6 +148,7 @@ def skeleton(text: str) -> str:
     return _HORIZONTAL_RUN.sub(" ", text)
 
 
+@lru_cache(maxsize=256)
 def fold_for_matching(text: str) -> str:
     """Return the folded form every recogniser matches against (steps in the module doc).
 
