@@ -84,6 +84,8 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
                  r" with (?:the )?user" + _E),
     ("security_setting", r"(?<!never )(?<!not )(?<!n't )" + _B + r"(?:disabl\w*|skip\w*|turn\w* off|bypass\w*)\s+(?:the\s+|all\s+)?"
                          r"(?:tls|ssl|certificate|cert|hostname|signature|host key)\s+(?:verification|checks?|validation|pinning)" + _E),
+    ("override", _B + r"(?:whatever|regardless of what|no matter what|irrespective of what)\s+(?:the\s+|they\s+|it\s+)?(?:[a-z]+\s+){0,2}?"
+                 r"(?:says?|shows?|states?|contains?|asks?|reads?)" + _E),
     ("override", _B + r"counts? as (?:the user'?s |their |an? )?(?:explicit |prior |standing )?(?:consent|approval|permission"
                  r"|authori[sz]ation|confirmation)" + _E + r"|" + _B + r"(?:pre-?approved|already approved) by the user" + _E),
     ("security_setting", _B + r"(?:checks?|verification|reviews?|protection|scans?|scanning|signatures?|approvals?|approval gate|gates?"
