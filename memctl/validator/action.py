@@ -78,8 +78,13 @@ _NEEDS_NEXT: dict[str, frozenset[str]] = {
 
 
 def _action_verb(word: str) -> str | None:
-    """The verb class of ``word`` or of its third-person form (``disables`` → ``disable``)."""
-    for form in (word, word[:-1] if word.endswith("s") else "", word[:-2] if word.endswith("es") else ""):
+    """The verb class of ``word`` or of its inflected form (``disables``, ``disabled``, ``sending``, ``dropped``)."""
+    forms = [word]
+    for suffix in ("s", "es", "d", "ed", "ing"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            stem = word[: -len(suffix)]
+            forms += [stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem]
+    for form in forms:
         if form and form in ACTION_VERBS:
             return ACTION_VERBS[form]
     return None
@@ -107,7 +112,7 @@ def _directives(folded: str) -> list[str]:
 def _reasons(folded: str) -> list[str]:
     reasons = [name for name, pattern in CODE_CUES if pattern.search(folded)]
     for name, pattern in STATEMENT_CUES:
-        if name == "agent_norm":  # "answers should say …", "the assistant may pay …": only with an action verb
+        if name in ("agent_norm", "passive_norm"):  # "answers should say …", "must be sent …": only with an action verb
             if any(_action_verb(m.group("verb")) for m in pattern.finditer(folded)):
                 reasons.append(name)
         elif pattern.search(folded):

@@ -34,6 +34,8 @@ CODE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) for nam
     ("command", _B + r"python[0-9.]*\s+-c" + _E + r"|" + _B + r"(?:os\.system|subprocess\.\w+|kernel\.exec|system|eval|exec|popen)\s*\("),
     ("command", r"\$\(\s*[a-z]|@\{\[|`[^`\n]*" + _B + r"(?:rm|ls|cat|curl|wget|chmod|chown|sudo|bash|sh|touch|mvn|npm|npx|pip|pip3|uv"
                 r"|docker|terraform|kubectl|git|make|cargo|go|gh|ssh|scp|nc|python3?|node|apt|apt-get|brew|systemctl)" + _E),
+    ("command", _B + r"(?:npx|uvx|bunx|pnpm\s+dlx|pipx\s+run)\s+\S|" + _B + r"invoke-expression" + _E + r"|" + _B + r"iex" + _E
+                + r"|downloadstring\s*\("),
     ("command", _B + r"sudo\s+\S|" + _B + r"rm\s+-[a-z]*[rf]|" + _B + r"chmod\s+(?:-r\s+)?[0-7]{3}" + _E + r"|" + _B + r"nc\s+-[a-z]*e"),
     ("command", _B + r"(?:pip3?|npm|npx|yarn|pnpm|gem|cargo|apt|apt-get|brew|conda|uv|go|choco|winget)\s+(?:pip\s+)?"
                 r"(?:install|add|i|get)" + _E),
@@ -57,7 +59,8 @@ CODE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) for nam
                        r"[^.\n]{0,40}?(?:instead of|over|replaces|is now|moved)" + _E),
     ("package_source", _B + r"(?:package|library|crate|gem|fork|mirror|registry)\s[^.\n]{0,50}?(?:instead of|over|replaces"
                        r"|is now|moved)" + _E),
-    ("package_source", _B + r"[a-z0-9_.-]+={2}\d"),
+    ("package_source", _B + r"[a-z0-9_.-]+={2}\d|" + _B + r"(?:install|use|pull|fetch|import|depend on)\w*\s+(?:it\s+|them\s+)?"
+                       r"instead of" + _E),
     ("markdown_template", r"\]\([^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\$|\[|<|%7b|%24)"),
     ("markdown_template", r"!\[[^\]\n]*\]\(\s*(?:https?:)?//"),
 ))
@@ -72,10 +75,10 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
                          r"(?:can|may|should|could)\s+be\s+(?:switched|turned)\s+off" + _E),
     ("security_setting", _B + r"(?:verify|ssl_?verify|sslverify|strict-ssl|check_hostname|verify_ssl)\s*[=:]?\s*(?:false|0|no|off)" + _E
                          + r"|node_tls_reject_unauthorized\s*=\s*0|--insecure" + _E + r"|--no-check-certificate|"
-                         + _B + r"chmod\s+(?:-r\s+)?777|allowed_hosts\s*=\s*\[?\s*['\"]\*|" + _B + r"debug\s*=\s*true"),
+                         + _B + r"chmod\s+(?:-r\s+)?777|allowed_hosts\s*=\s*\[?\s*['\"]\*|origin\s*:\s*['\"]\*|" + _B + r"debug\s*=\s*true"),
     ("override", _B + r"(?:override|overrides|overriding|supersedes?|outranks?|take(?:s)? precedence over|(?:has|have|take|takes)"
                  r" priority over|more important than)\s[^.\n]{0,60}?(?:user|system prompt|instructions?|anything|everything"
-                 r"|rules?|polic(?:y|ies)|guidelines?)" + _E),
+                 r"|rules?|polic(?:y|ies)|guidelines?|developer|operator|person|human)" + _E),
     ("override", _B + r"(?:ignore|disregard|forget|override|bypass|skip)\w*\s+(?:[a-z']+\s+){0,4}?(?:instructions?|directions?"
                  r"|rules?|guidelines?|prompts?|polic(?:y|ies)|safety|restrictions?|above|everything|all negative"
                  r"|what the user|the user)" + _E + r"(?!\s+(?:run|runs|job|jobs|data|checkpoints?|results?|numbers?|figures?))"),
@@ -93,6 +96,12 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
                          r"|required)|optional|relaxed|retired|waived|lifted|turned off|switched off)" + _E),
     ("security_setting", _B + r"(?:direct push(?:es)?|force[- ]push(?:es|ing)?|pushing (?:directly )?to main|skipping (?:the )?(?:tests"
                          r"|review|ci|checks))\s+(?:is|are)\s+(?:now\s+)?(?:fine|ok|okay|allowed|acceptable)" + _E),
+    ("security_setting", _B + r"(?:csp|content security policy|secrets? scanning|waf|hsts|rate limit\w*|cors|mfa|2fa|two-factor|tls|ssl"
+                         r"|firewall|antivirus|audit log\w*|branch protection|code review|sandbox\w*|security headers?)" + _E
+                         + r"[^.\n]{0,80}?" + _B + r"(?:remove|removed|turn(?:ed)? off|switch(?:ed)? off|disabled?|drop(?:ped)?"
+                         r"|relax(?:ed)?|bypass(?:ed)?|not needed|unnecessary)" + _E),
+    ("persistence", _B + r"systemd\s+(?:user\s+)?(?:unit|service|timer)|" + _B + r"(?:on|at|every)\s+(?:login|logon|boot|startup)"
+                    + _E + r"|launch\s?agents?|" + _B + r"autostart|run\s?once|startup (?:item|folder|script)"),
     ("persistence", _B + r"keys?\b[^.\n]{0,40}?(?:ssh config|sshd_config|ssh/config|\.ssh/|authorized)"),
     ("persistence", r"authorized_keys|" + _B + r"crontab" + _E + r"|\.(?:bashrc|zshrc|bash_profile|profile)" + _E
                     + r"|systemctl\s+enable|launchctl\s+load|ssh-(?:rsa|ed25519|dss)\s+aaaa|" + _B + r"cron\s+(?:job|entry)"),
@@ -112,6 +121,15 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
     ("credential_request", _B + r"(?:ask|request|prompt|have|let|make|get|tell)\w*\s+(?:the\s+)?(?:user|users|them|him|her|developer"
                            r"|people|everyone)" + _E + r"[^.\n]{0,60}?(?:password|passphrase|passcode|token|api key|credentials?"
                            r"|secret|otp|2fa code|security code|ssh key|private key|pin)" + _E),
+    ("credential_handling", _B + r"(?:passwords?|passphrases?|secret keys?|access keys?|api keys?|tokens?|credentials?|cookies?"
+                            r"|private keys?|recovery codes?|\.env|ssh keys?|~/\.ssh|session ids?)" + _E + r"[^.\n]{0,60}?"
+                            + _B + r"(?:to\s+'|to\s+\"|belongs? in|in (?:the )?(?:global )?memory|in (?:the )?(?:public|shared)|into (?:the )?"
+                            r"(?:public|shared|chat)|on (?:the )?public)"),
+    ("credential_handling", _B + r"(?:remember|store|save|keep|record|log|write down|update|change|set)\w*\s+(?:[a-z']+\s+){0,4}?"
+                            r"(?:password|passphrase|secret key|access key|api key|credentials?|cookies?|private key|recovery codes?)"
+                            + _E + r"(?!\s+(?:out|policy|policies|rotation|reset|manager|length|rules?))"),
+    ("send_public", _B + r"(?:paste|post|upload|put|store|push|publish|dump|copy|share|mirror)\w*\s[^.\n]{0,50}?(?:public|pastebin|gist"
+                    r"|discussion board|forum|external)" + _E),
     ("credential_request", _B + r"(?:share|paste|post|send|email|include)\w*\s+(?:[a-z']+\s+){0,5}?(?:password|passphrase|token|api key"
                            r"|credentials?|connection string|security code|\.env|credentials file)" + _E),
     ("concealment", _B + r"(?:never|do not|don't|dont|must not|should not|shouldn't|avoid|stop)\s+(?:ever\s+)?(?:mention|tell|inform"
@@ -133,8 +151,12 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
     ("agent_norm", _B + r"(?:the )?(?:assistant|agent|ai|model|bot|llm|you|answers?|responses?|replies|reply|suggestions?|generated"
                    r" \w+|code suggestions?|summar(?:y|ies)|outputs?|every (?:answer|reply|response)|all (?:answers|replies|responses))"
                    + _E + r"[^.\n]{0,40}?(?:(?:should|must|may|can|shall|will(?: always)?|is to|are to|needs? to|has to|have to"
-                   r"|ought to|is (?:free|allowed|expected|supposed) to|are (?:allowed|expected|supposed) to)\s+(?:always\s+|never\s+"
+                   r"|ought to|is (?:free|allowed|expected|supposed|authori[sz]ed|permitted) to|are (?:allowed|expected|supposed|authori[sz]ed"
+                   r"|permitted) to|starts?|begins?|keeps?|gets? to)\s+(?:always\s+|never\s+"
                    r"|also\s+|just\s+|only\s+)?)(?:be\s+)?(?P<verb>[a-z]+)" + _E),
+    ("output_directive", _B + r"(?:each|every|all|any) (?:answer|reply|response|summary|comparison)s? (?:is|are|must be|should be"
+                         r"|gets?) (?:written|given|phrased|formatted|translated|delivered|concluded|ended)" + _E),
+    ("passive_norm", _B + r"(?:should|must|shall|is to|are to|needs? to|has to|have to)\s+be\s+(?P<verb>[a-z]+)" + _E),
     ("output_directive", _B + r"(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|using)\s|" + _B + r"(?:end|start|begin|sign)\s+"
                          r"(?:every|each|your|all)\s+(?:answer|reply|response|message)s?" + _E),
 ))
@@ -152,10 +174,10 @@ ACTION_VERBS: dict[str, str] = {}
 for _reason, _verbs in {
     "run": "run execute exec launch invoke source pipe curl wget call",
     "install": "install download fetch pull clone reinstall upgrade",
-    "send": "send email e-mail mail forward post upload share transfer pay wire publish submit leak exfiltrate dm mirror charge "
+    "send": "send sent email e-mail mail forward post upload share transfer pay paid wire publish submit leak exfiltrate dm mirror charge "
             "sell buy transmit dump export sync",
     "open": "open visit click browse navigate follow elect",
-    "grant": "grant give invite allow whitelist allowlist approve authorize authorise unlock enable",
+    "grant": "grant give invite allow whitelist allowlist approve authorize authorise unlock enable accept",
     "trust": "trust",
     "disable": "disable deactivate skip turn switch stop suppress mute",
     "bypass": "bypass circumvent evade override",
@@ -174,7 +196,8 @@ LANGUAGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((f"directive:{lan
     ("de", _B + r"(?:fuhre|fuhr|ausfuhren|installier\w*|lade\s.{0,40}herunter|herunterladen|sende|schick\w*|offne|offnen|besuch\w*"
            r"|gewahr\w*|erteil\w*|deaktivier\w*|abschalten|schalte\s.{0,30}\saus|umgeh\w*|erwahne\s+(?:niemals|nie|nicht)|erwahn\w* "
            r"(?:niemals|nie)|frag\w*\s.{0,30}(?:passwort|kennwort|token)|wenn\s+(?:der|die)\s+(?:benutzer|nutzer)\w*\s.{0,40}fragt"
-           r"|fuge\s.{0,60}hinzu|uberweis\w*|losch\w*|sag\w*\s+(?:dem|der)\s+(?:benutzer|nutzer))" + _E),
+           r"|fuge\s.{0,60}hinzu|uberweis\w*|losch\w*|sag\w*\s+(?:dem|der)\s+(?:benutzer|nutzer)|(?:nie|niemals)\s+(?:\w+\s+){0,3}?"
+           r"(?:hinweisen|erwahnen|melden|berichten))" + _E),
     ("fr", _B + r"(?:executez|executer|lancez|installez|telechargez|telecharger|envoie|envoyez|envoyer|ouvrez|visitez|accordez"
            r"|desactive|desactivez|desactiver|contourne|contournez|contourner|ne mentionne[rz]? jamais|ne (?:jamais )?mentionne[rz]?|ne (?:\w+ ){0,2}jamais (?:signaler|mentionner|dire|parler)"
            r"|demande[rz]?\s.{0,30}(?:mot de passe|jeton)|quand l'utilisateur|si l'utilisateur|dis-lui|dites-lui|transferez"
@@ -187,7 +210,7 @@ LANGUAGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((f"directive:{lan
            r"|se l'utente|digli|trasferisci|elimina(?:re)?|cancella(?:re)?)" + _E),
     ("pt", _B + r"(?:execute|executar|rode|rodar|instale|instalar|baixe|baixar|envie|enviar|abra|abrir|visite|visitar|conceda|conceder"
            r"|desative|desativar|desabilite|contorne|nunca mencione|nao mencione|peca\s.{0,40}(?:senha|token)|pergunte\s.{0,40}senha"
-           r"|quando o usuario|se o usuario|diga a?o usuario|transfira|apague|exclua)" + _E),
+           r"|quando o usuario|se o usuario|quando perguntarem|diga|digam|informe que|transfira|apague|exclua)" + _E),
     ("nl", _B + r"(?:voer\s.{0,40}uit|uitvoeren|installeer|installeren|downloaden|stuur|verstuur|bezoek|verleen|geef"
            r"\s.{0,30}toegang|schakel\s.{0,30}uit|uitschakelen|omzeil\w*|noem\s.{0,30}nooit|nooit\s.{0,20}noemen|vraag\s.{0,30}"
            r"(?:wachtwoord|token)|voeg\s.{0,60}toe|wanneer de gebruiker|als de gebruiker|verwijder\w*|maak\s.{0,30}over)" + _E),
