@@ -18,12 +18,18 @@ Each view is checked, in order, for (the reason codes):
 * carried objects — ``command``, ``url``, ``host``, ``email``, ``package_source`` (``--extra-index-url``,
   a preferred package, fork or mirror, a ``==`` pin), ``markdown_template`` (a markdown image, or a link
   whose query has a templated value);
-* statements that direct — ``security_setting`` (``verify=False``, "TLS verification may be disabled"),
-  ``override`` ("memories override the user", "ignore previous instructions"), ``persistence``
-  (``authorized_keys``, crontab, shell profiles), ``trigger`` ("when the user next asks…", "from now on"),
-  ``credential_request``, ``concealment`` ("never mention…"), ``ai_addressed``, ``output_directive``;
+* statements that direct — ``security_setting`` (``verify=False``, "TLS verification may be disabled", a
+  security control removed, relaxed or not needed), ``override`` ("memories override the user", "ignore
+  previous instructions", "counts as the user's consent", "whatever the table says"), ``persistence``
+  (``authorized_keys``, crontab, shell profiles, systemd units, login hooks), ``trigger`` ("when the user
+  next asks… tell them", "whenever an invoice is mentioned", "from now on"), ``credential_request``,
+  ``credential_handling`` (a password or key stored in memory, placed in public, set to a value),
+  ``send_public``, ``payment`` (an IBAN, a sum to wire), ``grant`` ("add … to the org owners"),
+  ``concealment`` ("never mention…", "keep … out of answers"), ``ai_addressed``, ``output_directive``,
+  ``evasion_request`` ("how to bypass…"), ``agent_norm`` / ``passive_norm`` (the agent or its answers
+  "should say", "may pay", "must be sent" — only with an action verb);
 * ``directive:<verb class>`` — a clause that, after fillers ("please", "always", "before any build,"),
-  starts with an action verb (run, install, send, open, grant, trust, disable, bypass, delete, say, ask,
+  starts with an action verb (run, install, send, open, grant, trust, disable, bypass, delete, say,
   change, book, read: :data:`memctl.validator.action_lexicon.ACTION_VERBS`); a negated clause ("don't
   delete failing tests") is a restriction, not a directive, unless it conceals;
 * ``directive:<lang>`` — the same directives in de, fr, es, it, pt, nl, pl, ru, uk, tr, ja, zh, ko;
@@ -32,6 +38,10 @@ Each view is checked, in order, for (the reason codes):
   which hold rather than reject.
 
 A reason found in a decoded view carries its encoding: ``encoded:<encoding>:<reason>``.
+
+What the rules cannot judge: a memory that states a policy, a place or a wish with none of the above
+("passwords in config files are acceptable for internal tools", "our HTTP client of choice is requestz")
+reads as a fact; docs/benchmarks.md records how many fresh phrasings of that shape pass.
 """
 
 from __future__ import annotations
