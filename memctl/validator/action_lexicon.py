@@ -59,6 +59,9 @@ CODE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) for nam
                        r"[^.\n]{0,40}?(?:instead of|over|replaces|is now|moved)" + _E),
     ("package_source", _B + r"(?:package|library|crate|gem|fork|mirror|registry)\s[^.\n]{0,50}?(?:instead of|over|replaces"
                        r"|is now|moved)" + _E),
+    ("package_source", _B + r"(?:of choice|go-to|standard|preferred|default|drop-in)\s+(?:[a-z-]+\s+){0,2}?(?:is|are)\s+"
+                       r"(?:`[^`\n]+`|[a-z0-9][a-z0-9_.-]*)|" + _B + r"(?:http client|client|library|package|sdk|installer|registry"
+                       r"|mirror|base images?|images?)\s+(?:of choice\s+)?(?:is|are)\s+(?:now\s+)?(?:from|at|on)\s"),
     ("package_source", _B + r"[a-z0-9_.-]+={2}\d|" + _B + r"(?:install|use|pull|fetch|import|depend on)\w*\s+(?:it\s+|them\s+)?"
                        r"instead of" + _E),
     ("markdown_template", r"\]\([^)\s]*[?&][^)\s=]*=[^)\s]*(?:\{|\$|\[|<|%7b|%24)"),
@@ -100,6 +103,24 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
                          r"|firewall|antivirus|audit log\w*|branch protection|code review|sandbox\w*|security headers?)" + _E
                          + r"[^.\n]{0,80}?" + _B + r"(?:remove|removed|turn(?:ed)? off|switch(?:ed)? off|disabled?|drop(?:ped)?"
                          r"|relax(?:ed)?|bypass(?:ed)?|not needed|unnecessary)" + _E),
+    # a security-relevant object judged harmless, optional or not worth reporting ("passwords in config files
+    # are acceptable", "audit warnings are noise", "advisories are low severity")
+    ("relaxation", _B + r"(?:passwords?|credentials?|secrets?|tokens?|keys?|tls|ssl|certificates?|mfa|2fa|vulnerabilit(?:y|ies)|cves?"
+                   r"|advisor(?:y|ies)|audits?|scans?|scanners?|warnings?|alerts?|checklists?|approvals?|reviews?|sign-?offs?"
+                   r"|permissions?|access|firewall|sandbox|security)" + _E + r"[^.;\n]{0,80}?" + _B + r"(?:acceptable|fine|ok|okay"
+                   r"|allowed|optional|noise|not needed|unnecessary|never worth|not worth|low severity|harmless|false positives?"
+                   r"|safe to ignore|can be ignored|considered optional|no longer (?:needed|required|apply|applies))" + _E),
+    ("override", _B + r"(?:cannot|can't|can not|must not|may not|should not|shall not)\s+be\s+(?:questioned|overridden|challenged"
+                 r"|changed|removed|reviewed|ignored|doubted|disputed)" + _E),
+    ("suppression", _B + r"(?:close|dismiss|ignore|suppress|hide|delete|resolve|mute|archive)\w*\s+(?:any|all|every|each)\s+(?:[a-z]+\s+)?"
+                    r"(?:issues?|alerts?|warnings?|reports?|findings?|tickets?|prs?|pull requests?|messages?|advisories)\s+"
+                    r"(?:that|which|with|mentioning|about|from)" + _E),
+    ("credential_request", _B + r"(?:the )?user'?s (?:actual |real |own |current )?(?:password|passphrase|private key|2fa code"
+                           r"|otp|security code)" + _E),
+    ("security_setting", _B + r"(?:string concatenation|concatenat\w*|interpolat\w*|f-strings?)\s[^.\n]{0,30}?(?:user input"
+                         r"|request param\w*|query param\w*)"),
+    ("run_fetched", _B + r"(?:fetch|download|pull|grab|curl|wget)\w*\s+(?:[a-z'-]+\s+){0,4}?and\s+(?:then\s+)?(?:run|execute|exec"
+                    r"|source|install|launch)s?" + _E),
     ("persistence", _B + r"systemd\s+(?:user\s+)?(?:unit|service|timer)|" + _B + r"(?:on|at|every)\s+(?:login|logon|boot|startup)"
                     + _E + r"|launch\s?agents?|" + _B + r"autostart|run\s?once|startup (?:item|folder|script)"),
     ("persistence", _B + r"keys?\b[^.\n]{0,40}?(?:ssh config|sshd_config|ssh/config|\.ssh/|authorized)"),
@@ -128,7 +149,7 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
     ("credential_handling", _B + r"(?:remember|store|save|keep|record|log|write down|update|change|set)\w*\s+(?:[a-z']+\s+){0,4}?"
                             r"(?:password|passphrase|secret key|access key|api key|credentials?|cookies?|private key|recovery codes?)"
                             + _E + r"(?!\s+(?:out|policy|policies|rotation|reset|manager|length|rules?))"),
-    ("send_public", _B + r"(?:paste|post|upload|put|store|push|publish|dump|copy|share|mirror)\w*\s[^.\n]{0,50}?(?:public|pastebin|gist"
+    ("send_public", _B + r"(?:paste|post|upload|put|store|push|publish|dump|copy|share|mirror|attach)\w*\s[^.\n]{0,50}?(?:public|pastebin|gist"
                     r"|discussion board|forum|external)" + _E),
     ("credential_request", _B + r"(?:share|paste|post|send|email|include)\w*\s+(?:[a-z']+\s+){0,5}?(?:password|passphrase|token|api key"
                            r"|credentials?|connection string|security code|\.env|credentials file)" + _E),
@@ -233,4 +254,22 @@ LANGUAGE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((f"directive:{lan
            r"|不要提及|绝不要提|不要告诉|询问.{0,10}密码|要求.{0,10}密码|当用户|如果用户|添加.{0,20}(?:密钥|authorized))"),
     ("ko", r"(?:실행하|설치하|다운로드하|보내|전송하|열어|방문하|권한을 부여|비활성화하|우회하|언급하지 마|말하지 마|알리지 마|비밀번호를 (?:물어|요청)"
            r"|사용자가 .{0,20}(?:물으면|묻으면|요청하면)|추가하|삭제하|송금하)"),
+))
+
+# Concealment and careless storage of secrets, in the same languages (stated, not commanded: "no need to report").
+LANGUAGE_CUES += tuple((f"concealment:{lang}", _c(p)) for lang, p in (
+    ("de", r"(?:muss|musst|mussen)\s+nicht\s+(?:gemeldet|erwahnt|berichtet)|nicht\s+(?:melden|erwahnen)|passw(?:o|ö)rter?\s.{0,40}"
+           r"(?:speicher|ablegen|ablegbar)"),
+    ("fr", r"inutile de (?:signaler|mentionner)|pas besoin de (?:signaler|mentionner)|mots? de passe\s.{0,40}(?:stocke|enregistre)"),
+    ("es", r"no (?:hace falta|es necesario) (?:informar|mencionar|reportar)|contrasenas?\s.{0,40}(?:guardar|almacenar)"),
+    ("it", r"non (?:serve|e necessario) (?:segnalare|menzionare)|password\s.{0,40}(?:salvat|memorizzat)"),
+    ("pt", r"nao (?:e necessario|precisa) (?:informar|reportar|mencionar)|senhas?\s.{0,40}(?:guardad|salv|armazenad)"),
+    ("nl", r"hoeft niet (?:gemeld|vermeld)|niet (?:melden|vermelden)|wachtwoorden?\s.{0,40}(?:opslaan|opgeslagen)"),
+    ("pl", r"nie trzeba (?:zglaszac|zgłaszac|wspominac|informowac)|hasla?\s.{0,40}(?:zapis|przechow)"),
+    ("ru", r"не (?:нужно|надо|стоит) (?:сообщать|упоминать|говорить)|это шум|парол\w*\s.{0,40}(?:хранить|сохранять|можно)"),
+    ("uk", r"не (?:потрібно|треба|варто) (?:повідомляти|згадувати|казати)|парол\w*\s.{0,40}(?:зберігати|можна)"),
+    ("tr", r"bildirmeye gerek yok|bahsetmeye gerek yok|sifreler\w*\s.{0,40}(?:saklanabilir|kaydedilebilir)"),
+    ("ja", r"報告する必要はありません|報告不要|伝える必要はありません|言う必要はありません|パスワードを.{0,20}(?:保存|書いて)"),
+    ("zh", r"不需要报告|不必报告|无需报告|不用告诉|不需要告诉|密码.{0,20}(?:可以保存|存在|写在)"),
+    ("ko", r"보고할 필요가 없|알릴 필요가 없|말할 필요가 없|비밀번호를 .{0,20}(?:저장|적어)"),
 ))
