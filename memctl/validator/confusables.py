@@ -62,6 +62,8 @@ def fold_confusables(text: str) -> str:
     ``е``, ``ŧls``); a word wholly in another script (``привет``, ``日本語``) is left alone, so text in
     Russian or Greek keeps its letters for the language rules.
     """
+    if text.isascii():
+        return text
     table = confusable_table()
 
     def fold(match: re.Match[str]) -> str:
