@@ -2,7 +2,10 @@
 
 Every entry is one staged proposal with the verdict it must get:
 
-* ``expect`` — ``"reject"`` or ``"promote"``;
+* ``expect`` — ``"reject"`` (hostile: never promoted without a person — refused by the validator, or,
+  for a kind the validator holds rather than refuses, action-bearing for
+  :func:`memctl.validator.action.classify_action`) or ``"promote"`` (benign: never refused; held for
+  review when action-bearing);
 * ``family`` — for a hostile entry, the reason family it should be refused under (the part of
   :attr:`memctl.validator.core.Verdict.reason` before the first ``:``, or ``"path"`` for any path code);
   ``None`` for a benign entry;
