@@ -58,14 +58,19 @@ reason code               when
                           object or a destructive action
                           (:mod:`memctl.validator.poisoning`:
                           ``credential_transfer``, ``destructive_action``,
-                          ``unreviewed_action``, ``consent_claim``,
+                          ``consent_claim``,
                           ``safety_off``, ``encoded_command``, ``ai_addressed``,
                           ``external_instruction``), also their fixed English
                           phrasings (:mod:`memctl.validator.phrasings`) and
                           their Italian, Portuguese, Russian, Dutch, Turkish,
                           Polish, Japanese and Korean forms or a credential file
                           with an outside destination in any language
-                          (:mod:`memctl.validator.languages`)
+                          (:mod:`memctl.validator.languages`); not
+                          ``unreviewed_action`` (skipping hooks, tests or
+                          review as a rule), whose rules also match CI
+                          practice: it is held for review by
+                          :func:`memctl.validator.action.classify_action`
+                          (:data:`HELD_KINDS`)
 ``<family>:encoded:<k>``  any of the three above, or a secret, found after
                           decoding a payload in place (base64, hex, escapes,
                           URL encoding, HTML entities, rot13, reversed text:
