@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from detect_secrets.plugins.slack import SlackDetector
 
 from memctl.encodings import base64_bytes, printable_text
+from memctl.scrub.catalog import CATALOG_DETECTOR
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
@@ -163,6 +164,8 @@ def _build_detectors() -> tuple[Detector, ...]:
         *COMMAND_ARGUMENT_DETECTORS,
         *KEYWORD_DETECTORS,
         *CREDENTIAL_KEY_DETECTORS,
+        # Vendor tokens of the maintained catalog (memctl.scrub.catalog); our own rules above win on overlap.
+        CATALOG_DETECTOR,
     )
 
 
