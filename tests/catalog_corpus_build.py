@@ -11,7 +11,8 @@ Three sources, each named in every instance's ``origin``:
   entropy than the rule's ``min_entropy`` and than every ``entropy(...) <= X``
   bound of its Betterleaks filter (+0.3 margin: a generated string sits near
   the bound), it is 8-400 characters and not a documentation placeholder. Rules
-  that need a companion rule (``depends_on_rule``) or are invisible helpers, and
+  that need a companion rule (``depends_on_rule``), are invisible helpers or find
+  identifiers (client ids, instance URLs: memctl keeps them readable), and
   patterns Python cannot read, are listed as skipped. Whether the engine then
   finds the instance is not checked here: that is what the tests measure.
 * ``betterleaks-tps``: the literal true-positive strings of the Betterleaks rule
@@ -103,6 +104,13 @@ def secret_of(match: re.Match[str], group: int) -> tuple[int, int]:
     return match.span(0)
 
 
+def identifier_rule(rule_id: str) -> bool:
+    """A rule that finds what names an account (client id, instance URL), which memctl keeps readable."""
+    from memctl.scrub.catalog import _IDENTIFIER_KIND
+
+    return bool(_IDENTIFIER_KIND.search(rule_id))
+
+
 _PLACEHOLDER = re.compile(r"(?i)x{6,}|\*{4,}|example|<|\{\{|\$\{|(.)\1{7,}")
 
 
@@ -124,7 +132,7 @@ def rule_positives(seed: int = 23) -> tuple[list[dict], list[dict], list[str]]:
     skipped: list[str] = []
     for meta in sorted(rules.metadata(), key=lambda m: m["id"]):
         detail = rules.detail(meta["id"])
-        if not detail["visible"] or detail["depends_on_rule"]:
+        if not detail["visible"] or detail["depends_on_rule"] or identifier_rule(meta["id"]):
             skipped.append(meta["id"])
             continue
         regex = python_regex(detail["pattern"])
@@ -210,7 +218,7 @@ def betterleaks_examples(repo: str, rev: str) -> tuple[list[dict], list[dict], s
         source = git("show", f"{commit}:{name}")
         for body in _FUNC.split(source)[1:]:
             ids = _RULE_ID.findall(body)
-            if not ids:
+            if not ids or identifier_rule("betterleaks." + ids[0]):
                 continue
             kind = kind_of_rule(ids[0])
             origin = f"betterleaks@{commit[:12]}:{name}"

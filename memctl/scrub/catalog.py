@@ -21,13 +21,26 @@ readable), ``kind`` being the rule id without its catalog prefix in snake_case
 ``sendgrid``, a user rule ``custom.acme-token`` -> ``acme_token``). A value that
 is a documentation placeholder (``sk-xxxxxxxx…``, ``AKIAXXXXXXXXXXXXXXXX``,
 ``<your-token>``, ``${VAR}``, ``{{ var }}``) is not redacted
-(:func:`is_catalog_placeholder`).
+(:func:`is_catalog_placeholder`), nor is what a rule id names as an identifier
+(``…-client-id``, ``…-tenant-id``, ``…-instance-url``, ``…-host``, ``…-username``; access
+key ids stay secrets, as AWS key ids do here: the catalog finds them as
+companions of a secret; they name an account, they do not open it).
+
+Escaped text: a tool's JSON input or JSON inside JSON shows quotes as ``\\"`` and line
+ends as ``\\n``, which the rules' context does not expect; a text holding a
+backslash is scanned a second time with each escape undone, and the findings'
+offsets are mapped back through the removed bytes.
 
 Offsets: the engine scans UTF-8 bytes and reports byte offsets; they are mapped
 back to character offsets of the ``str`` (exact for any text, lone surrogates
 included: they are encoded with ``surrogatepass``). ``scrub_texts`` joins fields
-with NUL, which the engine reads as an ordinary byte (no C string ends there);
-a finding that would cross a NUL is dropped, as no field holds it whole.
+with NUL; the engine is shown a newline in its place (one byte too, so offsets
+hold, and a token at the end of a field ends as at the end of a line), and a
+finding that would cross a separator is dropped, as no field holds it whole.
+
+memctl adds a few rules of its own in the same format
+(``memctl/scrub/catalog_rules.yaml``: Betterleaks rules the engine lacks, or
+reports only beside a companion finding such as a client id).
 
 User rules: a file in Kingfisher's own rule format (YAML, ``rules:`` list with
 ``name``, ``id``, ``pattern``, optional ``min_entropy``, ``confidence``,
@@ -49,7 +62,9 @@ from __future__ import annotations
 import os
 import re
 import threading
+from bisect import bisect_left
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from memctl import exit_codes
@@ -63,8 +78,11 @@ __all__ = [
     "kind_of_rule",
     "reload_rules",
     "user_rules_path",
+    "without_placeholders",
 ]
 
+SHIPPED_RULES = Path(__file__).with_name("catalog_rules.yaml")
+"""Betterleaks rules the engine lacks or reports only beside a companion, re-expressed standalone."""
 RULES_ENV = "MEMCTL_SCRUB_RULES"
 RULES_FILE_NAME = "scrub_rules.yaml"
 _SCAN_TIMEOUT_S = 30.0
@@ -101,26 +119,36 @@ def kind_of_rule(rule_id: str) -> str:
 
 
 _TEMPLATE = re.compile(r"^(?:<[^<>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Za-z_]+%|\$[A-Z_][A-Z0-9_]*)$")
-_FILLER = frozenset("xX*.#0-_")
+_FILLER_RUN = re.compile(r"x{8,}|X{8,}|\*{6,}|\.{6,}|#{6,}")
 
 
 def is_catalog_placeholder(value: str) -> bool:
-    """True for documentation stand-ins a catalog rule can match: a template
-    (``<your-token>``, ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``), or a value whose
-    body after the issuer prefix is filler (``sk-xxxxxxxx…``, ``AKIAXXXXXXXXXXXXXXXX``,
-    ``ghp_****…``): at least half of its last 16 alphanumeric-or-filler characters one
-    repeated filler character, or the literal run ``XXXX``/``xxxx``/``****`` of 8+."""
+    """True for documentation stand-ins a token rule can match: a whole template
+    (``<your-token>``, ``${VAR}``, ``{{ var }}``, ``%VAR%``, ``$VAR``), a filler run of
+    8+ ``x``/``X`` or 6+ ``*``/``.``/``#`` (``sk-xxxxxxxx…``, ``AKIAXXXXXXXXXXXXXXXX``,
+    ``ghp_****…``). A run of one digit or other letter (``AKIA0000…``) is not a
+    placeholder: test keys are drawn that way and must still go.
+
+    Sources: the false positives listed in the Betterleaks rule sources
+    (``fps``) and its global allowlist (``^(?i:a+|b+|…|\\*+|\\.+)$``).
+    """
     stripped = value.strip("'\"` ")
-    if not stripped or _TEMPLATE.match(stripped):
-        return True
-    if re.search(r"(?:x{8,}|X{8,}|\*{6,}|(?:<|\{\{|\$\{))", stripped):
-        return True
-    tail = stripped[-16:]
-    if len(tail) >= 12:
-        top = max(set(tail), key=tail.count)
-        if top in _FILLER and tail.count(top) * 2 >= len(tail):
-            return True
-    return False
+    return not stripped or bool(_TEMPLATE.match(stripped) or _FILLER_RUN.search(stripped))
+
+
+def without_placeholders(detectors: tuple[Detector, ...]) -> tuple[Detector, ...]:
+    """The same detectors, each dropping spans that :func:`is_catalog_placeholder` calls
+    placeholders (for rules whose span is a whole token: the issuer-prefix formats)."""
+
+    def wrap(inner: Detector) -> Detector:
+        def finder(text: str, lowered: str | None, gates: frozenset[str] | None = None) -> Iterator[Span]:
+            for start, end, kind in inner.spans(text, lowered, gates):
+                if not is_catalog_placeholder(text[start:end]):
+                    yield start, end, kind
+
+        return replace(inner, finder=finder, pattern=None, anchors=(), _anchor_patterns=())
+
+    return tuple(wrap(d) for d in detectors)
 
 
 class _Engine:
@@ -157,7 +185,8 @@ def _build(rules_file: Path | None):
     import kingfisher_sdk
 
     try:
-        rules = kingfisher_sdk.Rules([rules_file] if rules_file is not None else [], builtins=True, confidence="low")
+        paths = [SHIPPED_RULES] + ([rules_file] if rules_file is not None else [])
+        rules = kingfisher_sdk.Rules(paths, builtins=True, confidence="low")
     except (ValueError, RuntimeError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CatalogRulesError(f"scrub rules file {rules_file}: {first}") from None
@@ -167,8 +196,44 @@ def _build(rules_file: Path | None):
 
 
 _ENGINE = _Engine()
+# Rules that find what locates or names an account, not what opens it (client and tenant ids,
+# instance URLs, hosts, user names): companions of a secret in the catalog, kept readable here.
+_IDENTIFIER_KIND = re.compile(
+    r"[-/.](?:client-id|tenant-id|account-id|application-id|app-id|service-account-id|domain|instance-url"
+    r"|project-url|rest-url|jfrog-url|cloud-name|account-name|username|host|address|token-name)(?:\.\d+)?$"
+)
 # Rules whose secret is ``user:password`` (curl ``-u``): only the password is redacted.
 _USER_PASSWORD_RULES = frozenset({"betterleaks.curl-auth-user"})
+# JSON/shell escapes and the character each stands for.
+_ESCAPES = re.compile(rb'\\(["\\/nrt])')
+_ESCAPE_LEVELS = 3
+_UNESCAPED = {b'"': b'"', b"\\": b"\\", b"/": b"/", b"n": b"\n", b"r": b"\r", b"t": b"\t"}
+
+
+def _unescaped_spans(scanner, data: bytes) -> list[tuple[int, int, object]]:
+    """Findings in ``data`` with its escapes undone (up to three levels: JSON inside JSON inside
+    a string), as byte spans of ``data``. An escape is two bytes before a level is undone and one
+    after, so an offset ``u`` after it is ``u`` + the number of escapes before it."""
+    levels: list[list[int]] = []  # per level: where each escape's character sits after undoing
+    copy = data
+    while len(levels) < _ESCAPE_LEVELS and b"\\" in copy:
+        positions = [match.start() - index for index, match in enumerate(_ESCAPES.finditer(copy))]
+        if not positions:
+            break
+        levels.append(positions)
+        copy = _ESCAPES.sub(lambda match: _UNESCAPED[match.group(1)], copy)
+    if not levels:
+        return []
+
+    def original(offset: int) -> int:
+        for positions in reversed(levels):
+            offset += bisect_left(positions, offset)
+        return offset
+
+    return [(original(f.location["start_offset"]), original(f.location["end_offset"]), f)
+            for f in scanner.scan(copy, timeout=_SCAN_TIMEOUT_S)]
+
+
 _MARKER_BYTES = re.compile(rb"\[REDACTED:[a-z0-9_]+\]")
 
 
@@ -196,15 +261,21 @@ def catalog_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
     if not text:
         return
     data = text.encode("utf-8", "surrogatepass")
-    findings = _ENGINE.scanner().scan(data, timeout=_SCAN_TIMEOUT_S)
-    if not findings:
+    # A field separator reads as a line end (rules end a token at ``$``/whitespace), same byte length.
+    seen = data.replace(b"\x00", b"\n") if b"\x00" in data else data
+    scanner = _ENGINE.scanner()
+    spans = [(f.location["start_offset"], f.location["end_offset"], f) for f in scanner.scan(seen, timeout=_SCAN_TIMEOUT_S)]
+    if b"\\" in seen:
+        # JSON-escaped text (a tool's input, JSON inside JSON): rules look for quotes and line ends,
+        # so the text is scanned once more with each escape spelled as what it stands for.
+        spans += _unescaped_spans(scanner, seen)
+    if not spans:
         return
     markers = [m.span() for m in _MARKER_BYTES.finditer(data)] if b"[REDACTED:" in data else []
     located = []
-    for finding in findings:
-        location = finding.location
-        start, end = location["start_offset"], location["end_offset"]
-        if end <= start or is_catalog_placeholder(finding.secret):
+    done: set[tuple[int, int]] = set()
+    for start, end, finding in spans:
+        if end <= start or is_catalog_placeholder(finding.secret) or _IDENTIFIER_KIND.search(finding.rule_id):
             continue
         password = next((v for k, v in finding.captures.items() if k.lower().endswith("password") and v), None)
         if password is not None:
@@ -217,6 +288,9 @@ def catalog_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
                 start = colon + 1  # ``user:password``: the user stays readable
         if 0 in data[start:end] or any(m_start < end and start < m_end for m_start, m_end in markers):
             continue  # crosses a field separator, or reads our own marker as a value
+        if (start, end) in done:
+            continue
+        done.add((start, end))
         located.append((start, end, finding.rule_id))
     mapping = _char_offsets(data, text, [offset for start, end, _ in located for offset in (start, end)])
     for start, end, rule_id in located:
