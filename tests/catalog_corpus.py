@@ -18,6 +18,7 @@ bench/bench_scrub_corpus.py.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from tests import scrub_corpus
 
+_MARKER = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
 DATA = Path(__file__).resolve().parent / "fixtures" / "catalog_corpus.json"
 
 POSITIONS: dict[str, Callable[[str], str]] = {
@@ -88,6 +90,7 @@ class CatalogFigures:
     false_redactions: int
     missed: tuple[tuple[str, str, str], ...]  # (kind, position, snippet start)
     falsely_redacted: tuple[tuple[str, str, str], ...]
+    false_marker_kinds: tuple[frozenset[str], ...] = ()  # the marker kinds written into each false redaction
 
     @property
     def recall(self) -> float:
@@ -120,18 +123,22 @@ def measure(scrub_text: Callable[[str], str], positions: dict[str, Callable[[str
             if not hit:
                 missed.append((secret.kind, name, secret.snippet[:60]))
     falsely = []
+    marker_kinds = []
     checked = 0
     for miss in near:
         for name, place in places.items():
             checked += 1
             placed = place(miss.snippet)
-            if scrub_text(placed) != placed:
+            out = scrub_text(placed)
+            if out != placed:
                 falsely.append((miss.kind, name, miss.snippet[:60]))
+                marker_kinds.append(frozenset(m[len("[REDACTED:") : -1] for m in _MARKER.findall(out)))
     planted = sum(p for _, p in family.values())
     masked = sum(m for m, _ in family.values())
     return CatalogFigures(
         planted, masked, {k: (m, p) for k, (m, p) in sorted(family.items())},
         {k: (m, p) for k, (m, p) in sorted(source.items())}, checked, len(falsely), tuple(missed), tuple(falsely),
+        tuple(marker_kinds),
     )
 
 
