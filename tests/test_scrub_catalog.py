@@ -191,3 +191,23 @@ def test_catalog_corpus_recall_and_the_catalogs_own_false_redactions() -> None:
             kinds = {m[len("[REDACTED:") : -1] for m in MARKER_PATTERN.findall(scrub(place(miss.snippet)).text)}
             by_catalog += bool(kinds - ours)
     assert by_catalog / (len(near) * len(positions)) <= 0.01, by_catalog
+
+
+def test_generated_positives_respect_their_rules_conditions() -> None:
+    # Each rule-pattern instance matches its rule's own regex again, and its secret has more entropy
+    # than the rule's bounds: the corpus asks the engine for what its rules promise, no more.
+    import kingfisher_sdk
+
+    from tests.catalog_corpus_build import entropy_bounds, python_regex, shannon
+
+    rules = kingfisher_sdk.Rules(confidence="low")
+    secrets, _, _ = catalog_corpus.load()
+    generated = [s for s in secrets if s.origin == "rule-pattern"]
+    assert len(generated) >= 300
+    for secret in generated:
+        detail = rules.detail(secret.rule)
+        regex = python_regex(detail["pattern"])
+        assert regex is not None and regex.search(secret.snippet), secret.rule
+        bound = max([detail["min_entropy"], *entropy_bounds(detail.get("betterleaks_filter"))])
+        assert shannon(secret.values[0]) > bound, (secret.rule, secret.values[0])
+        assert not catalog.is_catalog_placeholder(secret.values[0]), secret

@@ -254,9 +254,10 @@ def catalog_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
     """Yield ``(start, end, kind)`` for every catalog finding in ``text`` (character offsets).
 
     ``lowered`` is unused (the engine matches case itself); it is accepted so the
-    function is a :data:`memctl.scrub.detector.Finder`. Placeholders and findings that
-    cross a NUL field separator or overlap a ``[REDACTED:…]`` marker are dropped. Raises :class:`CatalogRulesError` when
-    the user rules file does not load; a scan that exceeds 30 s raises TimeoutError.
+    function is a :data:`memctl.scrub.detector.Finder`. Placeholders, identifiers, and
+    findings that cross a NUL field separator or overlap a ``[REDACTED:…]`` marker are
+    dropped. Raises :class:`CatalogRulesError` when the user rules file does not load;
+    a scan that exceeds 30 s raises TimeoutError (the engine stops cooperatively).
     """
     if not text:
         return
