@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from detect_secrets.plugins.slack import SlackDetector
 
 from memctl.encodings import base64_bytes, printable_text
+from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
@@ -123,7 +124,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         detector(
             "slack_webhook", ds_slack_webhook, origin="detect-secrets:SlackDetector", requires=("hooks.slack.com",)
         ),
-        *TOKEN_DETECTORS,
+        *without_placeholders(TOKEN_DETECTORS),  # ``ghp_xxxx…``, ``AKIAXXXX…`` are documentation
         # Covers detect-secrets' StripeDetector ((?:r|s)k_live_…{24}, checked in
         # tests) and test-mode keys; gated on "k_live_"/"k_test_" because a
         # leading [sr] defeats the regex prefix search.
@@ -161,6 +162,9 @@ def _build_detectors() -> tuple[Detector, ...]:
         ),
         *COMMAND_DETECTORS,
         *COMMAND_ARGUMENT_DETECTORS,
+        # Vendor tokens of the maintained catalog (memctl.scrub.catalog): before the key-name rules,
+        # so a token under ``API_TOKEN=`` is named by its issuer; the rules above win on overlap.
+        CATALOG_DETECTOR,
         *KEYWORD_DETECTORS,
         *CREDENTIAL_KEY_DETECTORS,
     )
