@@ -171,6 +171,24 @@ def check_source(db_path: Path) -> Check:
                  f"({report.sessions - roots} subagent sessions folded in); {report.describe()}")
 
 
+def check_claude_code(claude_dir: Path) -> Check:
+    """Claude Code's history (``<dir>/projects``): where, which versions wrote it, how many sessions.
+    Not there is fine (nothing to read); unreadable is a failure."""
+    from memctl.connectors.claude_code.source import ClaudeCodeSource
+    from memctl.connectors.opencode.errors import SourceError
+
+    if not (claude_dir / "projects").is_dir():
+        return Check("claude-code history", "ok", f"none at {claude_dir / 'projects'} (not read)")
+    try:
+        source = ClaudeCodeSource(claude_dir)
+        infos = list(source.iter_root_infos())
+    except (SourceError, OSError) as exc:
+        return Check("claude-code history", "fail", str(exc), "pass --claude-dir DIR or set CLAUDE_CONFIG_DIR")
+    versions = sorted({info.version for info in infos if info.version})
+    return Check("claude-code history", "ok", f"{source.projects}: {len(infos)} sessions; "
+                 f"version {', '.join(versions) or 'unknown'}")
+
+
 def check_topics(home: DataHome) -> Check:
     """The topics file reads; the detail lists each topic that has aliases (a moved or renamed project)
     with its other names and paths."""
@@ -215,15 +233,23 @@ def check_opencode_mcp(home: DataHome) -> Check:
     return Check("opencode mcp", status, detail, fix)
 
 
-def run_checks(settings: Settings, db_path: Path) -> list[Check]:
-    """Run every check; never raises for an environment problem."""
+def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None) -> list[Check]:
+    """Run every check; never raises for an environment problem. Each history source is listed
+    (path, version, sessions); a missing OpenCode database only warns when another source is there."""
     home = DataHome(settings.home)
     checks = check_ollama(settings)
     checks.append(check_vector_store(settings, home))
     checks.append(check_graph_location(home))
     checks.append(check_graph_rejections(home))
     checks.append(check_memory_store(home))
-    checks.append(check_source(db_path))
+    opencode = check_source(db_path)
+    if claude_dir is not None:
+        claude = check_claude_code(claude_dir)
+        if opencode.status == "fail" and not db_path.exists() and claude.status == "ok" and "(not read)" not in claude.detail:
+            opencode = Check(opencode.name, "warn", opencode.detail, opencode.fix)
+        checks.extend([opencode, claude])
+    else:
+        checks.append(opencode)
     checks.append(check_topics(home))
     checks.extend(check_home(home))
     checks.append(check_opencode_mcp(home))

@@ -86,6 +86,8 @@ class SessionInfo:
         title_is_placeholder: ``title`` is the source's automatic placeholder
             (OpenCode: ``New session - <ISO time>``…), not a real title.
         revert: the undo boundary, or None when nothing is undone.
+        source: the name of the source that wrote it (``opencode``, ``claude-code``…:
+            :data:`memctl.connectors.registry.SOURCES`).
     """
 
     id: str
@@ -99,6 +101,7 @@ class SessionInfo:
     version: str
     title_is_placeholder: bool = False
     revert: Revert | None = None
+    source: str = "opencode"
 
     @property
     def revert_key(self) -> str:

@@ -23,7 +23,8 @@ Same public methods as :class:`memctl.connectors.opencode.source.OpenCodeSource`
 (``check_schema``, ``iter_root_infos``, ``count_roots``, ``read_session``,
 ``iter_sessions``, ``close``) and the same :class:`SessionFilter`. Session ids
 are the ``sessionId`` uuids; a subagent's id is ``agent-<agentId>``. Times are
-epoch milliseconds; ``time_updated`` is the file's modification time.
+epoch milliseconds; ``time_updated`` is the newest record ``timestamp`` found in
+the file's last 16 KiB (256 KiB when none is there; else the modification time).
 
 Read-only: files are opened ``"rb"``, directories only listed; nothing is
 created, locked or changed under the Claude directory.
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator
@@ -45,6 +47,10 @@ from memctl.connectors.opencode.errors import SourceError, SourceNotFoundError, 
 from memctl.connectors.opencode.source import SessionFilter
 
 __all__ = ["ClaudeCodeSource", "SessionFilter", "resolve_claude_dir"]
+
+_TIMESTAMP = re.compile(rb'"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)"')
+TAIL_WINDOWS = (16 * 1024, 256 * 1024)
+"""Bytes read from a file's end, smallest first, to find its newest record time."""
 
 HEAD_LINES = 64
 """Lines read from the start of a file to list its session (cwd, version, first time, first uuid)."""
@@ -94,11 +100,26 @@ class ClaudeCodeSource:
         return iter_records(path, self.stats if stats is None else stats, max_line_bytes=self.max_line_bytes,
                             skip_prefixes=REQUEST_COPY_PREFIXES, max_lines=HEAD_LINES if head else None)
 
+    @staticmethod
+    def _last_time(path: Path, size: int) -> int:
+        """The newest record time (ms) in the file's last bytes, 0 when none is found there."""
+        with open(path, "rb") as handle:
+            for window in TAIL_WINDOWS:
+                handle.seek(max(0, size - window))
+                found = _TIMESTAMP.findall(handle.read(window))
+                if found:
+                    return max(millis(t.decode()) for t in found)
+                if window >= size:
+                    break
+        return 0
+
     def _list_one(self, path: Path) -> _Listed | None:
         scratch = ReadStats()  # a head scan counts nothing: the full read does
         first_time, cwd, version, first_uuid, title = 0, "", "", "", ""
         try:
-            mtime = int(path.stat().st_mtime * 1000)
+            stat = path.stat()
+            mtime = int(stat.st_mtime * 1000)
+            last = self._last_time(path, stat.st_size)
             for record in self._records(path, head=True, stats=scratch):
                 first_time = first_time or millis(record.get("timestamp"))
                 cwd = cwd or (record.get("cwd") if isinstance(record.get("cwd"), str) else "")
@@ -117,7 +138,8 @@ class ClaudeCodeSource:
         project_id, worktree = project_of(cwd)
         info = SessionInfo(id=path.stem, title=title, directory=cwd, project_id=project_id,
                            project_worktree=worktree, parent_id=None, time_created=first_time or mtime,
-                           time_updated=max(mtime, first_time), version=version, title_is_placeholder=not title)
+                           time_updated=max(last or mtime, first_time), version=version, title_is_placeholder=not title,
+                           source=self.name)
         return _Listed(info, path, first_uuid)
 
     def _list(self) -> list[_Listed]:
@@ -269,7 +291,7 @@ class ClaudeCodeSource:
         child_info = SessionInfo(id=sid, title=title, directory=info.directory, project_id=info.project_id,
                                  project_worktree=info.project_worktree, parent_id=info.id, time_created=first,
                                  time_updated=max(last, first), version=version or info.version,
-                                 title_is_placeholder=not title)
+                                 title_is_placeholder=not title, source=self.name)
         self.stats.sessions += 1
         parts = build_parts(chain, history, self.stats, side_dir)
         self.stats.parts += len(parts)
