@@ -92,6 +92,8 @@ class ClaudeCodeSource:
         self.max_line_bytes = max_line_bytes
         self.stats = ReadStats()
         self._listing: list[_Listed] | None = None
+        self._by_id: dict[str, _Listed] = {}
+        self._by_first_uuid: dict[tuple[Path, str], list[_Listed]] = {}
         self._legacy_agents: dict[str, list[Path]] = {}
 
     # -- listing -------------------------------------------------------------------
@@ -154,6 +156,10 @@ class ClaudeCodeSource:
                         listed.append(item)
             listed.sort(key=lambda item: (item.info.time_created, item.info.id))
             self._listing = listed
+            self._by_id = {item.info.id: item for item in listed}
+            self._by_first_uuid = {}
+            for item in listed:  # oldest first: the first of a group is the origin of the others
+                self._by_first_uuid.setdefault((item.path.parent, item.first_uuid), []).append(item)
         return self._listing
 
     def check_schema(self) -> dict[str, int]:
@@ -162,10 +168,10 @@ class ClaudeCodeSource:
         return {"sessions": len(self._list())}
 
     def _root_ids(self, wanted: tuple[str, ...]) -> set[str]:
-        by_id = {item.info.id for item in self._list()}
+        self._list()
         roots: set[str] = set()
         for sid in wanted:
-            if sid in by_id:
+            if sid in self._by_id:
                 roots.add(sid)
                 continue
             owner = self._agent_owner(sid)
@@ -237,12 +243,11 @@ class ClaudeCodeSource:
 
     def _origin_uuids(self, item: _Listed) -> set[str]:
         """The record uuids of the older session this one was forked from (empty when none)."""
-        for other in self._list():
-            if other.info.id != item.info.id and other.first_uuid == item.first_uuid \
-                    and other.path.parent == item.path.parent \
-                    and (other.info.time_created, other.info.id) < (item.info.time_created, item.info.id):
-                return set(self._history_quiet(other.path).nodes)
-        return set()
+        self._list()
+        group = self._by_first_uuid.get((item.path.parent, item.first_uuid), [])
+        if not group or group[0] is item:
+            return set()
+        return set(self._history_quiet(group[0].path).nodes)
 
     def _history_quiet(self, path: Path) -> History:
         history, scratch = History(), ReadStats()
@@ -260,7 +265,8 @@ class ClaudeCodeSource:
         Raises:
             UnknownSessionError: the session's file is gone; SourceError: it cannot be read.
         """
-        item = next((i for i in self._list() if i.info.id == info.id), None)
+        self._list()
+        item = self._by_id.get(info.id)
         if item is None:
             raise UnknownSessionError(f"session {info.id!r} not found in {self.projects}")
         history = self._history(item.path)
