@@ -344,3 +344,17 @@ def test_fork_copies_across_files_left_out(tmp_path: Path) -> None:
     fork = next(s for s in sessions if s.info.id == fork_id)
     assert [p.data.get("text") for p in fork.parts] == ["Continue on a branch: try a regex parser"]
     assert source.stats.copied_records == 4
+
+
+def test_doctor_lists_the_history_and_warns_before_claude_code_deletes_unread_sessions(tmp_path: Path) -> None:
+    from memctl.doctor import check_claude_code
+
+    C.write(C.session_file(tmp_path), C.simple_turn())
+    now = C.BASE_MS + 26 * 86_400_000  # the session is 26 days old
+    ok = check_claude_code(tmp_path, {f"claude-code.{C.SESSION}"}, now_ms=now)
+    assert ok.status == "ok" and "1 sessions" in ok.detail and "2.1.332" in ok.detail
+    warn = check_claude_code(tmp_path, set(), now_ms=now)
+    assert warn.status == "warn" and "30 days" in warn.detail and warn.fix.startswith("memctl ingest")
+    (tmp_path / "settings.json").write_text('{"cleanupPeriodDays": 90}')
+    assert check_claude_code(tmp_path, set(), now_ms=now).status == "ok"
+    assert check_claude_code(tmp_path / "absent", set()).detail.endswith("(not read)")
