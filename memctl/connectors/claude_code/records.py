@@ -37,8 +37,6 @@ copies) is read once (``duplicate_records``).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -220,12 +218,23 @@ def build_parts(chain: list[dict[str, Any]], history: History, stats: ReadStats,
     Args:
         side_dir: the session's ``<sessionId>/`` directory holding ``tool-results/``, or None.
     """
+    moved: set[str] | None = None
+
     def side(tool_id: str) -> str | None:
-        if side_dir is None or not tool_id or "/" in tool_id or tool_id.startswith("."):
+        nonlocal moved
+        if side_dir is None or not tool_id:
             return None
-        path = side_dir / "tool-results" / f"{tool_id}.txt"
+        if moved is None:  # one directory listing per session, not a stat per tool call
+            folder = side_dir / "tool-results"
+            try:
+                moved = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+            except OSError:
+                moved = set()
+        name = f"{tool_id}.txt"
+        if name not in moved:
+            return None
         try:
-            return read_bounded_text(path, MAX_SIDE_FILE_BYTES)[0] if path.is_file() else None
+            return read_bounded_text(side_dir / "tool-results" / name, MAX_SIDE_FILE_BYTES)[0]
         except OSError:
             return None
 
@@ -254,7 +263,8 @@ def build_parts(chain: list[dict[str, Any]], history: History, stats: ReadStats,
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
-            digest = hashlib.sha1(json.dumps(block, sort_keys=True, default=str).encode()).hexdigest()
+            content_key = block.get("id") or block.get("text") or block.get("thinking") or ""
+            digest = f"{btype}:{content_key}" if role == "assistant" else f"{uuid}:{n}"
             if (message_id, digest) in seen_blocks:  # a streamed block written twice
                 continue
             seen_blocks.add((message_id, digest))
