@@ -73,6 +73,8 @@ def test_notes_name_their_source_and_share_the_repository_topic(distilled) -> No
     assert all(m["source"] == "opencode" for sid, m in metas.items() if sid.startswith("ses_"))
     alpha_claude = key_of("claude-code", CLAUDE_SESSIONS["bash_secret"]["session_id"])
     assert entries[alpha_claude].topic == "alpha"
+    transcript = DataHome(home).transcript_path(alpha_claude).read_text()
+    assert transcript.startswith("# Claude Code session: ") and f"- Source id: {alpha_claude}\n" in transcript
     opencode_topics = {e.topic for sid, e in entries.items() if sid.startswith("ses_")}
     assert "alpha" in opencode_topics  # the same repository from both agents: one topic
     topics = json.loads(DataHome(home).topics.read_text())

@@ -4,7 +4,9 @@ A source is one entry of :data:`SOURCES` (:class:`SourceKind`): its name (what
 ``--source`` takes and notes' front matter say), how its store is found
 (``locate``: the explicit option, else its environment variable, else the
 default path), whether it is there (``present``) and how it is opened
-(``open``). Adding a source (Codex) is one entry.
+(``open``). Adding a source (Codex) is one entry, e.g. ``SourceKind("codex", "--codex-home",
+<CODEX_HOME or ~/.codex>, <has sessions/>, CodexSource)``, plus its option in
+:class:`memctl.ingest.options.IngestOptions` and ``memctl ingest``.
 
 Identity across sources: a session's key in memctl (checkpoint, note file,
 citations) is the source's own id for OpenCode (``ses_…``: keys written
@@ -150,19 +152,20 @@ def open_sources(spec: tuple[tuple[str, str], ...]) -> "CombinedSource":
         for _, source in opened:
             source.close()
         raise
-    return CombinedSource(opened)
+    return CombinedSource(opened, spec)
 
 
 class CombinedSource:
     """Several opened sources read as one (see the module doc)."""
 
-    def __init__(self, opened: list[tuple[SourceKind, Any]]) -> None:
+    def __init__(self, opened: list[tuple[SourceKind, Any]], spec: tuple[tuple[str, str], ...] = ()) -> None:
         self.sources = opened
         # One counter set for the run: the first source's own (OpenCode's decoders hold it), shared by the others.
         self.stats: ReadStats = opened[0][1].stats if opened else ReadStats()
         for _, source in opened[1:]:
             source.stats = self.stats
-        self.spec = tuple((kind.name, str(source.db_path)) for kind, source in opened)
+        self.spec = spec or tuple((kind.name, str(source.db_path)) for kind, source in opened)
+        """What :func:`open_sources` reopens in a pool worker: ``((name, path), …)``."""
 
     @property
     def names(self) -> list[str]:
