@@ -112,6 +112,27 @@ def test_real_fixture_fork_copy_left_out(fixture_copy: Path) -> None:
     assert source.stats.copied_records > 0
 
 
+def test_real_fixture_moved_output_read_bounded_from_its_side_file(fixture_copy: Path) -> None:
+    _, sessions = _read_all(fixture_copy)
+    session = next(s for s in sessions if s.info.id == SESSIONS["big_output"]["session_id"])
+    output = next(p for p in session.parts if p.type == "tool").data["state"]["output"]
+    assert output.startswith("1\n2\n3\n") and output.rstrip().endswith("99999\n100000")  # head and tail
+    assert "bytes not read" in output and len(output) < 300_000
+    assert "<persisted-output>" not in output
+
+
+def test_real_fixture_compaction_kept_once_with_the_turns_before_it(fixture_copy: Path) -> None:
+    _, sessions = _read_all(fixture_copy)
+    session = next(s for s in sessions if s.info.id == SESSIONS["compact"]["session_id"])
+    types = [p.type for p in session.parts]
+    assert types.count("compaction") == 1 and session.parts[types.index("compaction")].data["auto"] is False
+    users = [p.data["text"] for p in session.parts if p.type == "text" and p.role == "user"
+             and not p.data.get("synthetic")]
+    assert users[0].startswith("Explain how beta's parser") and users[-1].startswith("After the compaction")
+    summaries = [p for p in session.parts if "continued from a previous conversation" in p.data.get("text", "")]
+    assert len(summaries) == 1 and summaries[0].data["synthetic"] is True
+
+
 def test_reading_creates_and_changes_nothing(fixture_copy: Path) -> None:
     before = _snapshot(fixture_copy)
     opened: list[tuple[str, str]] = []
@@ -309,6 +330,22 @@ def test_tool_output_side_file_read_bounded(tmp_path: Path) -> None:
     output = session.parts[1].data["state"]["output"]
     assert output.startswith("HEAD ") and output.endswith(" TAIL") and "bytes not read" in output
     assert len(output) < 300_000
+
+
+def test_persisted_output_marker_names_only_a_file_of_the_session(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere" / "tool-results" / "x1.txt"
+    outside.parent.mkdir(parents=True)
+    outside.write_text("OUTSIDE")
+    records = C.simple_turn()
+    marker = f"<persisted-output>\nOutput too large (1MB). Full output saved to: {outside}\n\nPreview (first 2KB):\nPREVIEW"
+    records[2] = C.user(records[2]["uuid"], records[1]["uuid"], [C.tool_result("toolu_111111", marker)], 2)
+    _, session = _one(tmp_path / "a", records)
+    assert session.parts[1].data["state"]["output"] == marker  # not in this session's tool-results: kept as is
+    side = C.session_file(tmp_path / "a").parent / C.SESSION / "tool-results" / "x1.txt"
+    side.parent.mkdir(parents=True)
+    side.write_text("INSIDE " * 10)
+    session = _read_all(tmp_path / "a")[1][0]
+    assert session.parts[1].data["state"]["output"] == "INSIDE " * 10
 
 
 def test_base64_images_dropped(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ its LAST user message and from whether that message returns tool results:
 
 * ``[cc:bash]`` → thinking + a ``Bash`` call ``cat config.env``; once its
   result is back, a text answer quoting the region;
+* ``[cc:big]`` → a ``Bash`` call ``seq 1 100000`` (an output Claude Code
+  moves to ``tool-results/``), then a text answer;
 * ``[cc:agent]`` → a subagent call (the tool is ``Agent`` or ``Task``, as the
   request's tool list names it) whose prompt carries ``[cc:sub]``; the
   subagent runs ``ls`` with ``Bash`` and answers; the parent then answers;
@@ -47,6 +49,13 @@ SCENARIOS: list[dict[str, Any]] = [
     {"name": "fork", "project": "beta", "fork_of": "subagent",
      "turns": ["Given that survey, propose where integration tests for beta's parser should live and why."]},
     {"name": "junk_hi", "project": "scratch", "turns": ["hi"]},
+    {"name": "big_output", "project": "alpha",
+     "turns": ["[cc:big] Print the numbers from 1 to 100000 with seq and tell me which one comes last."]},
+    {"name": "compact", "project": "beta",
+     "turns": ["Explain how beta's parser should report the line and column of a syntax error to its callers.",
+               "/compact",
+               "After the compaction: restate the error-reporting decision in one sentence."],
+     "resume": True},
 ]
 
 
@@ -72,9 +81,14 @@ def anthropic_script(body: dict[str, Any]) -> ScriptedTurn | None:
         if "[cc:bash]" in first_user:
             return ScriptedTurn(text="Staging deploys to eu-west-1 (REGION in config.env); the file also holds "
                                      "an AWS access key, which should move to a secret store.")
+        if "[cc:big]" in first_user:
+            return ScriptedTurn(text="The last number printed is 100000.")
         if "[cc:agent]" in first_user:
             return ScriptedTurn(text="The subagent found two test files: tests/test_parser.py and tests/test_cli.py.")
         return None
+    if "[cc:big]" in text:
+        return ScriptedTurn(tool_calls=[ScriptedToolCall("Bash", {"command": "seq 1 100000",
+                                                                  "description": "Print 1 to 100000"})])
     if "[cc:bash]" in text:
         return ScriptedTurn(reasoning="The user wants the staging region; read config.env.",
                             tool_calls=[ScriptedToolCall("Bash", {"command": "cat config.env",

@@ -18,8 +18,11 @@ compaction summary user message are ``synthetic``); ``thinking`` →
 ``reasoning``; ``tool_use`` → ``tool`` with ``state`` {status, input,
 output | error, title, metadata.sessionId of a subagent it started} joined on
 ``tool_use_id`` with the ``tool_result`` block (any record: parallel calls'
-results may sit on sibling branches) or, when the output was moved out,
-``<session dir>/tool-results/<tool_use_id>.txt`` read bounded; a
+results may sit on sibling branches) or, when the output was moved out
+(2.1: ``<persisted-output>`` … ``saved to: …/tool-results/<name>.txt`` and a
+2 KB preview; also ``tool-results/<tool_use_id>.txt``), that file of the
+session's ``tool-results/`` read bounded (only its name is taken from the
+marker: nothing outside the session's directory is opened); a
 ``compact_boundary`` → ``compaction`` (``auto`` from its ``trigger``).
 Dropped: images and documents (counted in ``images_dropped``),
 ``redacted_thinking`` (encrypted), attachments, progress and every other
@@ -37,6 +40,7 @@ copies) is read once (``duplicate_records``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -58,6 +62,9 @@ OTHER_KINDS = frozenset({
 
 REQUEST_COPY_PREFIXES = (b'{"type":"api-request', b'{"type":"file-history-snapshot"', b'{"type":"cost-state"')
 """Lines that repeat the whole model request (secrets again) or file contents: skipped undecoded."""
+
+LOCAL_COMMAND_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>")
+"""User records holding a slash command's own output or caveat (not the user's words): synthetic text."""
 
 MAX_SIDE_FILE_BYTES = 256 * 1024
 """At most this many bytes of a ``tool-results/<id>.txt`` side file are read (head and tail)."""
@@ -186,6 +193,10 @@ class History:
                 and r.get("type") in ("user", "assistant")]
 
 
+_PERSISTED = re.compile(r"<persisted-output>.*?saved to: \S*?/tool-results/([^/\s]+)", re.DOTALL)
+"""Claude Code 2.1's marker for an output moved out of the transcript (the file name is its own id)."""
+
+
 def _tool_part_data(block: dict[str, Any], result: _Result | None, side: Callable[[str], str | None]) -> dict[str, Any]:
     tool_id = str(block.get("id", ""))
     tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
@@ -197,7 +208,8 @@ def _tool_part_data(block: dict[str, Any], result: _Result | None, side: Callabl
         state["status"] = "running"
     else:
         text = result.text
-        moved = side(tool_id)
+        persisted = _PERSISTED.match(text[:4096])
+        moved = side(persisted.group(1) if persisted else f"{tool_id}.txt")
         if moved is not None:
             text = moved
         state["status"] = "error" if result.is_error else "completed"
@@ -220,9 +232,9 @@ def build_parts(chain: list[dict[str, Any]], history: History, stats: ReadStats,
     """
     moved: set[str] | None = None
 
-    def side(tool_id: str) -> str | None:
+    def side(name: str) -> str | None:
         nonlocal moved
-        if side_dir is None or not tool_id:
+        if side_dir is None or not name:
             return None
         if moved is None:  # one directory listing per session, not a stat per tool call
             folder = side_dir / "tool-results"
@@ -230,7 +242,6 @@ def build_parts(chain: list[dict[str, Any]], history: History, stats: ReadStats,
                 moved = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
             except OSError:
                 moved = set()
-        name = f"{tool_id}.txt"
         if name not in moved:
             return None
         try:
@@ -258,7 +269,8 @@ def build_parts(chain: list[dict[str, Any]], history: History, stats: ReadStats,
         message_id = str(message.get("id") or uuid) if role == "assistant" else uuid
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        synthetic = bool(record.get("isMeta") or record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly"))
+        synthetic = bool(record.get("isMeta") or record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly")
+                         or (isinstance(content, str) and content.startswith(LOCAL_COMMAND_PREFIXES)))
         for n, block in enumerate(blocks if isinstance(blocks, list) else []):
             if not isinstance(block, dict):
                 continue
