@@ -10,6 +10,7 @@ crafted: it tests the reader's handling, not the format's truth.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,33 @@ def simple_turn(session: str = SESSION, n: int = 0, prompt: str = "Fix the faili
         assistant(d, c, f"msg_{session[:6]}2", text("The parser test fails on empty input; fixed the guard."), n + 3,
                   session),
     ]
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "claude-code-2.1"
+FIXTURE_ROOT = "/tmp/memctl-claude-fixture/projects/"
+"""Where the fixture's generator made the projects (the ``cwd`` its records carry)."""
+
+
+def relocated_fixture(target: Path) -> tuple[Path, dict[str, dict]]:
+    """A copy of the real fixture whose projects exist again, under ``target``.
+
+    The records name their working directories under :data:`FIXTURE_ROOT`,
+    which is gone on another machine; project identity comes from the
+    repository there. The copy's paths are rewritten to ``target/projects/``
+    where the same repositories are made again (the OpenCode fixtures' files
+    and fixed commit: the same root commits). Returns (the copy's Claude
+    directory, its sessions manifest with the new directories).
+    """
+    from tests.fakes import opencode_script
+    from tests.fixtures.make_opencode_fixture import make_projects
+
+    claude = target / "claude"
+    shutil.copytree(FIXTURE, claude)
+    make_projects(target, opencode_script.PROJECTS)
+    new_root = f"{target}/projects/"
+    for path in [*claude.rglob("*.jsonl"), *claude.rglob("*.json")]:
+        text = path.read_text(encoding="utf-8")
+        if FIXTURE_ROOT in text:
+            path.write_text(text.replace(FIXTURE_ROOT, new_root), encoding="utf-8")
+    sessions = json.loads((claude / "sessions.json").read_text())
+    return claude, sessions

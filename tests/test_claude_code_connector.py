@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sys
 import tracemalloc
 from pathlib import Path
@@ -36,9 +35,9 @@ def _snapshot(root: Path) -> dict[str, str]:
 
 @pytest.fixture()
 def fixture_copy(tmp_path: Path) -> Path:
-    target = tmp_path / "claude"
-    shutil.copytree(FIXTURE, target)
-    return target
+    claude, sessions = C.relocated_fixture(tmp_path)
+    assert sessions.keys() == SESSIONS.keys()
+    return claude
 
 
 def _read_all(claude_dir: Path, **kwargs) -> tuple[ClaudeCodeSource, list[Session]]:
@@ -54,15 +53,16 @@ def test_real_fixture_sessions_projects_and_versions(fixture_copy: Path) -> None
     source, sessions = _read_all(fixture_copy)
     by_id = {s.info.id: s for s in sessions}
     assert set(by_id) == {v["session_id"] for v in SESSIONS.values()}
+    root = fixture_copy.parent / "projects"
     for name, meta in SESSIONS.items():
         info = by_id[meta["session_id"]].info
-        assert info.directory == meta["directory"], name
+        assert info.directory == str(root / meta["project"]), name
         assert info.version == "2.1.332"
         assert info.time_created > 1_700_000_000_000 and info.time_updated >= info.time_created
     # The repositories have the OpenCode fixtures' root commits: the same project ids as OpenCode gives them.
     alpha = by_id[SESSIONS["bash_secret"]["session_id"]].info
     assert alpha.project_id == "c27d62d6ee48a212f9d239e4ce29184f051979f3"
-    assert alpha.project_worktree == SESSIONS["bash_secret"]["directory"]
+    assert alpha.project_worktree == str(root / "alpha")
     scratch = by_id[SESSIONS["junk_hi"]["session_id"]].info
     assert (scratch.project_id, scratch.project_worktree) == ("global", "/")
     assert source.stats.unknown_types == 0 and source.stats.torn_lines == 0

@@ -24,6 +24,7 @@ from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.distill import read_note_meta
 from memctl.ingest.options import IngestOptions
 from memctl.ingest.run import IngestError, IngestRun
+from tests.crafted_claude_code import relocated_fixture
 from tests.fakes.ollama_server import FakeOllama
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,9 +37,9 @@ PLANTED = [s["value"] for s in json.loads((CLAUDE / "planted_secrets.json").read
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("multi")
-    shutil.copytree(CLAUDE, base / "claude")
+    claude, _ = relocated_fixture(base)
     shutil.copytree(OPENCODE, base / "opencode")
-    return base / "opencode" / "opencode.db", base / "claude"
+    return base / "opencode" / "opencode.db", claude
 
 
 @pytest.fixture(scope="module")
