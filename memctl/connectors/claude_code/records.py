@@ -70,6 +70,9 @@ MAX_SIDE_FILE_BYTES = 256 * 1024
 """At most this many bytes of a ``tool-results/<id>.txt`` side file are read (head and tail)."""
 
 
+_NODE_KEYS = ("type", "uuid", "parentUuid", "logicalParentUuid", "isSidechain", "timestamp", "subtype")
+
+
 def millis(value: Any) -> int:
     """Epoch milliseconds of an ISO 8601 timestamp (``…Z`` accepted), 0 when unreadable."""
     if not isinstance(value, str) or not value:
@@ -131,10 +134,17 @@ class History:
             if uuid in self.nodes:
                 stats.duplicate_records += 1
                 return
-            self.nodes[uuid] = record
             self.last_time = max(self.last_time, millis(record.get("timestamp")))
             if kind == "user":
                 self._results(record, stats)
+            # Only what the branch walk and the parts need is kept: an attachment or a progress
+            # record's payload (system prompts, file snapshots) and a user record's toolUseResult
+            # (the tool output again) would hold the session's bytes in memory twice.
+            if kind in ("attachment", "progress"):
+                record = {k: record[k] for k in _NODE_KEYS if k in record}
+            elif "toolUseResult" in record:
+                record = {k: v for k, v in record.items() if k != "toolUseResult"}
+            self.nodes[uuid] = record
         elif kind in OTHER_KINDS:
             for key, name in (("customTitle", "custom"), ("summary", "summary"), ("aiTitle", "ai"), ("title", "ai")):
                 value = record.get(key)
