@@ -168,6 +168,11 @@ class CombinedSource:
         """What :func:`open_sources` reopens in a pool worker: ``((name, path), …)``."""
 
     @property
+    def db_path(self) -> Path:
+        """The first source's location (what messages name when one source is read)."""
+        return Path(self.spec[0][1]) if self.spec else Path()
+
+    @property
     def names(self) -> list[str]:
         """The names of the sources read, in order."""
         return [kind.name for kind, _ in self.sources]

@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import resource_tracker
 from types import TracebackType
+from typing import Any
 
 from memctl.config import Settings
 from memctl.connectors.model import ReadStats, Session, SessionInfo
@@ -109,6 +110,12 @@ def prepare(source: CombinedSource, settings: Settings, request: Request) -> Pre
         work = replace(work, session=Session(info=work.session.info))
     counts = {name: getattr(stats, name) - was for name, was in zip(_COUNTERS, before) if getattr(stats, name) != was}
     return Prepared(work, transcript, counts, stats.warnings[warned:])
+
+
+def source_spec(source: Any) -> tuple[tuple[str, str], ...]:
+    """What a pool worker reopens: a combined source's ``spec``, or a lone OpenCode reader's database."""
+    spec = getattr(source, "spec", None)
+    return spec if spec else (("opencode", str(source.db_path)),)
 
 
 def merge_read_stats(stats: ReadStats, prepared: Prepared) -> None:
@@ -320,7 +327,7 @@ class PreModelStage:
         with _signals_held():
             self.pool = ProcessPoolExecutor(
                 max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker, initargs=(self.source.spec, self.settings, self.task))
+                initializer=_start_worker, initargs=(source_spec(self.source), self.settings, self.task))
             # One no-op per process makes the executor spawn them all now, not one per later request.
             # (With spawn they are spawned in this thread, inside submit: the held signals cover them.)
             self._starting = [self.pool.submit(os.getpid) for _ in range(self.processes)]
