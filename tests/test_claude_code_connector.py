@@ -279,7 +279,7 @@ def test_resume_duplicates_read_once(tmp_path: Path) -> None:
     more = [C.user("u9", records[-1]["uuid"], "And add a regression test for it", 10),
             C.assistant("a9", "u9", "m9", C.text("Added tests/test_parser.py::test_empty."), 11)]
     source, session = _one(tmp_path, records + records[:3] + more)
-    assert source.stats.duplicate_records == 3
+    assert source.stats.duplicate_items == 3
     assert [p.type for p in session.parts] == ["text", "tool", "text", "text", "text"]
 
 
@@ -298,7 +298,7 @@ def test_compaction_kept_once_with_the_earlier_turns(tmp_path: Path) -> None:
     assert session.parts[0].data["text"].startswith("Fix the failing parser")  # the compacted turns are kept
     summaries = [p for p in session.parts if "continued from a previous" in p.data.get("text", "")]
     assert len(summaries) == 1 and summaries[0].data["synthetic"] is True
-    assert source.stats.duplicate_records == 1
+    assert source.stats.duplicate_items == 1
 
 
 def test_in_file_sidechains_and_legacy_subagent_files_are_children(tmp_path: Path) -> None:

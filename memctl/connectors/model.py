@@ -149,7 +149,7 @@ class ReadStats:
     that is not whole JSON, e.g. the last line while the agent writes),
     ``glued_lines`` (two or more objects on one line after an interrupted
     write: every object is still read); and, left out on purpose,
-    ``duplicate_records`` (a record uuid seen before in the same history),
+    ``duplicate_items`` (a record repeating one already read: the same uuid),
     ``inactive_branch_records`` (messages off the conversation's active
     branch), ``copied_records`` (the history a forked session copied from
     an earlier one) and ``images_dropped`` (base64 image blocks).
@@ -171,7 +171,7 @@ class ReadStats:
     oversized_lines: int = 0
     torn_lines: int = 0
     glued_lines: int = 0
-    duplicate_records: int = 0
+    duplicate_items: int = 0
     inactive_branch_records: int = 0
     copied_records: int = 0
     images_dropped: int = 0
@@ -179,7 +179,7 @@ class ReadStats:
 
     SKIP_COUNTERS = ("malformed_json", "missing_fields", "undecodable_text", "orphan_parts", "unknown_types",
                      "unknown_roles", "revert_boundary_missing", "oversized_lines", "torn_lines", "glued_lines")
-    LEFT_OUT_COUNTERS = ("reverted_messages", "reverted_sessions", "duplicate_records", "inactive_branch_records",
+    LEFT_OUT_COUNTERS = ("reverted_messages", "reverted_sessions", "duplicate_items", "inactive_branch_records",
                          "copied_records", "images_dropped")
 
     MAX_WARNINGS = 50

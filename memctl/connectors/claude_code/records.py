@@ -35,7 +35,7 @@ The conversation is the active branch: from the last main-chain
 and the compaction summary, their model-written digest, is kept once, as a
 synthetic text); a rewound or edited turn left in the file is off that branch
 (``inactive_branch_records``). A uuid seen again (``--resume`` / reload
-copies) is read once (``duplicate_records``).
+copies) is read once (``duplicate_items``).
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ class History:
                 stats.warn("missing_fields", f"{where}: a {kind} record without uuid")
                 return
             if uuid in self.nodes:
-                stats.duplicate_records += 1
+                stats.duplicate_items += 1
                 return
             self.last_time = max(self.last_time, millis(record.get("timestamp")))
             if kind == "user":
