@@ -111,6 +111,9 @@ def test_discover_reads_what_is_there(tmp_path: Path, sources: tuple[Path, Path]
     assert [n for n, _ in discover((), {"opencode": tmp_path / "none.db", "claude-code": claude})] == ["claude-code"]
     assert [n for n, _ in discover((), {"opencode": tmp_path / "none.db", "claude-code": tmp_path})] == ["opencode"]
     assert [n for n, _ in discover(("claude-code",), {"opencode": db, "claude-code": tmp_path})] == ["claude-code"]
+    # a location given on the command line is read even when nothing is there: its error is shown
+    named = discover((), {"opencode": tmp_path / "none.db", "claude-code": claude}, ("opencode",))
+    assert [n for n, _ in named] == ["opencode", "claude-code"]
 
 
 def test_cli_refuses_an_unknown_source_and_a_missing_claude_dir(tmp_path: Path) -> None:

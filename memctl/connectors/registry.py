@@ -118,14 +118,17 @@ def split_key(key: str) -> tuple[str | None, str]:
     return None, key
 
 
-def discover(requested: tuple[str, ...], explicit: dict[str, Path | None]) -> tuple[tuple[str, str], ...]:
+def discover(requested: tuple[str, ...], explicit: dict[str, Path | None],
+             named: tuple[str, ...] = ()) -> tuple[tuple[str, str], ...]:
     """Which sources a run reads: ``requested`` (``--source``, each read even when its store is
-    missing, so that the error names it), else every source whose store is there, else OpenCode
-    (whose missing database is then the error the user sees).
+    missing, so that the error names it), else every source whose store is there or whose location
+    was given on the command line (``named``: a wrong ``--db`` is an error, not silently skipped),
+    else OpenCode (whose missing database is then the error the user sees).
 
     Args:
         requested: source names (already validated against :data:`SOURCES`).
         explicit: per source name, the path its option gave (None: environment or default).
+        named: sources whose location option was given on the command line.
 
     Returns:
         ``((name, path), …)`` in :data:`SOURCES` order, for :func:`open_sources`.
@@ -133,7 +136,7 @@ def discover(requested: tuple[str, ...], explicit: dict[str, Path | None]) -> tu
     names = [name for name in SOURCES if name in requested] if requested else list(SOURCES)
     found = [(name, SOURCES[name].locate(explicit.get(name))) for name in names]
     if not requested:
-        present = [(name, path) for name, path in found if SOURCES[name].present(path)]
+        present = [(name, path) for name, path in found if name in named or SOURCES[name].present(path)]
         found = present or [("opencode", SOURCES["opencode"].locate(explicit.get("opencode")))]
     return tuple((name, str(path)) for name, path in found)
 

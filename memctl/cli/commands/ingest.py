@@ -120,6 +120,7 @@ def ingest(
         db=resolve_db_path(db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
         project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, verify_graph=verify_graph, wait=wait,
         sources=tuple(dict.fromkeys(source or ())), claude_dir=claude_dir,
+        named=tuple(name for name, given in (("opencode", db), ("claude-code", claude_dir)) if given is not None),
     )
     with reporter_for(console, as_json) as reporter:
         summary = IngestRun(settings, options, reporter).run()
