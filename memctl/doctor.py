@@ -13,9 +13,11 @@ starts `memctl serve` (``memctl mcp install --opencode``).
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -171,6 +173,51 @@ def check_source(db_path: Path) -> Check:
                  f"({report.sessions - roots} subagent sessions folded in); {report.describe()}")
 
 
+CLEANUP_DEFAULT_DAYS = 30
+"""Claude Code's default ``cleanupPeriodDays``: transcripts older than this are deleted at its start."""
+
+CLEANUP_MARGIN_DAYS = 7
+"""Warn when an unread session is this close to Claude Code's cleanup age."""
+
+
+def _cleanup_days(claude_dir: Path) -> int:
+    try:
+        value = json.loads((claude_dir / "settings.json").read_text(encoding="utf-8")).get("cleanupPeriodDays")
+    except (OSError, ValueError, AttributeError):
+        return CLEANUP_DEFAULT_DAYS
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else CLEANUP_DEFAULT_DAYS
+
+
+def check_claude_code(claude_dir: Path, read_keys: set[str] | None = None, now_ms: int | None = None) -> Check:
+    """Claude Code's history (``<dir>/projects``): where, which versions wrote it, how many sessions.
+    Not there is fine (nothing to read); unreadable is a failure. Warns when sessions memctl has not
+    read (not in ``read_keys``) are within :data:`CLEANUP_MARGIN_DAYS` of Claude Code deleting them
+    (``cleanupPeriodDays`` of its ``settings.json``, default 30)."""
+    from memctl.connectors.claude_code.source import ClaudeCodeSource
+    from memctl.connectors.opencode.errors import SourceError
+    from memctl.connectors.registry import key_of
+
+    if not (claude_dir / "projects").is_dir():
+        return Check("claude-code history", "ok", f"none at {claude_dir / 'projects'} (not read)")
+    try:
+        source = ClaudeCodeSource(claude_dir)
+        infos = list(source.iter_root_infos())
+    except (SourceError, OSError) as exc:
+        return Check("claude-code history", "fail", str(exc), "pass --claude-dir DIR or set CLAUDE_CONFIG_DIR")
+    versions = sorted({info.version for info in infos if info.version})
+    detail = f"{source.projects}: {len(infos)} sessions; version {', '.join(versions) or 'unknown'}"
+    days = _cleanup_days(claude_dir)
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    limit_ms = now_ms - max(0, days - CLEANUP_MARGIN_DAYS) * 86_400_000
+    at_risk = [i for i in infos if read_keys is not None and key_of("claude-code", i.id) not in read_keys
+               and i.time_updated <= limit_ms]
+    if at_risk:
+        return Check("claude-code history", "warn", f"{detail}; {len(at_risk)} sessions memctl has not read are "
+                     f"older than {max(0, days - CLEANUP_MARGIN_DAYS)} days and Claude Code deletes sessions after "
+                     f"{days} days (cleanupPeriodDays)", "memctl ingest --source claude-code")
+    return Check("claude-code history", "ok", detail)
+
+
 def check_topics(home: DataHome) -> Check:
     """The topics file reads; the detail lists each topic that has aliases (a moved or renamed project)
     with its other names and paths."""
@@ -215,15 +262,29 @@ def check_opencode_mcp(home: DataHome) -> Check:
     return Check("opencode mcp", status, detail, fix)
 
 
-def run_checks(settings: Settings, db_path: Path) -> list[Check]:
-    """Run every check; never raises for an environment problem."""
+def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None) -> list[Check]:
+    """Run every check; never raises for an environment problem. Each history source is listed
+    (path, version, sessions); a missing OpenCode database only warns when another source is there."""
     home = DataHome(settings.home)
     checks = check_ollama(settings)
     checks.append(check_vector_store(settings, home))
     checks.append(check_graph_location(home))
     checks.append(check_graph_rejections(home))
     checks.append(check_memory_store(home))
-    checks.append(check_source(db_path))
+    opencode = check_source(db_path)
+    if claude_dir is not None:
+        from memctl.ingest.checkpoint import Checkpoint, CheckpointError
+
+        try:
+            read_keys: set[str] | None = set(Checkpoint(home.progress, home.skipped).entries)
+        except CheckpointError:
+            read_keys = None
+        claude = check_claude_code(claude_dir, read_keys)
+        if opencode.status == "fail" and not db_path.exists() and claude.status == "ok" and "(not read)" not in claude.detail:
+            opencode = Check(opencode.name, "warn", opencode.detail, opencode.fix)
+        checks.extend([opencode, claude])
+    else:
+        checks.append(opencode)
     checks.append(check_topics(home))
     checks.extend(check_home(home))
     checks.append(check_opencode_mcp(home))

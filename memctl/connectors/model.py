@@ -86,6 +86,8 @@ class SessionInfo:
         title_is_placeholder: ``title`` is the source's automatic placeholder
             (OpenCode: ``New session - <ISO time>``…), not a real title.
         revert: the undo boundary, or None when nothing is undone.
+        source: the name of the source that wrote it (``opencode``, ``claude-code``…:
+            :data:`memctl.connectors.registry.SOURCES`).
     """
 
     id: str
@@ -99,6 +101,7 @@ class SessionInfo:
     version: str
     title_is_placeholder: bool = False
     revert: Revert | None = None
+    source: str = "opencode"
 
     @property
     def revert_key(self) -> str:
@@ -141,7 +144,16 @@ class ReadStats:
     nothing of it is left out). The left-out counters are not errors:
     ``reverted_messages`` (messages wholly or partly undone with ``/undo``)
     and ``reverted_sessions`` (subagent sessions started after the undo
-    point). ``warnings`` keeps the first few human-readable messages
+    point). JSONL sources (Claude Code) add: ``oversized_lines`` (a line
+    over the reader's byte limit, skipped unread), ``torn_lines`` (a line
+    that is not whole JSON, e.g. the last line while the agent writes),
+    ``glued_lines`` (two or more objects on one line after an interrupted
+    write: every object is still read); and, left out on purpose,
+    ``duplicate_items`` (a record repeating one already read: the same uuid),
+    ``inactive_branch_records`` (messages off the conversation's active
+    branch), ``copied_records`` (the history a forked session copied from
+    an earlier one) and ``images_dropped`` (base64 image blocks).
+    ``warnings`` keeps the first few human-readable messages
     (bounded) for the run summary.
     """
 
@@ -156,11 +168,19 @@ class ReadStats:
     revert_boundary_missing: int = 0
     reverted_messages: int = 0
     reverted_sessions: int = 0
+    oversized_lines: int = 0
+    torn_lines: int = 0
+    glued_lines: int = 0
+    duplicate_items: int = 0
+    inactive_branch_records: int = 0
+    copied_records: int = 0
+    images_dropped: int = 0
     warnings: list[str] = field(default_factory=list)
 
     SKIP_COUNTERS = ("malformed_json", "missing_fields", "undecodable_text", "orphan_parts", "unknown_types",
-                     "unknown_roles", "revert_boundary_missing")
-    LEFT_OUT_COUNTERS = ("reverted_messages", "reverted_sessions")
+                     "unknown_roles", "revert_boundary_missing", "oversized_lines", "torn_lines", "glued_lines")
+    LEFT_OUT_COUNTERS = ("reverted_messages", "reverted_sessions", "duplicate_items", "inactive_branch_records",
+                         "copied_records", "images_dropped")
 
     MAX_WARNINGS = 50
 

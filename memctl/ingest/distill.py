@@ -103,7 +103,7 @@ def render_note(
     (Cognee deduplicates by content hash).
     """
     meta = {
-        "source": "opencode",
+        "source": info.source,
         "source_id": info.id,
         "topic": topic,
         "title": title if title is not None else scrub(info.title).text,
@@ -112,7 +112,7 @@ def render_note(
         "session_updated": _iso(info.time_updated),
         "directory": scrub(info.directory).text,
         "project_worktree": scrub(info.project_worktree).text,
-        "opencode_version": info.version,
+        ("opencode_version" if info.source == "opencode" else "source_version"): info.version,
         "child_sessions": child_session_ids,
         **({"orphaned_parent": info.parent_id} if info.parent_id else {}),
         **({"continuation_of": continuation_of} if continuation_of else {}),

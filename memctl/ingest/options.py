@@ -35,3 +35,12 @@ class IngestOptions:
     reparse_all: bool = False
     verify_graph: bool = False  # hand every note to Cognee even when the graph ledger says it holds them
     wait: bool = False  # block on the data-home lock instead of exiting 6
+    sources: tuple[str, ...] = ()  # --source: only these (empty: every source found)
+    claude_dir: Path | None = None  # --claude-dir (None: CLAUDE_CONFIG_DIR, then ~/.claude)
+    named: tuple[str, ...] = ()  # sources whose location was given on the command line (--db, --claude-dir)
+
+    def source_spec(self) -> tuple[tuple[str, str], ...]:
+        """The sources to read and where (:func:`memctl.connectors.registry.discover`)."""
+        from memctl.connectors.registry import discover
+
+        return discover(self.sources, {"opencode": self.db, "claude-code": self.claude_dir}, self.named)

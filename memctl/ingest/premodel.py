@@ -36,12 +36,12 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from multiprocessing import resource_tracker
-from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from memctl.config import Settings
 from memctl.connectors.model import ReadStats, Session, SessionInfo
-from memctl.connectors.opencode.source import OpenCodeSource
+from memctl.connectors.registry import CombinedSource, open_sources
 from memctl.exit_codes import FAILED_ITEMS, ExitCodeError, Terminated
 from memctl.ingest.checkpoint import Entry
 from memctl.ingest.plan import Action, Work, plan_work
@@ -93,12 +93,12 @@ class Prepared:
 _COUNTERS = ("sessions", "parts", *ReadStats.SKIP_COUNTERS, *ReadStats.LEFT_OUT_COUNTERS)
 
 
-def prepare(source: OpenCodeSource, settings: Settings, request: Request) -> Prepared:
+def prepare(source: CombinedSource, settings: Settings, request: Request) -> Prepared:
     """Read, plan and build the transcript of one session (see the module doc).
 
     Raises:
         SourceError: the source could not be read (busy, unreadable), as
-            :meth:`~memctl.connectors.opencode.source.OpenCodeSource.read_session` raises it.
+            :meth:`~memctl.connectors.registry.CombinedSource.read_session` raises it.
     """
     stats = source.stats
     before = [getattr(stats, name) for name in _COUNTERS]
@@ -110,6 +110,12 @@ def prepare(source: OpenCodeSource, settings: Settings, request: Request) -> Pre
         work = replace(work, session=Session(info=work.session.info))
     counts = {name: getattr(stats, name) - was for name, was in zip(_COUNTERS, before) if getattr(stats, name) != was}
     return Prepared(work, transcript, counts, stats.warnings[warned:])
+
+
+def source_spec(source: Any) -> tuple[tuple[str, str], ...]:
+    """What a pool worker reopens: a combined source's ``spec``, or a lone OpenCode reader's database."""
+    spec = getattr(source, "spec", None)
+    return spec if spec else (("opencode", str(source.db_path)),)
 
 
 def merge_read_stats(stats: ReadStats, prepared: Prepared) -> None:
@@ -156,20 +162,20 @@ def _exit_with_parent() -> None:
     os._exit(1)
 
 
-def _start_worker(db_path: str, settings: Settings, task: Callable[..., Prepared]) -> None:
+def _start_worker(spec: tuple[tuple[str, str], ...], settings: Settings, task: Callable[..., Prepared]) -> None:
     # Ctrl-C reaches the whole group: the parent decides. SIGINT was blocked since this process was
     # spawned (_signals_held); ignoring it drops one pending, then it can be unblocked.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
-    _worker.update(db=db_path, settings=settings, task=task)
+    _worker.update(spec=spec, settings=settings, task=task)
 
 
 def _run_in_worker(requests: list[Request]) -> list[Prepared | Exception]:
     """Prepare a batch; a request that raises gives its exception in its place (the others go on)."""
     source = _worker.get("source")
     if source is None:
-        source = OpenCodeSource(Path(str(_worker["db"])))
+        source = open_sources(_worker["spec"])  # type: ignore[arg-type]
         source.check_schema()
         _worker["source"] = source
     task = _worker["task"]
@@ -275,7 +281,7 @@ class PreModelStage:
     a run needs the ``if __name__ == "__main__":`` guard (as ``memctl`` itself has).
     """
 
-    def __init__(self, source: OpenCodeSource, settings: Settings, *, processes: int, expected: int = 0,
+    def __init__(self, source: CombinedSource, settings: Settings, *, processes: int, expected: int = 0,
                  threshold: int | None = None, task: Callable[..., Prepared] | None = None) -> None:
         self.source, self.settings = source, settings
         self.task = task if task is not None else prepare
@@ -321,7 +327,7 @@ class PreModelStage:
         with _signals_held():
             self.pool = ProcessPoolExecutor(
                 max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker, initargs=(str(self.source.db_path), self.settings, self.task))
+                initializer=_start_worker, initargs=(source_spec(self.source), self.settings, self.task))
             # One no-op per process makes the executor spawn them all now, not one per later request.
             # (With spawn they are spawned in this thread, inside submit: the held signals cover them.)
             self._starting = [self.pool.submit(os.getpid) for _ in range(self.processes)]

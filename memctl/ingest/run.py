@@ -1,4 +1,4 @@
-"""`memctl ingest`: the three resumable phases over an OpenCode database.
+"""`memctl ingest`: the three resumable phases over the history sources (OpenCode, Claude Code…).
 
 0. survey — validate the database and find the work, read-only
    (:mod:`memctl.ingest.survey`): a bad database or a run with nothing to do
@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 
 from memctl.config import DataHome, Settings
 from memctl.connectors.model import SessionInfo
-from memctl.connectors.opencode.source import OpenCodeSource, SessionFilter, SourceError
+from memctl.connectors.opencode.source import SessionFilter, SourceError
+from memctl.connectors.registry import CombinedSource, open_sources
 from memctl.exit_codes import HOME, INTEGRITY, MODEL, USAGE, ExitCodeError
 from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.graph_ledger import ledger_path, record_settled
@@ -98,9 +99,9 @@ class IngestRun:
         accept = (lambda info: registry.matches(info, self.options.project)) if self.options.project else None
         return SessionFilter(since_ms=since_ms, session_ids=self.options.session_ids, accept=accept, limit=self.options.limit)
 
-    def _open_source(self) -> OpenCodeSource:
+    def _open_source(self) -> CombinedSource:
         try:
-            return OpenCodeSource(self.options.db)
+            return open_sources(self.options.source_spec())
         except SourceError as exc:
             raise IngestError(str(exc), exc.exit_code) from exc
 
@@ -110,7 +111,7 @@ class IngestRun:
                          reparse_all=opts.reparse_all, settle_minutes=self.settings.settle_minutes,
                          now_ms=int(time.time() * 1000))
 
-    def _registry(self, source: OpenCodeSource, checkpoint: Checkpoint, *, read_only: bool) -> TopicRegistry:
+    def _registry(self, source: CombinedSource, checkpoint: Checkpoint, *, read_only: bool) -> TopicRegistry:
         """``topics.json``; in a data home written before topics were keyed by project id, its projects
         are first bound to the topics the checkpoint already filed their sessions under."""
         registry = TopicRegistry.load(self.home.topics, read_only=read_only)
@@ -192,7 +193,7 @@ class IngestRun:
             self.summary.redactions = dict(sorted(self.redactions.items()))
             source.close()
 
-    def _plan_sessions(self, source: OpenCodeSource, flt: SessionFilter, registry: TopicRegistry,
+    def _plan_sessions(self, source: CombinedSource, flt: SessionFilter, registry: TopicRegistry,
                        checkpoint: Checkpoint, rules: PlanRules, executor: DistillExecutor | None,
                        expected: int) -> None:
         """Decide each selected session and hand its work to ``executor`` (None: a dry run, plan rows only).

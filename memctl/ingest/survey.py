@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memctl.config import DataHome
-from memctl.connectors.opencode.source import OpenCodeSource, SessionFilter
+from memctl.connectors.opencode.source import SessionFilter
+from memctl.connectors.registry import CombinedSource
 from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.graph_ledger import unsettled_notes
 from memctl.ingest.plan import Action, PlanRules, decide
@@ -61,7 +62,7 @@ class Survey:
         return phase in GRAPH_PHASES and bool(self.graph_pending or (phase == "all" and self.to_read))
 
 
-def survey_sessions(source: OpenCodeSource, registry: TopicRegistry, checkpoint: Checkpoint, flt: SessionFilter,
+def survey_sessions(source: CombinedSource, registry: TopicRegistry, checkpoint: Checkpoint, flt: SessionFilter,
                     rules: PlanRules) -> Survey:
     """Decide every selected root session without reading its parts.
 

@@ -742,11 +742,15 @@ def _sample(sizes: list[int], budget: int, head_fraction: float) -> tuple[int, i
     return head_count, tail_start
 
 
+SOURCE_LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex"}
+"""How the transcript header names each source (an unknown name is used as is)."""
+
+
 def _header(session: Session, fields: list[_Field], title: str, directory: int, project: int,
             parent: int | None) -> str:
     info = session.info
     lines = [
-        f"# OpenCode session: {title}",
+        f"# {SOURCE_LABELS.get(info.source, info.source)} session: {title}",
         "",
         f"- Source id: {info.id}",
         f"- Directory: {fields[directory].text}",

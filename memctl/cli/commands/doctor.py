@@ -16,16 +16,18 @@ from memctl.exit_codes import DOCTOR, OK
 @app.command()
 def doctor(
     db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="OpenCode database to check.")] = None,
+    claude_dir: Annotated[Optional[Path], typer.Option("--claude-dir", metavar="DIR", help="Claude Code's configuration directory to check (default: $CLAUDE_CONFIG_DIR, then ~/.claude).")] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
     engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Also check this sleep engine (flyte: the extra, the Flyte config, the tasks' model endpoint). Default: config sleep_engine.")] = None,
 ) -> None:
-    """Check Ollama, models, embedding dimensions, the OpenCode DB, the data home and disk — with fixes."""
+    """Check Ollama, models, embedding dimensions, each history source (OpenCode DB, Claude Code), the data home and disk — with fixes."""
+    from memctl.connectors.claude_code.source import resolve_claude_dir
     from memctl.connectors.opencode.source import resolve_db_path
     from memctl.doctor import run_checks
 
     settings = settings_from_flags(home)
-    checks = run_checks(settings, resolve_db_path(db))
+    checks = run_checks(settings, resolve_db_path(db), resolve_claude_dir(claude_dir))
     if (engine or settings.sleep_engine) == "flyte":
         from memctl.sleep.engine_doctor import check_flyte_engine
 

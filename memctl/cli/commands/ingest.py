@@ -1,4 +1,4 @@
-"""``memctl ingest``: OpenCode history → distilled notes → the memory store → Cognee. Thin: parse, run, render."""
+"""``memctl ingest``: OpenCode / Claude Code history → distilled notes → the memory store → Cognee. Thin: parse, run, render."""
 
 from __future__ import annotations
 
@@ -16,6 +16,14 @@ from memctl.ingest.options import Phase
 DbOption = Annotated[Optional[Path], typer.Option(
     "--db", metavar="PATH", help="OpenCode database file, or the directory holding opencode.db / opencode-dev.db (default: "
                  "$OPENCODE_DB, then $XDG_DATA_HOME/opencode/opencode.db, then ~/.local/share/opencode/opencode.db).")]
+
+
+SourceOption = Annotated[Optional[list[str]], typer.Option(
+    "--source", metavar="NAME", help="Only this history source (repeatable): opencode, claude-code. Default: every "
+                                     "source whose store is found.")]
+ClaudeDirOption = Annotated[Optional[Path], typer.Option(
+    "--claude-dir", metavar="DIR", help="Claude Code's configuration directory, holding projects/ (default: "
+                                        "$CLAUDE_CONFIG_DIR, then ~/.claude).")]
 
 
 def _summary_table(data: dict) -> Table:
@@ -71,11 +79,13 @@ def _plan_table(plan: list[dict]) -> Table:
 @app.command()
 def ingest(
     db: DbOption = None,
+    source: SourceOption = None,
+    claude_dir: ClaudeDirOption = None,
     home: HomeOption = None,
     phase: Annotated[Phase, typer.Option("--phase", help="Which phases to run.")] = Phase.all,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Read, normalize, scrub, sample and plan; no model, nothing written.")] = False,
     since: Annotated[Optional[str], typer.Option("--since", metavar="DATE|AGE", help="Only sessions updated since a date (2026-11-01) or age (7d, 12h).")] = None,
-    session: Annotated[Optional[list[str]], typer.Option("--session", metavar="ID", help="Only this session id (repeatable); a subagent id selects its parent.")] = None,
+    session: Annotated[Optional[list[str]], typer.Option("--session", metavar="ID", help="Only this session id of any source (repeatable; claude-code.<id> or the bare id); a subagent id selects its parent.")] = None,
     project: Annotated[Optional[str], typer.Option("--project", metavar="NAME", help="Only this project: topic slug or alias, project id, worktree path (current or earlier) or its name.")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", metavar="N", min=1, help="At most N top-level sessions.")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", min=1, max=64, help="Concurrent model calls (default from config: 2).")] = None,
@@ -88,8 +98,15 @@ def ingest(
     as_json: JsonOption = False,
     wait: WaitOption = False,
 ) -> None:
-    """Read OpenCode history → distill notes → add to Cognee → cognify. Resumable."""
+    """Read OpenCode and Claude Code history → distill notes → add to Cognee → cognify. Resumable."""
+    from memctl.connectors.registry import source_names
     from memctl.durations import parse_since
+    from memctl.exit_codes import USAGE
+
+    unknown = sorted(set(source or ()) - set(source_names()))
+    if unknown:
+        console.print(f"[red]unknown --source {', '.join(unknown)}[/]: choose from {', '.join(source_names())}")
+        raise typer.Exit(USAGE)
 
     since_dt = parse_since(since) if since else None
     # Settings first: they validate OLLAMA_HOST, which the ollama package reads when it is imported.
@@ -102,6 +119,8 @@ def ingest(
     options = IngestOptions(
         db=resolve_db_path(db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
         project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, verify_graph=verify_graph, wait=wait,
+        sources=tuple(dict.fromkeys(source or ())), claude_dir=claude_dir,
+        named=tuple(name for name, given in (("opencode", db), ("claude-code", claude_dir)) if given is not None),
     )
     with reporter_for(console, as_json) as reporter:
         summary = IngestRun(settings, options, reporter).run()

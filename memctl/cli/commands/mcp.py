@@ -25,6 +25,9 @@ app.add_typer(mcp_app, name="mcp")
 def install(
     opencode: Annotated[bool, typer.Option("--opencode", help="Add memctl to OpenCode's config (opencode.json or "
                                            "opencode.jsonc) as a local MCP server.")] = False,
+    claude_code: Annotated[bool, typer.Option("--claude-code", help="Add memctl to Claude Code's user-scope MCP "
+                                              "servers ($CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json), with "
+                                              "OLLAMA_HOST and every MEMCTL_* setting of this environment.")] = False,
     global_scope: Annotated[bool, typer.Option("--global", help="OpenCode's global config "
                                                "($XDG_CONFIG_HOME/opencode, default ~/.config/opencode); the default.")] = False,
     project: Annotated[Optional[Path], typer.Option("--project", metavar="DIR", help="The config of the OpenCode "
@@ -37,7 +40,7 @@ def install(
                                        "detected from the config, then `opencode --version`).")] = "auto",
     home: HomeOption = None,
 ) -> None:
-    """Add memctl to OpenCode's config (diff shown first), or print the lines for Claude Code and other clients."""
+    """Add memctl to OpenCode's or Claude Code's config (diff shown first), or print the lines for other clients."""
     from memctl.config import DataHome
     from memctl.serve import opencode_config
 
@@ -45,10 +48,15 @@ def install(
         raise UsageError("--shape must be auto, v1 or v2")
     if global_scope and project is not None:
         raise UsageError("--global and --project exclude each other")
-    if not (opencode or print_only):
-        raise UsageError("say where: --opencode (edits OpenCode's config) or --print (lines for other clients)")
+    if not (opencode or claude_code or print_only):
+        raise UsageError("say where: --opencode or --claude-code (edit that agent's config) or --print (lines for "
+                         "other clients)")
     settings = settings_from_flags(home)
     data_home = DataHome(settings.home).root
+    if claude_code:
+        _install_claude_code(data_home, yes)
+        if not (opencode or print_only):
+            return
     if print_only:
         claude, generic = opencode_config.other_clients(data_home)
         terminal.write_out(f"# Claude Code\n{claude}\n\n# Other MCP clients (mcpServers JSON)\n{generic}\n")
@@ -75,4 +83,26 @@ def install(
     directory.mkdir(parents=True, exist_ok=True)
     opencode_config.apply(plan)
     console.print(f"wrote {plan.path}: OpenCode starts `memctl serve` for {data_home} in its next session",
+                  highlight=False)
+
+
+def _install_claude_code(data_home: Path, yes: bool) -> None:
+    """Add memctl to Claude Code's user-scope MCP servers (:mod:`memctl.serve.claude_config`), diff first."""
+    from memctl.serve import claude_config
+
+    plan = claude_config.plan_install(claude_config.claude_json_path(), data_home)
+    if not plan.changed:
+        console.print(f"{plan.path} already runs memctl for {data_home}; nothing to do", highlight=False)
+        return
+    terminal.write_err(plan.diff())
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UsageError("not on a terminal: re-run with --yes to apply this change")
+        with terminal.interactive():
+            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
+        if not confirmed:
+            console.print("nothing changed")
+            raise typer.Exit(FAILED_ITEMS)
+    claude_config.apply(plan)
+    console.print(f"wrote {plan.path}: Claude Code starts `memctl serve` for {data_home} in its next session",
                   highlight=False)

@@ -1,0 +1,91 @@
+"""``memctl hooks``: capture sessions while an agent works (Claude Code's ``SessionEnd`` hook).
+
+Thin: parse, plan the edit (:mod:`memctl.hooks.claude_code`), show the diff on
+stderr, ask (or ``--yes``), write atomically; ``hooks run`` is what the hook calls.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from memctl.cli import terminal
+from memctl.cli.app import HomeOption, app, console, settings_from_flags
+from memctl.exit_codes import FAILED_ITEMS, UsageError
+
+hooks_app = typer.Typer(help="Capture sessions while an agent works: Claude Code's SessionEnd hook.",
+                        no_args_is_help=True)
+app.add_typer(hooks_app, name="hooks")
+
+ClaudeCodeFlag = Annotated[bool, typer.Option("--claude-code", help="Claude Code's settings.json (in --claude-dir).")]
+ClaudeDir = Annotated[Optional[Path], typer.Option("--claude-dir", metavar="DIR", help="Claude Code's configuration "
+                                                   "directory (default: $CLAUDE_CONFIG_DIR, then ~/.claude).")]
+YesFlag = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking (the diff is still shown).")]
+
+
+def _apply(plan, yes: bool, done: str) -> None:
+    from memctl.hooks.claude_code import apply
+
+    if not plan.changed:
+        console.print(f"{plan.path}: nothing to change", highlight=False)
+        return
+    terminal.write_err(plan.diff())
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UsageError("not on a terminal: re-run with --yes to apply this change")
+        with terminal.interactive():
+            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
+        if not confirmed:
+            console.print("nothing changed")
+            raise typer.Exit(FAILED_ITEMS)
+    apply(plan)
+    console.print(f"wrote {plan.path}: {done}", highlight=False)
+
+
+@hooks_app.command("install")
+def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
+            print_only: Annotated[bool, typer.Option("--print", help="Print the settings.json it would write; "
+                                                     "change nothing.")] = False,
+            yes: YesFlag = False, home: HomeOption = None) -> None:
+    """Add a SessionEnd hook that ingests each finished Claude Code session (diff shown first)."""
+    from memctl.config import DataHome
+    from memctl.connectors.claude_code.source import resolve_claude_dir
+    from memctl.hooks.claude_code import plan_install
+
+    if not claude_code:
+        raise UsageError("say which agent: --claude-code")
+    settings = settings_from_flags(home)
+    directory = resolve_claude_dir(claude_dir).absolute()
+    plan = plan_install(directory, DataHome(settings.home).root)
+    if print_only:
+        terminal.write_out(plan.after)
+        return
+    _apply(plan, yes, "each finished session is ingested in the background (log: <home>/logs/hooks.log)")
+
+
+@hooks_app.command("uninstall")
+def uninstall(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None, yes: YesFlag = False) -> None:
+    """Remove memctl's hooks (only those) from Claude Code's settings.json (diff shown first)."""
+    from memctl.connectors.claude_code.source import resolve_claude_dir
+    from memctl.hooks.claude_code import plan_uninstall
+
+    if not claude_code:
+        raise UsageError("say which agent: --claude-code")
+    _apply(plan_uninstall(resolve_claude_dir(claude_dir).absolute()), yes, "memctl's hooks removed")
+
+
+@hooks_app.command("run", hidden=True)
+def run(agent: Annotated[str, typer.Argument(metavar="AGENT", help="claude-code")],
+        claude_dir: ClaudeDir = None, home: HomeOption = None) -> None:
+    """What the hook runs: start the ingest of the session named on stdin, detached, and return."""
+    from memctl.config import DataHome
+    from memctl.hooks.claude_code import spawn_ingest
+
+    if agent != "claude-code":
+        raise UsageError(f"unknown agent {agent!r}: claude-code")
+    settings = settings_from_flags(home)
+    data_home = DataHome(settings.home)
+    spawn_ingest(sys.stdin.read(1_000_000), data_home.root, claude_dir, data_home.logs / "hooks.log")
