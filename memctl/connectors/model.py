@@ -141,7 +141,13 @@ class ReadStats:
     nothing of it is left out). The left-out counters are not errors:
     ``reverted_messages`` (messages wholly or partly undone with ``/undo``)
     and ``reverted_sessions`` (subagent sessions started after the undo
-    point). ``warnings`` keeps the first few human-readable messages
+    point). JSON Lines sources (Codex rollouts) add ``torn_lines`` (an
+    incomplete last line, usually one being written), ``glued_lines`` (several
+    records on one line after an interrupted write; the records are read) and
+    ``oversized_lines`` (lines over the reader's bound, skipped), and the
+    left-out ``duplicate_items`` (a record repeating one already read: an
+    event echo of a message, a parent's history copied into a fork or
+    subagent, a compaction summary seen again). ``warnings`` keeps the first few human-readable messages
     (bounded) for the run summary.
     """
 
@@ -154,13 +160,17 @@ class ReadStats:
     unknown_types: int = 0
     unknown_roles: int = 0
     revert_boundary_missing: int = 0
+    torn_lines: int = 0
+    glued_lines: int = 0
+    oversized_lines: int = 0
     reverted_messages: int = 0
     reverted_sessions: int = 0
+    duplicate_items: int = 0
     warnings: list[str] = field(default_factory=list)
 
     SKIP_COUNTERS = ("malformed_json", "missing_fields", "undecodable_text", "orphan_parts", "unknown_types",
-                     "unknown_roles", "revert_boundary_missing")
-    LEFT_OUT_COUNTERS = ("reverted_messages", "reverted_sessions")
+                     "unknown_roles", "revert_boundary_missing", "torn_lines", "glued_lines", "oversized_lines")
+    LEFT_OUT_COUNTERS = ("reverted_messages", "reverted_sessions", "duplicate_items")
 
     MAX_WARNINGS = 50
 

@@ -142,6 +142,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
+from tests.fakes.openai_responses import r_v1_responses
 from tests.fakes.scripted import ChatScript, ScriptedToolCall, ScriptedTurn
 
 __all__ = [
@@ -1708,6 +1709,7 @@ _ROUTES: dict[tuple[str, str], Callable[[_Handler, dict[str, Any]], None]] = {
     ("GET", "/v1/models"): _Handler.r_v1_models,
     ("POST", "/v1/chat/completions"): _Handler.r_v1_chat,
     ("POST", "/v1/embeddings"): _Handler.r_v1_embeddings,
+    ("POST", "/v1/responses"): r_v1_responses,  # Codex CLI (tests/fakes/openai_responses.py)
 }
 
 
