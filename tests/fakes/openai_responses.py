@@ -76,8 +76,11 @@ def _items(body: dict[str, Any], turn: ScriptedTurn) -> list[dict[str, Any]]:
             items.append({"type": "custom_tool_call", "id": f"ctc_{seed[:12]}{i}", "status": "completed",
                           "call_id": call_id, "name": call.name, "input": call.input})
         else:
-            items.append({"type": "function_call", "id": f"fc_{seed[:12]}{i}", "status": "completed",
-                          "call_id": call_id, "name": call.name, "arguments": json.dumps(call.arguments)})
+            item = {"type": "function_call", "id": f"fc_{seed[:12]}{i}", "status": "completed",
+                    "call_id": call_id, "name": call.name, "arguments": json.dumps(call.arguments)}
+            if getattr(call, "namespace", ""):
+                item["namespace"] = call.namespace  # a tool of a ``namespace`` tool group
+            items.append(item)
     return items
 
 

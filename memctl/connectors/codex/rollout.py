@@ -313,6 +313,13 @@ class _Parser:
             state.update(status="error", error=cut_output(text))
         else:
             state.update(status="completed", output=cut_output(text))
+        if item.data.get("tool") == "spawn_agent":
+            try:  # {"agent_id": "<child thread id>", …}: the transcript places the child here
+                agent = json.loads(text).get("agent_id")
+            except (ValueError, AttributeError):
+                agent = None
+            if isinstance(agent, str) and agent:
+                state["metadata"] = {"sessionId": agent}
         item.fingerprint = hashlib.sha1((item.fingerprint + _fingerprint(p)).encode()).hexdigest()
 
     def compacted(self, p: dict[str, Any]) -> None:
