@@ -7,7 +7,9 @@ A rollout is appended to while Codex runs, so the reader meets:
 * two records **glued** on one line (an interrupted write followed by the
   next append): every complete JSON object on the line is decoded in turn with
   :meth:`json.JSONDecoder.raw_decode` and yielded; the line counts once in
-  ``glued_lines`` (a broken fragment between them is ``malformed_json``);
+  ``glued_lines``. A broken fragment is ``malformed_json``; decoding resumes at
+  the next ``{"timestamp"`` (where a wrapped record starts), never inside the
+  fragment's payload;
 * a line longer than ``max_line_bytes`` (a pasted base64 image, a huge tool
   output): never held whole in memory -- the rest of the line is read and
   discarded in ``CHUNK_BYTES`` pieces, counted in ``oversized_lines``;
@@ -38,6 +40,9 @@ CHUNK_BYTES = 256 * 1024
 """Piece size used to skip past an over-long line."""
 
 _DECODER = json.JSONDecoder()
+
+RECORD_START = '{"timestamp"'
+"""How every wrapped rollout record begins (serde writes ``timestamp`` first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +76,9 @@ def _objects(text: str) -> tuple[list[Any], bool]:
             value, pos = _DECODER.raw_decode(text, pos)
         except ValueError:
             broken = True
-            nxt = text.find("{", pos + 1)  # resynchronise at the next object start
+            # Resynchronise at the next record start (a wrapped record opens with its
+            # timestamp); any other brace may be inside the broken record's payload.
+            nxt = text.find(RECORD_START, pos + 1)
             if nxt == -1:
                 break
             pos = nxt
@@ -117,7 +124,7 @@ def iter_records(path: Path, stats: ReadStats, max_line_bytes: int = MAX_LINE_BY
             objects = [v for v in values if isinstance(v, dict)]
             if not complete and (broken or not values):
                 stats.warn("torn_lines", f"{path.name}:{number}: torn last line skipped (being written?)")
-                for value in objects:
+                for value in objects:  # records glued before the torn one are whole
                     yield Record(number, value)
                 return
             if len(values) > 1:
