@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+import orjson
+
 from memctl.connectors.model import ReadStats
 
 __all__ = ["CHUNK_BYTES", "MAX_LINE_BYTES", "Record", "iter_records"]
@@ -113,6 +115,15 @@ def iter_records(path: Path, stats: ReadStats, max_line_bytes: int = MAX_LINE_BY
                 stats.warn("oversized_lines", f"{path.name}:{number}: line longer than {max_line_bytes:,} "
                            "bytes skipped" + ("" if ended else " (and torn)"))
                 continue
+            if complete:
+                try:  # the common case, fast: one well-formed object on the line
+                    value = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    pass
+                else:
+                    if isinstance(value, dict):
+                        yield Record(number, value)
+                        continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:

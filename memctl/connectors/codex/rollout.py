@@ -50,6 +50,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from memctl.connectors.codex.lines import MAX_LINE_BYTES, iter_records
 from memctl.connectors.model import ReadStats
 
@@ -119,17 +121,29 @@ class RolloutMeta:
 class Item:
     """One content item: ``kind`` is a model part type (``text``, ``reasoning``, ``tool``, ``compaction``).
 
-    ``fingerprint`` identifies the record it came from (payload without
-    volatile ids and times) so a child's copy of its parent's history can be
-    recognised; ``time`` is epoch ms; ``cwd`` the turn's working directory.
+    :attr:`fingerprint` identifies the records it came from (payloads
+    without volatile ids and times) so a child's copy of its parent's history
+    can be recognised; it is computed on first use (most sessions have no
+    child). ``time`` is epoch ms; ``cwd`` the turn's working directory.
     """
 
     kind: str
     role: str
     data: dict[str, Any]
     time: int
-    fingerprint: str
+    sources: list[dict[str, Any]]
     cwd: str = ""
+    _fingerprint: str | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-1 over the stable fields of the item's source records."""
+        if self._fingerprint is None:
+            digest = hashlib.sha1()
+            for payload in self.sources:
+                digest.update(_stable_bytes(payload))
+            self._fingerprint = digest.hexdigest()
+        return self._fingerprint
 
 
 @dataclass(slots=True)
@@ -142,9 +156,12 @@ class Rollout:
     time_updated: int
 
 
-def _fingerprint(payload: dict[str, Any]) -> str:
+def _stable_bytes(payload: dict[str, Any]) -> bytes:
     stable = {k: v for k, v in payload.items() if k not in _VOLATILE}
-    return hashlib.sha1(json.dumps(stable, sort_keys=True, default=str).encode()).hexdigest()
+    try:
+        return orjson.dumps(stable, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # integers beyond 64 bits and the like
+        return json.dumps(stable, sort_keys=True, default=str).encode()
 
 
 def _text_of(content: Any, kinds: tuple[str, ...]) -> str:
@@ -193,17 +210,29 @@ class _Parser:
         self.echoes: list[tuple[int, Item]] = []
         self.seen_texts: set[tuple[str, str]] = set()
         self.now = 0
+        self.last_stamp: Any = None
+        self.pending_stamp: Any = None
+        self.compactions: set[str] = set()
         self.cwd = ""
 
-    def add(self, kind: str, role: str, data: dict[str, Any], fingerprint: str) -> Item:
-        item = Item(kind, role, data, self.now, fingerprint, self.cwd)
+    def clock(self) -> int:
+        """The latest record time so far (epoch ms); timestamps are parsed only when an item needs one."""
+        if self.pending_stamp is not None:
+            stamp = parse_time(self.pending_stamp)
+            self.pending_stamp = None
+            if stamp is not None:
+                self.now = max(self.now, stamp)
+        return self.now
+
+    def add(self, kind: str, role: str, data: dict[str, Any], sources: list[dict[str, Any]]) -> Item:
+        item = Item(kind, role, data, self.clock(), sources, self.cwd)
         self.items.append(item)
         return item
 
     def record(self, value: dict[str, Any]) -> None:
-        stamp = parse_time(value.get("timestamp"))
-        if stamp is not None:
-            self.now = max(self.now, stamp)
+        raw_stamp = value.get("timestamp")
+        if raw_stamp is not None and raw_stamp != self.last_stamp:
+            self.last_stamp = self.pending_stamp = raw_stamp
         if "payload" in value and isinstance(value.get("type"), str):
             kind, payload = value["type"], value["payload"]
             if not isinstance(payload, dict):
@@ -240,7 +269,7 @@ class _Parser:
         parent, forked = parent_of(payload)
         git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
         self.cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
-        self.meta = RolloutMeta(id=sid, time_created=created if created is not None else self.now, cwd=self.cwd,
+        self.meta = RolloutMeta(id=sid, time_created=created if created is not None else self.clock(), cwd=self.cwd,
                                 cli_version=str(payload.get("cli_version") or ""), git=git, parent_id=parent,
                                 forked_from_id=forked, originator=str(payload.get("originator") or ""))
         if created is not None:
@@ -248,7 +277,7 @@ class _Parser:
 
     def response_item(self, p: dict[str, Any]) -> None:
         kind = p.get("type")
-        fp = _fingerprint(p)
+        fp = [p]
         if kind == "message":
             role = p.get("role")
             if role in ("developer", "system"):
@@ -280,7 +309,7 @@ class _Parser:
         elif kind not in _SKIPPED_ITEMS:
             self.stats.warn("unknown_types", f"{self.path.name}: response item {kind!r} ignored")
 
-    def call(self, p: dict[str, Any], kind: str, fp: str) -> None:
+    def call(self, p: dict[str, Any], kind: str, fp: list[dict[str, Any]]) -> None:
         call_id = str(p.get("call_id") or p.get("id") or "")
         name = str(p.get("name") or ("shell" if kind == "local_shell_call" else "unknown"))
         if kind == "function_call":
@@ -320,17 +349,18 @@ class _Parser:
                 agent = None
             if isinstance(agent, str) and agent:
                 state["metadata"] = {"sessionId": agent}
-        item.fingerprint = hashlib.sha1((item.fingerprint + _fingerprint(p)).encode()).hexdigest()
+        item.sources.append(p)
+        item._fingerprint = None
 
     def compacted(self, p: dict[str, Any]) -> None:
         message = p.get("message") if isinstance(p.get("message"), str) else ""
-        fp = _fingerprint({"message": message})
-        if any(it.fingerprint == fp for it in self.items):
+        if message in self.compactions:
             self.stats.duplicate_items += 1
             return
-        self.add("compaction", "user", {"type": "compaction", "auto": False}, "c" + fp)
+        self.compactions.add(message)
+        self.add("compaction", "user", {"type": "compaction", "auto": False}, [{"compaction_marker": message}])
         if message.strip():
-            self.add("text", "assistant", {"type": "text", "text": message, "summary": True}, fp)
+            self.add("text", "assistant", {"type": "text", "text": message, "summary": True}, [{"compacted": message}])
 
     def event(self, p: dict[str, Any]) -> None:
         kind = p.get("type")
@@ -352,7 +382,7 @@ class _Parser:
         part = "reasoning" if role == "reasoning" else "text"
         data = {"type": part, "text": text}
         self.echoes.append((len(self.items), Item(part, "assistant" if role == "reasoning" else role, data,
-                                                  self.now, _fingerprint(data), self.cwd)))
+                                                  self.clock(), [data], self.cwd)))
 
     def finish(self) -> list[Item]:
         """The items with the event texts no response item carried, at their place."""
@@ -390,6 +420,8 @@ def parse_rollout(path: Path, stats: ReadStats, max_line_bytes: int = MAX_LINE_B
     for record in iter_records(path, stats, max_line_bytes):
         parser.record(record.value)
     items = parser.finish()
+    parser.pending_stamp = parser.last_stamp
+    parser.clock()
     meta = parser.meta
     if meta is None or not meta.id:
         fallback = items[0].time if items else int(path.stat().st_mtime * 1000)
