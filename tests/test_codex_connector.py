@@ -457,3 +457,17 @@ def test_cwd_changes_between_turns_are_kept_per_part(home: Path) -> None:
     assert session.info.directory == "/work/a"
     assert [(p.data["text"], p.data["cwd"]) for p in session.parts] == [
         ("in a", "/work/a"), ("in b", "/work/b"), ("done in b", "/work/b"), ("back in a", "/work/a")]
+
+
+def test_synthetic_history_reads_as_generated(tmp_path: Path) -> None:
+    from tests.fixtures.synthetic_codex import build_codex_home, thread_id
+
+    build_codex_home(tmp_path / "h", 3, turns=2, instructions_chars=500)
+    source = CodexSource(tmp_path / "h")
+    sessions = list(source.iter_sessions())
+    assert [s.info.id for s in sessions] == [thread_id(n) for n in range(3)]
+    for session in sessions:
+        # per turn: prompt, reasoning summary, exec_command, apply_patch, answer -- no echo, no injected context
+        assert [p.type for p in session.parts] == ["text", "reasoning", "tool", "tool", "text"] * 2
+        assert all(p.data["state"]["status"] == "completed" for p in session.parts if p.type == "tool")
+    assert source.stats.skipped_rows == 0 and source.stats.duplicate_items == 0
