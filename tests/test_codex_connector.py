@@ -471,3 +471,16 @@ def test_synthetic_history_reads_as_generated(tmp_path: Path) -> None:
         assert [p.type for p in session.parts] == ["text", "reasoning", "tool", "tool", "text"] * 2
         assert all(p.data["state"]["status"] == "completed" for p in session.parts if p.type == "tool")
     assert source.stats.skipped_rows == 0 and source.stats.duplicate_items == 0
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_parent_cycles_read_each_thread_once(home: Path, size: int) -> None:
+    members = [C.new_id(400 + n) for n in range(size)]
+    for n, sid in enumerate(members):
+        C.write_rollout(home, sid, [C.meta(sid, second=n * 10, forked_from_id=members[(n + 1) % size]),
+                                    C.user(f"prompt {n}", n * 10 + 1)])
+    source = CodexSource(home)
+    roots = list(source.iter_sessions())
+    assert [r.info.id for r in roots] == [members[0]]  # the oldest member stands for the cycle
+    assert sorted(all_sessions(source)) == sorted(members)
+    assert source.count_roots() == 1

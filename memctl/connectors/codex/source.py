@@ -191,12 +191,16 @@ class CodexSource:
         return not entry.parent or entry.parent not in index or self._root_of(entry.id, index) == entry.id
 
     def _root_of(self, sid: str, index: dict[str, _Entry]) -> str:
-        current, seen = sid, set()
+        """The top ancestor; in a parent cycle (a broken file), the cycle's oldest member."""
+        path, current = [sid], sid
         while True:
-            seen.add(current)
             parent = index[current].parent
-            if not parent or parent not in index or parent in seen:
+            if not parent or parent not in index:
                 return current
+            if parent in path:
+                cycle = path[path.index(parent):]
+                return min(cycle, key=lambda i: (index[i].time_created, i))
+            path.append(parent)
             current = parent
 
     def _latest(self, sid: str, index: dict[str, _Entry], depth: int = 0) -> int:
@@ -276,7 +280,7 @@ class CodexSource:
         index = self._load()
         if info.id not in index:
             raise UnknownSessionError(f"session {info.id!r} not found in {self.home}")
-        return self._read_tree(info, index, parent_items=None, depth=0)
+        return self._read_tree(info, index, parent_items=None, depth=0, seen={info.id})
 
     def _parse(self, entry: _Entry) -> Rollout:
         try:
@@ -285,7 +289,7 @@ class CodexSource:
             raise SourceError(f"cannot read Codex rollout {entry.path}: {exc.strerror or exc}") from exc
 
     def _read_tree(self, info: SessionInfo, index: dict[str, _Entry], parent_items: list[Item] | None,
-                   depth: int) -> Session:
+                   depth: int, seen: set[str]) -> Session:
         rollout = self._parse(index[info.id])
         items = rollout.items
         if parent_items:
@@ -296,10 +300,11 @@ class CodexSource:
         if depth >= MAX_DEPTH:
             return session
         for child_id in self._children.get(info.id, ()):
-            if child_id == info.id:
-                continue
+            if child_id in seen:
+                continue  # a parent cycle: each thread is read once
+            seen.add(child_id)
             child_info = self._info(index[child_id], index, as_root=False)
-            session.children.append(self._read_tree(child_info, index, rollout.items, depth + 1))
+            session.children.append(self._read_tree(child_info, index, rollout.items, depth + 1, seen))
         return session
 
     def _without_copy(self, items: list[Item], parent_items: list[Item]) -> list[Item]:
