@@ -484,3 +484,33 @@ def test_parent_cycles_read_each_thread_once(home: Path, size: int) -> None:
     assert [r.info.id for r in roots] == [members[0]]  # the oldest member stands for the cycle
     assert sorted(all_sessions(source)) == sorted(members)
     assert source.count_roots() == 1
+
+
+def test_fixture_compaction_kept_once_and_cwd_change(fixture_home: Path) -> None:
+    source = CodexSource(fixture_home)
+    sessions = all_sessions(source)
+    compact = sessions[ids("alpha_compact")]
+    assert [p.type for p in compact.parts].count("compaction") == 1
+    summaries = [t for t in texts(compact) if t.startswith("SUMMARY:")]
+    assert summaries == ["SUMMARY: the user asked about calc.py (add subtracts, mul has a TODO) and its tests."]
+    assert not any(t.startswith("Another language model") for s in sessions.values() for t in texts(s))
+    assert texts(compact, "user") == ["Summarise what calc.py does.", "Now what does test_calc.py check?"]
+    moved = sessions[ids("alpha_then_beta")]
+    assert moved.info.directory.endswith("/alpha")
+    assert [(p.data["text"], p.data["cwd"].rsplit("/", 1)[1]) for p in moved.parts if p.type == "text" and
+            p.role == "user"] == [("Which tests does alpha have?", "alpha"), ("And what does beta's app.py print?", "beta")]
+
+
+@pytest.mark.parametrize("answer_first", [True, False])
+def test_compaction_hand_off_prefix_dropped_and_its_answer_once(home: Path, answer_first: bool) -> None:
+    sid = C.new_id(14)
+    summary = "SUMMARY: parser fixed."
+    hand_off = ("Another language model started to solve this problem and produced a summary of its thinking "
+                "process. Here is the summary produced by the other language model, use it:\n" + summary)
+    records = C.simple(sid, "fix the parser", "fixed") + ([C.assistant(summary, 4)] if answer_first else []) + [
+        C.rec("compacted", {"message": hand_off, "replacement_history": []}, 5), C.user("next", 6)]
+    C.write_rollout(home, sid, records)
+    source = CodexSource(home)
+    [session] = list(source.iter_sessions())
+    assert texts(session) == ["fix the parser", "fixed", summary, "next"]
+    assert source.stats.duplicate_items == (1 if answer_first else 0)

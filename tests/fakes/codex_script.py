@@ -72,7 +72,13 @@ class Scenario:
     of: str = ""
     flags: tuple[str, ...] = ()
     archive: bool = False
+    turn_projects: tuple[str, ...] = ()
+    summary: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def project_of(self, turn: int) -> str:
+        """The project directory turn ``turn`` runs in (``turn_projects`` when given, else ``project``)."""
+        return self.turn_projects[turn] if turn < len(self.turn_projects) else self.project
 
 
 def _text(text: str, reasoning: str = "") -> Step:
@@ -141,9 +147,22 @@ SCENARIOS: list[Scenario] = [
              archive=True),
     Scenario("alpha_long_output", "alpha", ["Print the numbers 1 to 6000, one per line."],
              [[_shell("seq 1 6000"), _text("Printed 1..6000 (Codex kept the head and tail of the output).")]]),
+    # resumed from another directory: the second turn's turn_context names beta
+    Scenario("alpha_then_beta", "alpha", ["Which tests does alpha have?", "And what does beta's app.py print?"],
+             [[_shell("ls test_*.py"), _text("alpha has test_calc.py.")],
+              [_shell("cat app.py"), _text("beta's app.py prints 'beta app'.")]],
+             turn_projects=("alpha", "beta")),
+    # a context window small enough that Codex compacts between the turns (and after the second)
+    Scenario("alpha_compact", "alpha", ["Summarise what calc.py does.", "Now what does test_calc.py check?"],
+             [[_text("calc.py defines add() (buggy: it subtracts) and mul() (two operands, a TODO).")],
+              [_text("test_calc.py checks add(2, 3) == 5, add(-1, 1) == 0 and mul(4, 5) == 20.")]],
+             flags=("-c", "model_auto_compact_token_limit=3000", "-c", "model_context_window=12000"),
+             summary="SUMMARY: the user asked about calc.py (add subtracts, mul has a TODO) and its tests."),
 ]
 BY_NAME = {s.name: s for s in SCENARIOS}
 
+COMPACTION_PROMPT = "You are performing a CONTEXT CHECKPOINT COMPACTION"
+SUMMARY_PREFIX = "Another language model started to solve this problem"
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<skills_instructions>",
              "<turn_aborted>", "<subagent_notification>", "<permissions instructions>")
 
@@ -175,6 +194,18 @@ def responses_script(body: dict[str, Any]) -> ScriptedTurn | None:
     prompts = _prompts(body)
     if not prompts:
         return None
+    compaction = prompts[-1][1].startswith(COMPACTION_PROMPT)
+    hand_off = prompts[-1][1].startswith(SUMMARY_PREFIX)
+    real = [p for p in prompts if not p[1].startswith((COMPACTION_PROMPT, SUMMARY_PREFIX))]
+    if (compaction or hand_off) and real:
+        found = _find(real)
+        if found is None:
+            return None
+        scenario, turn = found
+        if compaction:  # Codex asks for the hand-off summary
+            return ScriptedTurn(text=scenario.summary or f"SUMMARY: working on {scenario.name}.")
+        # continuing after a compaction: finish the turn without another tool call
+        return scenario.steps[turn][-1]({"scenario": scenario.name, "last_output": ""})
     found = _find(prompts)
     if found is None:
         return None

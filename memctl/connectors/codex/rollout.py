@@ -21,7 +21,10 @@ one JSON object a line, ``{"timestamp": ISO-8601, "type": kind, "payload": {…}
   in "code mode" one ``exec`` custom call carries a JavaScript cell that runs
   the shell and patch tools), ``local_shell_call``, ``web_search_call``,
   ``compaction``; ``ghost_snapshot`` is file state, skipped.
-* ``compacted`` — a compaction summary (``message``); kept once.
+* ``compacted`` — a compaction summary (``message``, after Codex's hand-off
+  sentence, which is dropped); kept once: the answer to the compaction request
+  that Codex also records as an assistant message just before is dropped, and
+  ``replacement_history`` (the kept history, repeated) is not read.
 * ``turn_context`` — per-turn settings; its ``cwd`` is recorded on each item
   (the directory can change between turns).
 * ``event_msg`` — the UI's event stream, which repeats user and assistant
@@ -60,9 +63,12 @@ __all__ = ["INJECTED_PREFIXES", "Item", "MAX_TOOL_OUTPUT_CHARS", "Rollout", "Rol
 
 MAX_TOOL_OUTPUT_CHARS = 10_000
 
+SUMMARY_PREFIX = "Another language model started to solve this problem"
+"""How Codex's compaction hand-off begins (``compacted.message`` and the user message that replaces the history)."""
+
 INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions",
                      "<skills_instructions>", "<turn_aborted>", "<subagent_notification>", "<permissions instructions>",
-                     "<collaboration_mode>", "<personality_spec>")
+                     "<collaboration_mode>", "<personality_spec>", SUMMARY_PREFIX)
 """User-role messages starting with these are context Codex adds, not what the user typed."""
 
 _IGNORED_KINDS = frozenset({"event_msg", "world_state", "token_usage_record", "turn_context"})
@@ -354,6 +360,13 @@ class _Parser:
 
     def compacted(self, p: dict[str, Any]) -> None:
         message = p.get("message") if isinstance(p.get("message"), str) else ""
+        if message.startswith(SUMMARY_PREFIX) and ":\n" in message:
+            message = message.split(":\n", 1)[1]  # the hand-off boilerplate before the summary
+        last = self.items[-1] if self.items else None
+        if (last is not None and last.kind == "text" and last.role == "assistant" and not last.data.get("summary")
+                and last.data["text"].strip() == message.strip()):
+            self.items.pop()  # the compaction request's answer, written as a message just before
+            self.stats.duplicate_items += 1
         if message in self.compactions:
             self.stats.duplicate_items += 1
             return
