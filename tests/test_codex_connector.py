@@ -514,3 +514,28 @@ def test_compaction_hand_off_prefix_dropped_and_its_answer_once(home: Path, answ
     [session] = list(source.iter_sessions())
     assert texts(session) == ["fix the parser", "fixed", summary, "next"]
     assert source.stats.duplicate_items == (1 if answer_first else 0)
+
+
+EARLY = FIXTURE.parent / "codex-0.20"
+
+
+def test_real_early_rollouts_without_the_wrapper(tmp_path: Path) -> None:
+    home = tmp_path / "early"
+    shutil.copytree(EARLY, home)
+    manifest = json.loads((EARLY / "sessions.json").read_text())
+    first_line = json.loads(next(home.glob("sessions/**/*.jsonl")).read_text().splitlines()[0])
+    assert "payload" not in first_line and "instructions" in first_line  # really the early shape
+    source = CodexSource(home)
+    sessions = {s.info.id: s for s in source.iter_sessions()}
+    assert set(sessions) == {e["id"] for e in manifest.values()}
+    secrets = sessions[manifest["beta_secrets"]["id"]]
+    assert [p.type for p in secrets.parts] == ["text", "reasoning", "tool", "text"]
+    tool = secrets.parts[2].data
+    assert tool["tool"] == "shell" and tool["state"]["input"]["command"] == ["bash", "-lc", "cat deploy.env"]
+    assert tool["state"]["output"].startswith("# deploy settings")  # the {"output": …} envelope decoded
+    long_out = next(p for p in sessions[manifest["alpha_long_output"]["id"]].parts if p.type == "tool")
+    assert len(long_out.data["state"]["output"]) <= MAX_TOOL_OUTPUT_CHARS + 200
+    assert "gAAAAAB" not in json.dumps([p.data for s in sessions.values() for p in s.parts])
+    # early rollouts record no working directory: filed by directory '' under the global project
+    assert {(s.info.directory, s.info.project_id) for s in sessions.values()} == {("", "global")}
+    assert source.stats.skipped_rows == 0

@@ -16,16 +16,23 @@ PLANTED = json.loads((C.FIXTURE / "planted_secrets.json").read_text())
 MANIFEST = json.loads((C.FIXTURE / "sessions.json").read_text())
 
 
-@pytest.fixture(scope="module")
-def transcripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+EARLY = C.FIXTURE.parent / "codex-0.20"
+
+
+def _transcripts(fixture, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     home = tmp_path_factory.mktemp("codex") / "home"
-    shutil.copytree(C.FIXTURE, home)
+    shutil.copytree(fixture, home)
     settings = Settings()
     out = {}
     for session in CodexSource(home).iter_sessions():
         raw = json.dumps([p.data for p in session.parts] + [[p.data for p in c.parts] for c in session.children])
         out[session.info.id] = (raw, build_transcript(session, settings))
     return out
+
+
+@pytest.fixture(scope="module")
+def transcripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+    return _transcripts(C.FIXTURE, tmp_path_factory)
 
 
 def test_every_root_session_gives_a_transcript(transcripts) -> None:
@@ -60,3 +67,11 @@ def test_subagent_and_fork_are_folded_in_once(transcripts) -> None:
     _, tests = transcripts[MANIFEST["alpha_tests"]["id"]]
     assert tests.child_session_ids == [MANIFEST["alpha_fork"]["id"]]
     assert tests.text.count("**User:** Run the calc tests and tell me what fails.") == 1
+
+
+@pytest.mark.parametrize("secret", PLANTED, ids=[s["kind"] for s in PLANTED])
+def test_early_format_secrets_never_reach_the_transcript(tmp_path_factory, secret) -> None:
+    early = _transcripts(EARLY, tmp_path_factory)
+    secret_id = json.loads((EARLY / "sessions.json").read_text())["beta_secrets"]["id"]
+    assert [sid for sid, (raw, _) in early.items() if secret["value"] in raw.replace("\\n", "\n")] == [secret_id]
+    assert all(secret["value"] not in t.text for _, t in early.values())

@@ -86,7 +86,14 @@ def _text(text: str, reasoning: str = "") -> Step:
 
 
 def _shell(cmd: str, reasoning: str = "") -> Step:
-    return lambda ctx: ScriptedTurn(reasoning=reasoning, tool_calls=[ScriptedToolCall("exec_command", {"cmd": cmd})])
+    """A shell call in the request's dialect: ``exec_command`` (0.171), else the early ``shell`` tool (0.20)."""
+    def step(ctx: Ctx) -> ScriptedTurn:
+        if "exec_command" in ctx["tools"] or "shell" not in ctx["tools"]:
+            call = ScriptedToolCall("exec_command", {"cmd": cmd})
+        else:
+            call = ScriptedToolCall("shell", {"command": ["bash", "-lc", cmd]})
+        return ScriptedTurn(reasoning=reasoning, tool_calls=[call])
+    return step
 
 
 def _code_cell(source: str, reasoning: str = "") -> Step:
@@ -167,6 +174,11 @@ _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instru
              "<turn_aborted>", "<subagent_notification>", "<permissions instructions>")
 
 
+def _tools(body: dict[str, Any]) -> set[str]:
+    """Names of the (top-level) tools a request offers."""
+    return {str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict) and t.get("name")}
+
+
 def _prompts(body: dict[str, Any]) -> list[tuple[int, str]]:
     out = []
     for i, item in enumerate(body.get("input") or []):
@@ -205,7 +217,7 @@ def responses_script(body: dict[str, Any]) -> ScriptedTurn | None:
         if compaction:  # Codex asks for the hand-off summary
             return ScriptedTurn(text=scenario.summary or f"SUMMARY: working on {scenario.name}.")
         # continuing after a compaction: finish the turn without another tool call
-        return scenario.steps[turn][-1]({"scenario": scenario.name, "last_output": ""})
+        return scenario.steps[turn][-1]({"scenario": scenario.name, "last_output": "", "tools": _tools(body)})
     found = _find(prompts)
     if found is None:
         return None
@@ -219,4 +231,4 @@ def responses_script(body: dict[str, Any]) -> ScriptedTurn | None:
     if outputs:
         raw = outputs[-1].get("output")
         last_output = raw if isinstance(raw, str) else json.dumps(raw)
-    return steps[step]({"scenario": scenario.name, "last_output": last_output})
+    return steps[step]({"scenario": scenario.name, "last_output": last_output, "tools": _tools(body)})

@@ -195,8 +195,23 @@ def cut_output(text: str, limit: int = MAX_TOOL_OUTPUT_CHARS) -> str:
 
 
 def _output_text(output: Any) -> tuple[str, bool | None]:
-    """Text of a tool output (string, ``{content, success}`` of older versions, or content items) and success."""
+    """Text of a tool output and whether it succeeded (None: not said).
+
+    Shapes: a string (0.171); a string holding ``{"output": …, "metadata":
+    {"exit_code": …}}`` (the early ``shell`` tool, 0.20: decoded, a non-zero
+    exit code kept as a last line); ``{content, success}``; content items.
+    """
     if isinstance(output, str):
+        if output.startswith('{"output":'):
+            try:
+                inner = json.loads(output)
+            except ValueError:
+                return output, None
+            if isinstance(inner, dict) and isinstance(inner.get("output"), str):
+                meta = inner.get("metadata") if isinstance(inner.get("metadata"), dict) else {}
+                code = meta.get("exit_code")
+                suffix = f"\n(exit code {code})" if isinstance(code, int) and code != 0 else ""
+                return inner["output"] + suffix, None
         return output, None
     if isinstance(output, dict):
         text, _ = _output_text(output.get("content") if "content" in output else output.get("output"))
