@@ -447,16 +447,20 @@ def test_gone_directory_uses_the_remote_without_credentials(home: Path, tmp_path
     assert "hunter2" not in info.project_id
 
 
-def test_cwd_changes_between_turns_are_kept_per_part(home: Path) -> None:
+@pytest.mark.parametrize("context_after_prompt", [False, True])  # 0.171 order, 0.50 order
+def test_cwd_changes_between_turns_are_kept_per_part(home: Path, context_after_prompt: bool) -> None:
     sid = C.new_id(25)
-    C.write_rollout(home, sid, [
-        C.meta(sid, cwd="/work/a"), C.rec("turn_context", {"cwd": "/work/a"}, 1), C.user("in a", 1),
-        C.rec("turn_context", {"cwd": "/work/b"}, 5), C.user("in b", 6), C.assistant("done in b", 7),
-        C.rec("turn_context", {"cwd": "/work/a"}, 8), C.user("back in a", 9)])
+    turns = [("/work/a", "in a", "done in a"), ("/work/b", "in b", "done in b"), ("/work/a", "back in a", "ok")]
+    records = [C.meta(sid, cwd="/work/a")]
+    for n, (cwd, prompt, answer) in enumerate(turns):
+        context = C.rec("turn_context", {"cwd": cwd}, n * 10)
+        pair = [C.user(prompt, n * 10 + 1), C.echo_user(prompt, n * 10 + 1)]
+        records += (pair + [context] if context_after_prompt else [context] + pair) + [C.assistant(answer, n * 10 + 2)]
+    C.write_rollout(home, sid, records)
     [session] = list(CodexSource(home).iter_sessions())
     assert session.info.directory == "/work/a"
     assert [(p.data["text"], p.data["cwd"]) for p in session.parts] == [
-        ("in a", "/work/a"), ("in b", "/work/b"), ("done in b", "/work/b"), ("back in a", "/work/a")]
+        (text, cwd) for cwd, prompt, answer in turns for text in (prompt, answer)]
 
 
 def test_synthetic_history_reads_as_generated(tmp_path: Path) -> None:
@@ -539,3 +543,24 @@ def test_real_early_rollouts_without_the_wrapper(tmp_path: Path) -> None:
     # early rollouts record no working directory: filed by directory '' under the global project
     assert {(s.info.directory, s.info.project_id) for s in sessions.values()} == {("", "global")}
     assert source.stats.skipped_rows == 0
+
+
+MIDDLE = FIXTURE.parent / "codex-0.50"
+
+
+def test_real_050_event_echoes_once_and_cwd_change(tmp_path: Path) -> None:
+    home = tmp_path / "mid"
+    shutil.copytree(MIDDLE, home)
+    manifest = json.loads((MIDDLE / "sessions.json").read_text())
+    raw = "".join(p.read_text() for p in home.glob("sessions/**/*.jsonl"))
+    for echo in ('"type":"user_message"', '"type":"agent_message"', '"type":"agent_reasoning"'):
+        assert echo in raw  # this version repeats every text in the event stream
+    sessions = {s.info.id: s for s in CodexSource(home).iter_sessions()}
+    tests = sessions[manifest["alpha_tests"]["id"]]
+    assert texts(tests, "user") == ["Run the calc tests and tell me what fails.", "Show me the last commit, please."]
+    assert [p.type for p in tests.parts].count("reasoning") == 1
+    every = [t for s in sessions.values() for t in texts(s)]
+    assert len(every) == len(set(every))  # no text twice
+    moved = sessions[manifest["alpha_then_beta"]["id"]]
+    assert [p.data["cwd"].rsplit("/", 1)[1] for p in moved.parts if p.role == "user"] == ["alpha", "beta"]
+    assert {s.info.version for s in sessions.values()} == {"0.50.0"}

@@ -16,9 +16,6 @@ PLANTED = json.loads((C.FIXTURE / "planted_secrets.json").read_text())
 MANIFEST = json.loads((C.FIXTURE / "sessions.json").read_text())
 
 
-EARLY = C.FIXTURE.parent / "codex-0.20"
-
-
 def _transcripts(fixture, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
     home = tmp_path_factory.mktemp("codex") / "home"
     shutil.copytree(fixture, home)
@@ -69,9 +66,11 @@ def test_subagent_and_fork_are_folded_in_once(transcripts) -> None:
     assert tests.text.count("**User:** Run the calc tests and tell me what fails.") == 1
 
 
+@pytest.mark.parametrize("fixture", ["codex-0.50", "codex-0.20"])
 @pytest.mark.parametrize("secret", PLANTED, ids=[s["kind"] for s in PLANTED])
-def test_early_format_secrets_never_reach_the_transcript(tmp_path_factory, secret) -> None:
-    early = _transcripts(EARLY, tmp_path_factory)
-    secret_id = json.loads((EARLY / "sessions.json").read_text())["beta_secrets"]["id"]
+def test_older_versions_secrets_never_reach_the_transcript(tmp_path_factory, secret, fixture) -> None:
+    older = C.FIXTURE.parent / fixture
+    early = _transcripts(older, tmp_path_factory)
+    secret_id = json.loads((older / "sessions.json").read_text())["beta_secrets"]["id"]
     assert [sid for sid, (raw, _) in early.items() if secret["value"] in raw.replace("\\n", "\n")] == [secret_id]
     assert all(secret["value"] not in t.text for _, t in early.values())

@@ -26,7 +26,8 @@ one JSON object a line, ``{"timestamp": ISO-8601, "type": kind, "payload": {…}
   that Codex also records as an assistant message just before is dropped, and
   ``replacement_history`` (the kept history, repeated) is not read.
 * ``turn_context`` — per-turn settings; its ``cwd`` is recorded on each item
-  (the directory can change between turns).
+  (the directory can change between turns). 0.171 writes it before the turn's
+  prompt, 0.50 after it: the prompts read since the last other item take it too.
 * ``event_msg`` — the UI's event stream, which repeats user and assistant
   text and reasoning (``user_message``, ``agent_message``,
   ``agent_reasoning``; 0.171's ``item_completed``). Such a text is used only
@@ -277,6 +278,11 @@ class _Parser:
         elif kind == "turn_context":
             if isinstance(payload.get("cwd"), str):
                 self.cwd = payload["cwd"]
+                # Before 0.171 the turn's context follows its prompt: the prompt just read belongs to it.
+                for item in reversed(self.items):
+                    if item.role != "user" or item.kind != "text":
+                        break
+                    item.cwd = self.cwd
         elif kind == "event_msg":
             self.event(payload)
         elif kind not in _IGNORED_KINDS:
