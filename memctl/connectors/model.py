@@ -144,15 +144,16 @@ class ReadStats:
     nothing of it is left out). The left-out counters are not errors:
     ``reverted_messages`` (messages wholly or partly undone with ``/undo``)
     and ``reverted_sessions`` (subagent sessions started after the undo
-    point). JSONL sources (Claude Code) add: ``oversized_lines`` (a line
-    over the reader's byte limit, skipped unread), ``torn_lines`` (a line
+    point). JSON Lines sources (Claude Code, Codex) add: ``oversized_lines`` (a line
+    over the reader's byte limit, skipped unread in bounded memory), ``torn_lines`` (a line
     that is not whole JSON, e.g. the last line while the agent writes),
     ``glued_lines`` (two or more objects on one line after an interrupted
     write: every object is still read); and, left out on purpose,
-    ``duplicate_items`` (a record repeating one already read: the same uuid),
-    ``inactive_branch_records`` (messages off the conversation's active
-    branch), ``copied_records`` (the history a forked session copied from
-    an earlier one) and ``images_dropped`` (base64 image blocks).
+    ``duplicate_items`` (a record repeating one already read: the same uuid, an
+    event echo of a message, a parent's history copied into a fork or subagent,
+    a compaction summary seen again), ``inactive_branch_records`` (messages off
+    the conversation's active branch), ``copied_records`` (the history a forked
+    session copied from an earlier one) and ``images_dropped`` (base64 image blocks).
     ``warnings`` keeps the first few human-readable messages
     (bounded) for the run summary.
     """
@@ -166,11 +167,11 @@ class ReadStats:
     unknown_types: int = 0
     unknown_roles: int = 0
     revert_boundary_missing: int = 0
-    reverted_messages: int = 0
-    reverted_sessions: int = 0
-    oversized_lines: int = 0
     torn_lines: int = 0
     glued_lines: int = 0
+    oversized_lines: int = 0
+    reverted_messages: int = 0
+    reverted_sessions: int = 0
     duplicate_items: int = 0
     inactive_branch_records: int = 0
     copied_records: int = 0

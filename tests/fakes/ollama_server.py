@@ -143,6 +143,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
 from tests.fakes import anthropic_messages
+from tests.fakes.openai_responses import r_v1_responses
 from tests.fakes.scripted import ChatScript, ScriptedToolCall, ScriptedTurn
 
 __all__ = [
@@ -1711,6 +1712,8 @@ _ROUTES: dict[tuple[str, str], Callable[[_Handler, dict[str, Any]], None]] = {
     ("POST", "/v1/embeddings"): _Handler.r_v1_embeddings,
     ("POST", "/v1/messages"): anthropic_messages.r_messages,  # Anthropic Messages API (Claude Code)
     ("POST", "/v1/messages/count_tokens"): anthropic_messages.r_count_tokens,
+
+    ("POST", "/v1/responses"): r_v1_responses,  # Codex CLI (tests/fakes/openai_responses.py)
 }
 
 
