@@ -53,13 +53,16 @@ from detect_secrets.plugins.slack import SlackDetector
 from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
+from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
 from memctl.scrub.encoded import encoded_secret_detector
 from memctl.scrub.gates import GateIndex
 from memctl.scrub.http import HTTP_DETECTORS
+from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
+from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
 
 __all__ = [
@@ -118,6 +121,7 @@ def _build_detectors() -> tuple[Detector, ...]:
     return (
         # Multi-line blocks first: they contain base64 that other detectors could partly match.
         PRIVATE_KEY_DETECTOR,
+        *KEY_MATERIAL_DETECTORS,
         # A base64 run holding a secret goes whole, before any rule sees part of it.
         encoded_secret_detector(lambda text: find_secrets(text)),
         detector(
@@ -163,6 +167,9 @@ def _build_detectors() -> tuple[Detector, ...]:
         *COMMAND_ARGUMENT_DETECTORS,
         *KEYWORD_DETECTORS,
         *CREDENTIAL_KEY_DETECTORS,
+        # Context the rules above do not read: other languages and formats, statements, prose.
+        *CONTEXT_NAME_DETECTORS,
+        *STATEMENT_DETECTORS,
     )
 
 
