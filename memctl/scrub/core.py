@@ -57,6 +57,7 @@ from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
 from memctl.scrub.encoded import encoded_secret_detector
+from memctl.scrub.entropy import ENTROPY_DETECTORS
 from memctl.scrub.gates import GateIndex
 from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
@@ -170,6 +171,8 @@ def _build_detectors() -> tuple[Detector, ...]:
         # Context the rules above do not read: other languages and formats, statements, prose.
         *CONTEXT_NAME_DETECTORS,
         *STATEMENT_DETECTORS,
+        # Last: a random-looking run next to a credential word that no rule above explained.
+        *ENTROPY_DETECTORS,
     )
 
 
