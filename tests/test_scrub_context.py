@@ -24,7 +24,9 @@ NAMES = [
     ("数据库密码: Shuju_Mima_88", "Shuju_Mima_88"),
     ("wachtwoord=Tulpenbol33!", "Tulpenbol33!"),
     ("hasło: Słonecznik#12", "Słonecznik#12"),
-    ("salasana = 'Aurinko_kukka9'", "Aurinko_kukka9"),
+    ("salasana: 'Aurinko_kukka9'", "Aurinko_kukka9"),
+    ("hasło = 'Łąka_Zielona_7'", "Łąka_Zielona_7"),
+    ("DB_PAROLA=Girasole_44x", "Girasole_44x"),
     # pw roots and any upper-case *_KEY/_SECRET/_TOKEN/_PW name
     ("PW=Hunter2Zebra", "Hunter2Zebra"),
     ('db_pw = "Gl4cier-Moose"', "Gl4cier-Moose"),
@@ -99,7 +101,7 @@ KEY_MATERIAL = [
     ("mnemonic: legal winner thank year wave sausage worth useful legal winner thank yellow", "sausage worth useful"),
     ("My seed phrase is abandon ability able about above absent absorb abstract absurd abuse access accident",
      "absorb abstract absurd"),
-    ("recovery words:\n1. letter 2. advice 3. cage 4. absurd 5. amount 6. doctor 7. acoustic 8. avoid 9. letter "
+    ("seed words:\n1. letter 2. advice 3. cage 4. absurd 5. amount 6. doctor 7. acoustic 8. avoid 9. letter "
      "10. advice 11. cage 12. above", "acoustic 8. avoid"),
     ("wallet import: 5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ", "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"),
     ("bitcoin-cli importprivkey KwdMAjGmerYanjeui5SHS7JkmpZvVipYvB2LJGU1ZxJwYvP98617",
@@ -125,7 +127,7 @@ STATEMENTS = [
     ("EXEC sp_addlogin 'alice', 'SpLogin77x';", "SpLogin77x"),
     ("EXEC sp_password NULL, 'NewSaPw!23', 'sa'", "NewSaPw!23"),
     ("sqlplus scott/T1gerOra@orcl", "T1gerOra"),
-    ("expdp system/Manag3r_19 directory=dp schemas=hr", "Manag3r_19"),
+    ("sqlplus -s system/Manag3r_19@//db.internal:1521/ORCLPDB1 @report.sql", "Manag3r_19"),
     ("echo 'deploy:Chp4sswd9' | chpasswd", "Chp4sswd9"),
     ('echo "root:R00tChp!x" | sudo chpasswd', "R00tChp!x"),
     ('expect "Password:"\nsend "ExpectPw42x\\r"', "ExpectPw42x"),
@@ -137,7 +139,8 @@ PROSE = [
     ("log in with password Falcon8812 then run it", "Falcon8812"),
     ("FATAL: password 'LogLinePw77' rejected", "LogLinePw77"),
     ("the admin password was set to 'open sesame' yesterday", "open sesame"),
-    ("Das Kennwort ist Morgenrot#5", "Morgenrot#5"),
+    ("Das Kennwort: Morgenrot#5", "Morgenrot#5"),
+    ("Das Passwort ist Abendrot#6", "Abendrot#6"),
     ("my passphrase: Lantern-Quiet-Harbor-7", "Lantern-Quiet-Harbor-7"),
     ("WARN password \"Retry_Pw_33\" expired", "Retry_Pw_33"),
 ]
@@ -284,11 +287,12 @@ ENTROPY = [
     ("the staging key, just in case: Zq8vN2kLm4PxR7tYw3Hs", "Zq8vN2kLm4PxR7tYw3Hs"),
     ("use this token for the beta Qm9vZ2xlX3Rlc3Rf7hKx2Lp9WvR3", "Qm9vZ2xlX3Rlc3Rf7hKx2Lp9WvR3"),
     ("Der API-Schlüssel lautet h7Gk2Lq9Xz4Vb8Nm1Rt6Yp3", "h7Gk2Lq9Xz4Vb8Nm1Rt6Yp3"),
-    ("la clave del servicio es x9Kp2Lm7Qz4Vt8Wn3Rb6Hs1", "x9Kp2Lm7Qz4Vt8Wn3Rb6Hs1"),
+    ("la contraseña del servicio es x9Kp2Lm7Qz4Vt8Wn3Rb6Hs1", "x9Kp2Lm7Qz4Vt8Wn3Rb6Hs1"),
     ("ключ доступа: Lk8Jh7Gf6Ds5Aq4Wz3Xc2Vb1N", "Lk8Jh7Gf6Ds5Aq4Wz3Xc2Vb1N"),
     ("APIキーは Pz7Qx6Rw5Sv4Tu3Ut2Vs1WrX です", "Pz7Qx6Rw5Sv4Tu3Ut2Vs1WrX"),
     ("访问密钥 Mn4Bv5Cx6Zl7Kj8Hg9Fd0SaQ", "Mn4Bv5Cx6Zl7Kj8Hg9Fd0SaQ"),
-    ("bearer for the internal proxy -> tR9_yU8-iO7pA6sD5fG4hJ3k", "tR9_yU8-iO7pA6sD5fG4hJ3k"),
+    ("токен бота -> tR9_yU8-iO7pA6sD5fG4hJ3k", "tR9_yU8-iO7pA6sD5fG4hJ3k"),
+    ("auth for the internal proxy: wQ3eR5tY7uI9oP1aS3dF5gH7", "wQ3eR5tY7uI9oP1aS3dF5gH7"),
 ]
 
 ENTROPY_NEAR_MISSES = [

@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 
 from memctl.scrub.detector import Detector, Span, credential_shaped, detector, is_placeholder, sealed_ciphertext
+from memctl.scrub.gates import positions
 from memctl.scrub.keyword import NON_SECRET_KEY_SUFFIXES, is_credential_name
 
 __all__ = ["CONTEXT_NAME_DETECTORS", "FOREIGN_PASSWORD_WORDS", "credential_word_kind"]
@@ -41,7 +42,7 @@ FOREIGN_PASSWORD_WORDS = (
     "passord", "geslo", "lozinka", "slaptažodis", "parool", "κωδικός", "סיסמה", "كلمة_المرور", "كلمة المرور",
     "पासवर्ड", "รหัสผ่าน", "mật khẩu", "mat_khau", "clave", "geheimnis", "segreto", "secreto",
 )
-_ENGLISH_ROOTS = frozenset({"pass", "secret", "token", "pwd"})
+_ENGLISH_ROOTS = ("pass", "secret", "token", "key")
 _SPACED_NAMES = ("api key", "private key", "secret key", "access key", "auth token", "access token", "api token",
                  "client secret", "app password", "bot token")
 _SEGMENT = re.compile(r"[_.\- ]|(?<=[a-z0-9])(?=[A-Z])")
@@ -52,7 +53,7 @@ _SEPARATOR = re.compile(_ANSI + r"[\"']?" + _ANSI + r"[ \t]*(?P<sep>:=|=>|=|:|[ 
 _REST_OF_LINE = re.compile(r"[^\n\x00\\\x1b]*")
 _TAG_OR_ANCHOR = re.compile(r"(?:!![a-z]+|&[\w-]+)[ \t]+")
 _CODE_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+|[a-z]+(?:_[a-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+")
-_BARE = re.compile(r"[^\s\"'`<>,;&#)\]}\x00\\\x1b]+")
+_BARE = re.compile(r"[^\s\"'`<>,;&)\]}\x00\\\x1b]+")
 _CAMEL_TYPE = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
 _TYPE_WORDS = ("secret", "token", "password", "key", "credential", "auth", "config", "settings", "str")
 _WORD = re.compile(r"[^\s\"'`\x00\\\x1b]+")
@@ -69,8 +70,9 @@ _XML_FORMS = (
 _HCL = re.compile(r"variable[ \t]+\"(?P<name>[\w-]{1,80})\"[ \t]*\{(?P<body>[^{}\x00]{0,600})\}")
 _HCL_DEFAULT = re.compile(r"default[ \t]*=[ \t]*\"(?P<value>[^\"\x00\n]+)\"")
 _PGPASS = re.compile(r"(?m)^[ \t]*(?:\d+[:|][ \t]?)?[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.@*-]+:(?P<value>[^\s:\x00]{4,})[ \t]*$")
-_WHITESPACE_NAMES = ("requirepass", "masterauth")
-_PGPASS_GATES = ("pgpass", "localhost:", ":5432:", ":*:")
+_WHITESPACE_NAMES = (("requirepass", "pass"), ("masterauth", "auth"))  # redis.conf, found from their root's hits
+_WHITESPACE_VALUE = re.compile(r"[ \t]+(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)")
+_PGPASS_GATES = ("pass", "localhost:", ":5432:", ":*:")
 
 
 def credential_word_kind(name: str) -> str | None:
@@ -201,32 +203,41 @@ def _is_config_line(text: str, name_start: int) -> bool:
     return _LINE_LEAD.search(text, max(0, name_start - 40), name_start) is not None
 
 
+def _spaced_name(text: str, start: int, name: str) -> int | None:
+    """Where a two-word name (``API key``, ``client secret``) ending in ``name`` at ``start`` begins."""
+    if start < 2 or text[start - 1] != " ":
+        return None
+    before = start - 1
+    while before > 0 and start - before < 12 and text[before - 1].isalpha():
+        before -= 1
+    return before if f"{text[before:start - 1]} {name}".lower() in _SPACED_NAMES else None
+
+
 def _named_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
-    words = [w for w in (*FOREIGN_PASSWORD_WORDS, *_SPACED_NAMES, "pw", "_key", "_secret", "_token", "pass",
-                         "secret", "token", "pwd") if w in gates]
+    words = {_GATE_WORD.get(literal, literal) for literal in _NAME_GATES if literal in gates}
     done: set[int] = set()
-    for word in words:
-        pos = lowered.find(word)
-        while pos != -1:
-            if " " in word:
-                start, end = pos, pos + len(word)
-                if start > 0 and text[start - 1].isalnum():
-                    pos = lowered.find(word, end)
-                    continue
-            else:
-                start, end = _name_at(text, pos, len(word))
+    skip_to = 0
+    for word in sorted(words):
+        for pos in positions(lowered, word):
+            if pos < skip_to:
+                continue
+            start, end = _name_at(text, pos, len(word))
+            name = text[start:end].strip("\"'-.")
+            spaced = _spaced_name(text, start, name) if word in _ENGLISH_ROOTS and start == pos else None
+            if spaced is not None:
+                start, name = spaced, text[spaced:end]
             if start not in done:
                 done.add(start)
                 config_line = _is_config_line(text, start)
-                # English roots in code are the keyword rules'; here only on a config line.
-                kind = None if word in _ENGLISH_ROOTS and not config_line else credential_word_kind(
-                    text[start:end].strip("\"'-.")
-                )
+                # English roots in code are the keyword rules'; here on a config line or in a spaced name.
+                english = word in _ENGLISH_ROOTS and spaced is None and not name.isupper()
+                kind = None if english and not config_line else credential_word_kind(name)
                 if kind is not None:
-                    span = _value_after(text, text[start:end], end, kind, config_line)
+                    span = _value_after(text, name, end, kind, config_line or spaced is not None)
                     if span is not None:
                         yield span
-            pos = lowered.find(word, end)
+            skip_to = end
+        skip_to = 0
 
 
 def _format_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
@@ -245,10 +256,12 @@ def _format_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Sp
             if kind is not None and default is not None and not is_placeholder(default.group("value")):
                 offset = match.start("body")
                 yield offset + default.start("value"), offset + default.end("value"), "password" if kind == "password" else "secret"
-    for name in _WHITESPACE_NAMES:
-        if name in gates:
-            for match in re.finditer(name + r"[ \t]+(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)", lowered):
-                if not is_placeholder(text[match.start("value") : match.end("value")]):
+    for name, root in _WHITESPACE_NAMES:
+        if root in gates:
+            for pos in positions(lowered, root):
+                start = pos - name.index(root)
+                match = _WHITESPACE_VALUE.match(text, start + len(name)) if lowered.startswith(name, start) else None
+                if match is not None and not is_placeholder(match.group("value")):
                     yield match.start("value"), match.end("value"), "password"
     if any(gate in gates for gate in _PGPASS_GATES):
         for match in _PGPASS.finditer(text):
@@ -265,15 +278,28 @@ def _context_name_spans(text: str, lowered: str | None, gates: frozenset[str]) -
     yield from _format_spans(text, lowered, gates)
 
 
+# Gates: non-ASCII words cost nothing on an ASCII text; ASCII words are gated by their
+# assignment ("kennwort=", "haslo:"), which the gate index finds from the "="/":" it already
+# looks for; English roots are shared with the other rules' gates.
+_SCANNED_FOREIGN: tuple[str, ...] = ()
+_ANCHORED_FOREIGN = tuple(
+    f"{w}{sep}" for w in FOREIGN_PASSWORD_WORDS
+    if w.isascii() and w not in _SCANNED_FOREIGN and "pass" not in w for sep in ("=", ":", '":', "_", "-")
+)
+_NAME_GATES = (
+    *(w for w in FOREIGN_PASSWORD_WORDS if not w.isascii()), *_SCANNED_FOREIGN, *_ANCHORED_FOREIGN,
+    *_ENGLISH_ROOTS, "pw=", "pw:", 'pw":', "pw =",
+)
+_GATE_WORD = {literal: literal.rstrip("=:\"' _-") for literal in (*_ANCHORED_FOREIGN, "pw=", "pw:", 'pw":', "pw =")}
+_LITERALS = tuple(sorted({*_NAME_GATES, "<entry key=", "<string name=", "<key>", 'variable "', "auth",
+                          *_PGPASS_GATES}))
+
 CONTEXT_NAME_DETECTORS: tuple[Detector, ...] = (
     detector(
         "password",
         finder=_context_name_spans,
-        literals=tuple(
-            sorted({*FOREIGN_PASSWORD_WORDS, *_SPACED_NAMES, "pw", "_key", "_secret", "_token", "pass", "secret",
-                    "token", "pwd", "<entry key=", "<string name=", "<key>", 'variable "', *_WHITESPACE_NAMES,
-                    *_PGPASS_GATES})
-        ),
+        literals=_LITERALS,
+        requires=_LITERALS,  # every match holds one: skipped without a call when none is in the text
         origin="memctl: credential names in other languages, layouts and formats",
     ),
 )

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS
 from memctl.scrub.detector import Detector, Span, detector, sealed_ciphertext
+from memctl.scrub.gates import positions
 
 __all__ = ["CREDENTIAL_WORDS", "ENTROPY_DETECTORS", "MIN_BITS_PER_CHAR", "random_run"]
 
@@ -41,7 +42,8 @@ MIN_BITS_PER_CHAR = 3.6
 random alphanumerics ~4.0; identifiers made of words score 3.0-3.5."""
 
 _REACH = 48
-_RUN = re.compile(r"(?<![A-Za-z0-9+/_=.~-])[A-Za-z0-9+/_=.~-]{20,256}(?![A-Za-z0-9+/_=.~-])")
+_RUN_HEAD = re.compile(r"[A-Za-z0-9+/_=.~-]{20}")
+_RUN_TAIL = re.compile(r"[A-Za-z0-9+/_=.~-]*")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION_OR_DATE = re.compile(r"v?\d+(?:[._-]\d+)++(?:[-+.~_]?[0-9A-Za-z]++)*+")  # semver, dates
@@ -91,13 +93,26 @@ def random_run(value: str) -> bool:
     return not (decoded is not None and " " in decoded and decoded.isascii())  # base64 of ordinary text
 
 
-def _whole_word(lowered: str, start: int, end: int) -> bool:
-    """No letter glued before, and none after but a plural ``s`` (``keys``, ``tokens``)."""
-    if start > 0 and lowered[start - 1].isalpha():
-        return False
-    if end < len(lowered) and lowered[end] == "s":
+# Gate literals: a few English umbrellas and every non-ASCII word (free on an ASCII text: CPython
+# answers "non-ASCII in ASCII" without a scan). ASCII words of other languages that hold no
+# umbrella (kennwort, senha, clave) are not gated here: the name rules see them in assignments.
+_UMBRELLAS = ("pass", "secret", "token", "key", "auth", "cred")
+_LITERALS = tuple(sorted({*_UMBRELLAS, *(w for w in CREDENTIAL_WORDS if not w.isascii())}))
+# The whole ASCII words (letters around an umbrella hit) that name a credential.
+_ASCII_WORDS = frozenset(
+    w.replace("_", "").replace(" ", "") for w in CREDENTIAL_WORDS if w.isascii() and w.replace("_", "").replace(" ", "").isalpha()
+) | {"pass", "creds", "cred", "passwords", "secrets", "tokens", "keys", "apikeys", "credentials", "accesskey", "secretkey", "authtoken",
+     "accesstoken", "apitoken", "privatekey", "clientsecret", "presharedkey"}
+
+
+def _ascii_word(lowered: str, pos: int, end: int) -> tuple[str, int]:
+    """The letters-only word around ``lowered[pos:end]`` and where it ends."""
+    start = pos
+    while start > 0 and pos - start < 24 and lowered[start - 1].isalpha() and lowered[start - 1].isascii():
+        start -= 1
+    while end < len(lowered) and end - pos < 32 and lowered[end].isalpha() and lowered[end].isascii():
         end += 1
-    return not (end < len(lowered) and lowered[end].isalpha())
+    return lowered[start:end], end
 
 
 def _entropy_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
@@ -106,31 +121,32 @@ def _entropy_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Ite
         if len(lowered) != len(text):
             return
     taken: set[int] = set()
-    for word in CREDENTIAL_WORDS:
+    for word in _LITERALS:
         if word not in gates:
             continue
-        pos = lowered.find(word)
-        while pos != -1:
+        ascii_word = word.isascii()
+        for pos in positions(lowered, word):
             after = pos + len(word)
-            if word.isascii() and not _whole_word(lowered, pos, after):
-                pos = lowered.find(word, after)
-                continue  # monkey, keyboard, tokenizer: not the word
+            if ascii_word:
+                whole, after = _ascii_word(lowered, pos, after)
+                if whole not in _ASCII_WORDS:
+                    continue  # monkey, keyboard, tokenizer, bypass: not a credential word
             line_end = text.find("\n", after, after + _REACH)
             end = min(len(text), after + _REACH) if line_end == -1 else line_end
-            match = _RUN.search(text, after, min(len(text), end + 256))
-            if match is not None and match.start() < end and match.start() not in taken and "[REDACTED:" not in text[
-                max(0, match.start() - 10) : match.start()
+            # A run of 20 that starts before the line (or reach) ends, then extended to its end.
+            head = _RUN_HEAD.search(text, after, min(len(text), end + 20))
+            if head is not None and head.start() not in taken and "[REDACTED:" not in text[
+                max(0, head.start() - 10) : head.start()
             ]:
-                run = match.group(0)
-                if random_run(run) and not sealed_ciphertext(text, match.start(), run):
-                    taken.add(match.start())
-                    stripped = len(run) - len(run.rstrip(".-_~"))
-                    yield match.start(), match.end() - stripped, "secret"
-            pos = lowered.find(word, after)
+                run_end = _RUN_TAIL.match(text, head.end()).end()  # type: ignore[union-attr]
+                run = text[head.start() : run_end]
+                if len(run) <= 256 and random_run(run) and not sealed_ciphertext(text, head.start(), run):
+                    taken.add(head.start())
+                    yield head.start(), run_end - (len(run) - len(run.rstrip(".-_~"))), "secret"
 
 
 ENTROPY_DETECTORS: tuple[Detector, ...] = (
-    detector("secret", finder=_entropy_spans, literals=tuple(sorted(set(CREDENTIAL_WORDS))),
+    detector("secret", finder=_entropy_spans, literals=_LITERALS, requires=_LITERALS,
              origin="memctl: entropy backstop next to a credential word"),
 )
 """The backstop; it runs last, so every typed rule wins an overlap."""

@@ -19,8 +19,9 @@ declares it).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
-__all__ = ["GateIndex"]
+__all__ = ["GateIndex", "positions"]
 
 # Rarest first in coding transcripts; "." and "/" are in every path and URL, so never anchors.
 _ANCHOR_ORDER = ">$@+=:_-"
@@ -69,3 +70,16 @@ class GateIndex:
                             found.add(literal)
                 pos = lowered.find(anchor, pos + 1)
         return frozenset(found)
+
+
+@lru_cache(maxsize=64)
+def positions(lowered: str, word: str) -> tuple[int, ...]:
+    """Every start of ``word`` in ``lowered``, found once per text and shared by the rules that
+    walk the same word's hits (the last few texts are remembered; a text's hash is cached by
+    Python, so a repeat lookup costs a comparison by identity)."""
+    found: list[int] = []
+    pos = lowered.find(word)
+    while pos != -1:
+        found.append(pos)
+        pos = lowered.find(word, pos + 1)
+    return tuple(found)

@@ -2,7 +2,6 @@
 
 Kinds found (all reported as ``private_key`` except the wallet seed and WIF, ``wallet_secret``):
 
-* WireGuard ``PresharedKey = <44 base64>`` (``PrivateKey`` is the keyword rules'; wg(8));
 * OpenVPN static keys: ``-----BEGIN OpenVPN Static key V1-----`` … ``-----END …`` (OpenVPN's
   ``--secret``/``tls-auth``/``tls-crypt`` file format): the hex body between the armour lines;
 * JWK private members (RFC 7517/7518 §6.2.2, §6.3.2, §6.4.1): ``d``, ``p``, ``q``, ``dp``, ``dq``,
@@ -12,13 +11,13 @@ Kinds found (all reported as ``private_key`` except the wallet seed and WIF, ``w
 * Ethereum keystore v3 JSON (Web3 Secret Storage definition): ``ciphertext`` and ``mac`` of an
   object that also has a ``kdf`` (a SealedSecret's ``encryptedData`` has no ``kdf`` and stays);
 * minisign secret keys: the base64 line after ``untrusted comment: minisign encrypted secret key``
-  or any base64 run starting ``RWRTY0Iy`` (``Ed`` + ``Sc`` + ``B2``, minisign's secret key header);
+  (a bare ``RWRTY0Iy…`` key under a ``*_KEY`` name is :mod:`memctl.scrub.context_names`');
 * bare OpenSSH private key bodies: base64 starting ``b3BlbnNzaC1rZXktdjE`` (``openssh-key-v1``,
   OpenSSH's PROTOCOL.key), to the end of the base64 lines that follow;
 * BIP-39 mnemonics: 12, 15, 18, 21 or 24 words of the BIP-39 English list (``mnemonic`` package)
-  after a seed/mnemonic/recovery word; a run whose checksum validates needs no word before it;
+  starting within 80 characters after ``mnemonic``, ``seed`` or ``recovery``;
 * WIF private keys (Bitcoin wiki "Wallet import format"): base58check, version byte 0x80 or 0xEF,
-  near a wallet/key word; the checksum must validate.
+  in a text that says ``wif``, ``privkey`` or ``wallet``; the checksum must validate.
 
 Every rule is gated on its literal (:mod:`memctl.scrub.gates`); none scans the whole text unless
 its literal is present.
@@ -32,6 +31,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from memctl.scrub.detector import Detector, Span, detector
+from memctl.scrub.gates import positions
 
 __all__ = ["KEY_MATERIAL_DETECTORS", "is_wif"]
 
@@ -39,7 +39,6 @@ _OPENVPN = re.compile(
     r"-----BEGIN OpenVPN Static key V1-----(?P<body>.*?)(?:-----END OpenVPN Static key V1-----|\Z)",
     re.DOTALL | re.IGNORECASE,
 )
-_PRESHARED = re.compile(r"(?i:presharedkey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{42,43}=)")
 _JWK_MEMBER = re.compile(r"""\\*["'](?P<name>d|p|q|dp|dq|qi|k)\\*["'][ \t]*:[ \t]*\\*["'](?P<value>[A-Za-z0-9_-]{16,}=*)""")
 _RSA_XML = re.compile(r"<(?P<tag>P|Q|DP|DQ|InverseQ|D)>(?P<value>[^<\x00]{8,})</(?P=tag)>")
 _KEYSTORE_MEMBER = re.compile(r"""\\*["'](?:ciphertext|mac)\\*["'][ \t]*:[ \t]*\\*["'](?P<value>[0-9a-fA-F]{32,})""")
@@ -47,9 +46,10 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 # A base64 body that continues over lines (plain, escaped \n, quoted or indented).
 _BODY_CONTINUES = re.compile(r"(?:\\n|\r?\n)[ \t\"'>]*[A-Za-z0-9+/]{8,}={0,2}")
 _WORD_RUN = re.compile(r"[a-z]{3,8}(?:[ \t,]+(?:\d{1,2}[.)][ \t]*)?[a-z]{3,8}){11,23}")
-_SEED_WORDS = ("mnemonic", "seed", "recovery phrase", "secret phrase", "backup phrase", "recovery words")
+_SEED_GATES = ("mnemonic", "seed")
+_MINISIGN_COMMENT = "minisign encrypted secret key"
+_WORD = re.compile(r"[a-z]{3,8}")
 _WIF = re.compile(r"(?<![1-9A-HJ-NP-Za-km-z])[5KL9c][1-9A-HJ-NP-Za-km-z]{50,51}(?![1-9A-HJ-NP-Za-km-z])")
-_WIF_WORDS = ("wif", "privkey", "private key", "private_key", "privatekey", "wallet", "bitcoin", "btc", "secret")
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _WINDOW = 6000
 
@@ -59,15 +59,6 @@ def _bip39_words() -> frozenset[str]:
     from mnemonic import Mnemonic  # the package's bundled english.txt (BIP-39's own list)
 
     return frozenset(Mnemonic("english").wordlist)
-
-
-def _bip39_valid(words: list[str]) -> bool:
-    from mnemonic import Mnemonic
-
-    try:
-        return bool(Mnemonic("english").check(" ".join(words)))
-    except (ValueError, LookupError):
-        return False
 
 
 def is_wif(value: str) -> bool:
@@ -97,22 +88,28 @@ def _body_end(text: str, end: int) -> int:
         end = more.end()
 
 
-def _mnemonic_spans(text: str, lowered: str) -> Iterator[Span]:
+def _mnemonic_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
     words = _bip39_words()
-    for match in _WORD_RUN.finditer(lowered):
-        tokens = re.findall(r"[a-z]{3,8}", match.group(0))
-        # Longest prefix of 12/15/…/24 list words.
-        known = 0
-        while known < len(tokens) and tokens[known] in words:
-            known += 1
-        size = max((n for n in (24, 21, 18, 15, 12) if n <= known), default=0)
-        if not size:
+    for seed_word in _SEED_GATES:
+        if seed_word not in gates:
             continue
-        before = lowered[max(0, match.start() - 80) : match.start()]
-        if any(word in before for word in _SEED_WORDS) or _bip39_valid(tokens[:size]):
+        pos = lowered.find(seed_word)
+        while pos != -1:
+            match = _WORD_RUN.search(lowered, pos + len(seed_word), min(len(lowered), pos + 400))
+            after = pos + len(seed_word)
+            pos = lowered.find(seed_word, after)
+            if match is None or match.start() > after + 80:
+                continue
+            tokens = _WORD.findall(match.group(0))
+            known = 0
+            while known < len(tokens) and tokens[known] in words:
+                known += 1
+            size = max((n for n in (24, 21, 18, 15, 12) if n <= known), default=0)
+            if not size:
+                continue
             end = match.start()
             for _ in range(size):
-                hit = re.compile(r"[a-z]{3,8}").search(lowered, end)
+                hit = _WORD.search(lowered, end)
                 assert hit is not None
                 end = hit.end()
             yield match.start(), end, "wallet_secret"
@@ -123,14 +120,11 @@ def _key_material_spans(text: str, lowered: str | None, gates: frozenset[str]) -
         lowered = text.lower()
         if len(lowered) != len(text):
             return
-    if "presharedkey" in gates:
-        for match in _PRESHARED.finditer(text):
-            yield match.start("value"), match.end("value"), "private_key"
-    if "openvpn static key" in gates:
+    if "-----begin openvpn static key" in gates:
         for match in _OPENVPN.finditer(text):
             if match.group("body").strip():
                 yield match.start("body"), match.end("body"), "private_key"
-    if '"kty' in gates or "'kty" in gates:
+    if any(gate in gates for gate in _JWK_GATES):
         pos = lowered.find("kty")
         while pos != -1:
             start, end = max(0, pos - _WINDOW), min(len(text), pos + _WINDOW)
@@ -145,7 +139,7 @@ def _key_material_spans(text: str, lowered: str | None, gates: frozenset[str]) -
             for match in _RSA_XML.finditer(text, pos, end):
                 yield match.start("value"), match.end("value"), "private_key"
             pos = lowered.find("<rsakeyvalue>", end)
-    if "ciphertext" in gates and "kdf" in gates:
+    if any(gate.startswith("ciphertext") for gate in gates) and "kdf" in lowered:
         pos = lowered.find("ciphertext")
         while pos != -1:
             start, end = max(0, pos - 1500), min(len(text), pos + 1500)
@@ -153,36 +147,39 @@ def _key_material_spans(text: str, lowered: str | None, gates: frozenset[str]) -
                 for match in _KEYSTORE_MEMBER.finditer(text, start, end):
                     yield match.start("value"), match.end("value"), "private_key"
             pos = lowered.find("ciphertext", end)
-    if "minisign" in gates or "rwrty0iy" in gates:
-        for literal in ("minisign encrypted secret key", "rwrty0iy"):
-            pos = lowered.find(literal)
-            while pos != -1:
-                after = pos + len(literal)
+    if "secret" in gates:
+        for pos in positions(lowered, "secret"):
+            if lowered.startswith(_MINISIGN_COMMENT, pos - _MINISIGN_COMMENT.index("secret")):
+                after = pos + len("secret key")
                 match = _BASE64_RUN.search(text, after, min(len(text), after + 200))
-                if match is not None and (literal != "rwrty0iy" or match.start() == pos):
+                if match is not None:
                     yield match.start(), _body_end(text, match.end()), "private_key"
-                pos = lowered.find(literal, after)
     if "b3blbnnzac1rzxktdje" in gates:
         for match in re.finditer("b3BlbnNzaC1rZXktdjE", text):
             run = _BASE64_RUN.match(text, match.start())
             if run is not None:
                 yield run.start(), _body_end(text, run.end()), "private_key"
-    if any(word in gates for word in _SEED_WORDS):
-        yield from _mnemonic_spans(text, lowered)
-    if any(word in gates for word in _WIF_WORDS):
+    yield from _mnemonic_spans(text, lowered, gates)
+    if "wallet" in gates or ("key" in gates and any(lowered.endswith("priv", 0, p) for p in positions(lowered, "key"))):
         for match in _WIF.finditer(text):
             if is_wif(match.group(0)):
                 yield match.start(), match.end(), "wallet_secret"
 
 
+# Gate literals: JSON/XML/armour forms hold a "=", ":", ">" or "-" the gate index finds without a
+# scan of its own (see memctl.scrub.gates); six words are scanned.
+_JWK_GATES = ('kty":', "kty':", 'kty\\":')
+_LITERALS = (
+    *_JWK_GATES, "<rsakeyvalue>", 'ciphertext":', "ciphertext':", 'ciphertext\\":', "-----begin openvpn static key",
+    "secret", "b3blbnnzac1rzxktdje", *_SEED_GATES, "key", "wallet",
+)
+
 KEY_MATERIAL_DETECTORS: tuple[Detector, ...] = (
     detector(
         "private_key",
         finder=_key_material_spans,
-        literals=(
-            "presharedkey", "openvpn static key", '"kty', "'kty", "<rsakeyvalue>", "ciphertext", "kdf", "minisign", "rwrty0iy",
-            "b3blbnnzac1rzxktdje", *_SEED_WORDS, *_WIF_WORDS,
-        ),
+        literals=_LITERALS,
+        requires=_LITERALS,  # every match holds one: skipped without a call when none is in the text
         origin="OpenVPN, RFC 7517/7518, .NET RSA XML, Web3 Secret Storage, minisign, OpenSSH PROTOCOL.key, "
         "BIP-39, Bitcoin WIF",
     ),

@@ -30,22 +30,23 @@ from collections.abc import Iterator
 
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.gates import positions
 
 __all__ = ["STATEMENT_DETECTORS"]
 
 _Q = r"""\\*(?P<q>["'`])(?P<value>[^"'`\n\x00\\]{3,})\\*(?P=q)"""
 _ARG = r"""\\*["'`][^"'`\n\x00\\]*\\*["'`]|[\w.$\[\]"]+"""
 _SETTERS = (
-    (("setpassword", "set_password", "setsecret", "set_secret", "settoken", "set_token", "setapikey", "set_api_key",
-      "set_passwd"), re.compile(r"(?i:set_?(?:password|passwd|secret|apikey|api_key|token))[ \t]*\((?:[ \t]*(?:" + _ARG + r")[ \t]*,)*[ \t]*" + _Q)),
-    (("networkcredential",), re.compile(r"NetworkCredential[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
-    (("login(",), re.compile(r"\.login[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
-    (("pass_(",), re.compile(r"\.pass_[ \t]*\([ \t]*" + _Q)),
-    (("changeuserpassword",), re.compile(r"changeUserPassword[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
-    (("set password",), re.compile(r"(?i:set[ \t]+password(?:[ \t]+for[ \t]+[^=\n\x00]{1,80})?[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?)" + _Q)),
-    (("sp_addlogin",), re.compile(r"(?i:sp_addlogin)[ \t]+(?:@loginame[ \t]*=[ \t]*)?N?(?:" + _ARG + r")[ \t]*,[ \t]*(?:@passwd[ \t]*=[ \t]*)?N?" + _Q)),
-    (("sp_password",), re.compile(r"(?i:sp_password)[ \t]+(?:N?(?:" + _ARG + r")[ \t]*,[ \t]*)?N?" + _Q)),
-    (("send ",), re.compile(r"(?i:(?:assword|passphrase|pass|passwd)[^\n\x00]{0,40}\n[ \t]*send)[ \t]+(?:--[ \t]+)?\"(?P<value>[^\"\n\x00\\]{3,})(?:\\r|\\n)?\"")),
+    (("pass", "secret", "token", "key"), ("setpass", "set_pass", "set pass", "setsecret", "set_secret", "settoken",
+                                          "set_token", "setapikey", "set_api_key"), re.compile(r"(?i:set_?(?:password|passwd|secret|apikey|api_key|token))[ \t]*\((?:[ \t]*(?:" + _ARG + r")[ \t]*,)*[ \t]*" + _Q)),
+    (("cred",), ("networkcredential",), re.compile(r"NetworkCredential[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
+    (("login(",), ("login(",), re.compile(r"\.login[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
+    (("pass",), ("pass_(",), re.compile(r"\.pass_[ \t]*\([ \t]*" + _Q)),
+    (("pass",), ("changeuserpassword",), re.compile(r"changeUserPassword[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
+    (("pass",), ("set password",), re.compile(r"(?i:set[ \t]+password(?:[ \t]+for[ \t]+[^=\n\x00]{1,80})?[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?)" + _Q)),
+    (("sp_addlogin",), ("sp_addlogin",), re.compile(r"(?i:sp_addlogin)[ \t]+(?:@loginame[ \t]*=[ \t]*)?N?(?:" + _ARG + r")[ \t]*,[ \t]*(?:@passwd[ \t]*=[ \t]*)?N?" + _Q)),
+    (("pass",), ("sp_password",), re.compile(r"(?i:sp_password)[ \t]+(?:N?(?:" + _ARG + r")[ \t]*,[ \t]*)?N?" + _Q)),
+    (('send "', "send --"), ("send",), re.compile(r"(?i:(?:assword|passphrase|pass|passwd)[^\n\x00]{0,40}\n[ \t]*send)[ \t]+(?:--[ \t]+)?\"(?P<value>[^\"\n\x00\\]{3,})(?:\\r|\\n)?\"")),
 )
 _ORACLE = re.compile(r"(?i:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)(?:[ \t]+-[\w]+)*[ \t]+[\"']?(?P<user>[A-Za-z_][\w$#]*)/(?P<value>[^\s@/\"'\x00]{3,})(?=@|[\s\"']|$)")
 _CHPASSWD = re.compile(r"[\"']?[a-z_][\w.-]*:(?P<value>[^\s:'\"\x00]{3,})[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd")
@@ -60,18 +61,17 @@ _PROSE = re.compile(
 _PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|meu|il|het|mijn|his|her|our|their|new|old|default|its|a|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
 # Code, not a literal: settings.db_password, get_password, self.password.
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+(?:_[a-z]+)+")
-_HEADERS = ("x-functions-key", "x-api-key", "api-key", "ocp-apim-subscription-key", "x-goog-api-key", "apikey")
+_HEADERS = ("x-functions-key", "x-api-key", "api-key", "ocp-apim-subscription-key", "x-goog-api-key")
 _HEADER = re.compile(r"(?P<name>[\w-]{5,40})\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?P<value>[A-Za-z0-9_\-+/=.~%]{12,})")
 _PRINTERS = (
     (("base64 -d", "base64 --decode"), re.compile(r"(?i:secret|jsonpath|\.data|getsecret|get-secret)[^\n\x00]*\|[ \t]*base64[ \t]+(?:-d|--decode)[ \t]*(?:;[ \t]*echo)?[ \t]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?:Output:(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
     (("output -raw",), re.compile(r"output[ \t]+-raw[ \t]+[\w.-]+[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
-    (("versions access",), re.compile(r"versions[ \t]+access[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
-    (("find-generic-password",), re.compile(r"find-(?:generic|internet)-password[^\n\x00]*-w[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
-    (("op read",), re.compile(r"\bop[ \t]+read[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
-    (("pass show",), re.compile(r"\bpass[ \t]+show[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
+    (("secrets versions access",), re.compile(r"versions[ \t]+access[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
+    (("find-generic-password", "find-internet-password"), re.compile(r"find-(?:generic|internet)-password[^\n\x00]*-w[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
 )
 _JSON_VALUE = re.compile(r"""\\*["'](?:Value|value|SecretString|SecretValue|secret_value|secretValue|password|data)\\*["'][ \t]*:[ \t]*\\*["'](?P<value>[^"'\\\n\x00]{3,})""")
-_JSON_PRINTERS = ("--with-decryption", "get-secret-value", "keyvault secret show", "secretsmanager", "get-parameter")
+_JSON_PRINTERS = ("--with-decryption", "get-secret-value", "keyvault secret show", "get-parameter")
+_SECRET_PRINTERS = ("secrets versions access", "keyvault secret show")  # found from the hits of "secret"
 _VAULT_ROW = re.compile(r"(?m)^[ \t]*(?P<key>[\w.-]+)[ \t]{2,}(?P<value>[^\s\x00]{3,})[ \t]*$")
 _VAULT_METADATA = frozenset({"key", "---", "created_time", "custom_metadata", "deletion_time", "destroyed", "version",
                              "request_id", "lease_id", "lease_duration", "renewable", "warnings", "path"})
@@ -98,28 +98,41 @@ def _prose_value_ok(value: str, quoted: bool) -> bool:
     return (has_digit and any(c.isalpha() for c in value)) or has_symbol or mixed
 
 
+def _setter_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    """Setters, chpasswd and expect, tried only where their name sits around a hit of a gate word."""
+    for umbrella in _SETTER_GATES:
+        if umbrella not in gates:
+            continue
+        pos = lowered.find(umbrella)
+        while pos != -1:
+            window = lowered[max(0, pos - 24) : pos + 24]
+            for gates_of, triggers, pattern in _SETTERS:
+                if umbrella in gates_of and any(trigger in window for trigger in triggers):
+                    start = max(0, pos - (120 if umbrella.startswith("send") else 24))
+                    for match in pattern.finditer(text, start, min(len(text), pos + 400)):
+                        span = _value_span(match)
+                        if span is not None:
+                            yield span
+            if umbrella == "pass" and "chpasswd" in window:
+                for match in _CHPASSWD.finditer(text, max(0, pos - 200), min(len(text), pos + 12)):
+                    span = _value_span(match)
+                    if span is not None:
+                        yield span
+            pos = lowered.find(umbrella, pos + len(umbrella))
+
+
 def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
     if lowered is None:
         lowered = text.lower()
         if len(lowered) != len(text):
             return
-    for literals, pattern in _SETTERS:
-        if any(literal in gates for literal in literals):
-            for match in pattern.finditer(text):
-                span = _value_span(match)
-                if span is not None:
-                    yield span
-    if "/" in text and any(w in gates for w in ("sqlplus", "expdp", "impdp", "rman", "sqlldr", "dgmgrl")):
+    yield from _setter_spans(text, lowered, gates)
+    if "/" in text and "sqlplus" in gates:
         for match in _ORACLE.finditer(text):
             span = _value_span(match)
             if span is not None:
                 yield span
-    if "chpasswd" in gates:
-        for match in _CHPASSWD.finditer(text):
-            span = _value_span(match)
-            if span is not None:
-                yield span
-    for root in _PROSE_ROOTS:
+    for root in _PROSE_GATES:
         if root not in gates:
             continue
         pos = lowered.find(root)
@@ -145,14 +158,16 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
 
 
 def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    secret_hits = positions(lowered, "secret") if "secret" in gates else ()
+    present = {name for name in _SECRET_PRINTERS if any(lowered.startswith(name, p - name.index("secret")) for p in secret_hits)}
     for literals, pattern in _PRINTERS:
-        if any(literal in gates for literal in literals):
+        if any(literal in gates or literal in present for literal in literals):
             for match in pattern.finditer(text):
                 span = _value_span(match)
                 if span is not None:
                     yield span[0], span[1], "secret"
     for literal in _JSON_PRINTERS:
-        if literal in gates:
+        if literal in gates or literal in present:
             pos = lowered.find(literal)
             while pos != -1:
                 for match in _JSON_VALUE.finditer(text, pos, min(len(text), pos + 4000)):
@@ -160,7 +175,7 @@ def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[S
                     if span is not None:
                         yield span[0], span[1], "secret"
                 pos = lowered.find(literal, pos + 4000)
-    if "vault kv get" in gates or "vault read" in gates:
+    if "==== data ====" in gates:
         pos = lowered.find("==== data ====")
         while pos != -1:
             block_end = lowered.find("\n\n", pos)
@@ -171,15 +186,22 @@ def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[S
             pos = lowered.find("==== data ====", block_end)
 
 
+_SETTER_GATES = tuple(sorted({gate for gates_of, _, _ in _SETTERS for gate in gates_of}))
+# "pass" finds every English root (password, passwd, passphrase, passcode) and the other words;
+# non-ASCII roots cost nothing on an ASCII text; four ASCII foreign roots are scanned.
+_PROSE_GATES = ("pass", *(w for w in _PROSE_ROOTS if not w.isascii()))
+_LITERALS = tuple(sorted({
+    *_SETTER_GATES, "sqlplus", *_PROSE_GATES, *_HEADERS,
+    *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS),
+    *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "==== data ====",
+}))
+
 STATEMENT_DETECTORS: tuple[Detector, ...] = (
     detector(
         "password",
         finder=_statement_spans,
-        literals=tuple(sorted({
-            *(literal for literals, _ in _SETTERS for literal in literals), "sqlplus", "expdp", "impdp", "rman", "sqlldr", "dgmgrl",
-            "chpasswd", *_PROSE_ROOTS, *_HEADERS, *(literal for literals, _ in _PRINTERS for literal in literals), *_JSON_PRINTERS,
-            "vault kv get", "vault read",
-        })),
+        literals=_LITERALS,
+        requires=_LITERALS,  # every match holds one: skipped without a call when none is in the text
         origin="memctl: setters, SQL statements, prose, API key headers and secret-printing commands",
     ),
 )
