@@ -42,7 +42,7 @@ MIN_BITS_PER_CHAR = 3.6
 random alphanumerics ~4.0; identifiers made of words score 3.0-3.5."""
 
 _REACH = 48
-_RUN_HEAD = re.compile(r"[A-Za-z0-9+/_=.~-]{20}")
+_RUN_HEAD = re.compile(r"(?<![A-Za-z0-9+/_.~-])[A-Za-z0-9][A-Za-z0-9+/_=.~-]{19}")  # a whole run, from its start
 _RUN_TAIL = re.compile(r"[A-Za-z0-9+/_=.~-]*")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
