@@ -49,6 +49,7 @@ _READERS = frozenset({
     "od", "hexdump", "base64", "tac", "view", "vim", "vi", "nano", "sed", "awk", "grep", "rg", "source", ".",
     "openssl", "jq", "yq", "cp", "scp", "diff",
 })
+_OUTPUT_FLAGS = frozenset({"-out", "-o", "--output", "--out", ">", ">>", "-outform", "1>", "2>"})  # a file written
 _GUTTER = re.compile(r"^(?P<gutter>[ \t]*\d+(?:\| |: |\t|\|))?")
 _STRUCTURAL = re.compile(r"^[ \t]*(?:$|[#;!]|//(?:[ \t]|$)|<[/?]?[\w:-]+>?[ \t]*$|\(End of file|\[[^\]=]*\][ \t]*$|[{}\[\],]+[ \t]*$|-----(?:BEGIN|END))")
 _EQ_PAIR = re.compile(
@@ -86,15 +87,19 @@ def is_sensitive_path(path: str) -> bool:
 
 def sensitive_files_in_command(command: str) -> list[str]:
     """The sensitive paths a shell command reads or prints (``cat .env``, ``head ~/.netrc``,
-    ``Get-Content .env``), in order. Words after a reader command are tried as paths; a command
-    that cannot be split as shell words is split on whitespace. Never raises."""
+    ``Get-Content .env``), in order. Words after a reader command are tried as paths, except a
+    file it writes (after ``-out``/``-o``/``>``); a command that cannot be split as shell words
+    is split on whitespace. Never raises."""
     try:
         words = shlex.split(command, comments=False, posix=True)
     except ValueError:
         words = command.split()
     found: list[str] = []
     reading = False
+    previous = ""
     for word in words:
+        written = previous in _OUTPUT_FLAGS or word.startswith(">")
+        previous = word
         if word in {"|", "&&", "||", ";"} or word.endswith(";"):
             reading = False
             word = word.rstrip(";")
@@ -102,7 +107,7 @@ def sensitive_files_in_command(command: str) -> list[str]:
         if base in _READERS:
             reading = True
             continue
-        if reading and not word.startswith("-") and is_sensitive_path(word.lstrip("<")):
+        if reading and not written and not word.startswith("-") and is_sensitive_path(word.lstrip("<")):
             found.append(word)
     return found
 
