@@ -131,7 +131,7 @@ STATEMENTS = [
     ("echo 'deploy:Chp4sswd9' | chpasswd", "Chp4sswd9"),
     ('echo "root:R00tChp!x" | sudo chpasswd', "R00tChp!x"),
     ('expect "Password:"\nsend "ExpectPw42x\\r"', "ExpectPw42x"),
-    ('expect -re "(P|p)assword: "\n  send -- "Spawned_Pw_7\\r"', "Spawned_Pw_7"),
+    ('expect -exact "Enter passphrase for key: "\n  send -- "Spawned_Pw_7\\r"', "Spawned_Pw_7"),
 ]
 
 PROSE = [

@@ -58,7 +58,7 @@ from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
 from memctl.scrub.encoded import encoded_secret_detector
 from memctl.scrub.entropy import ENTROPY_DETECTORS
-from memctl.scrub.gates import GateIndex
+from memctl.scrub.gates import HIT_WORDS, GateIndex, positions
 from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
@@ -183,7 +183,7 @@ detector wins (a GitHub token in ``export GITHUB_TOKEN=ghp_…`` is a
 contains the earlier ones (an ``Authorization: AWS4-HMAC-SHA256`` parameter
 list holding an access key id is redacted whole)."""
 
-_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals)
+_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS)
 
 # ---------------------------------------------------------------------------
 # Public API
@@ -216,7 +216,8 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
         return []
     lowered = _lowered(text)
     # Which rules can match at all: one pass for every declared literal.
-    gates = _GATES.present(lowered if lowered is not None else text.lower())
+    haystack = lowered if lowered is not None else text.lower()
+    gates = _GATES.present(haystack) | frozenset(word for word in HIT_WORDS if positions(haystack, word))
     starts: list[int] = []
     accepted: list[tuple[int, int, str]] = []
     for candidate in DETECTORS:

@@ -46,7 +46,7 @@ _SETTERS = (
     (("pass",), ("set password",), re.compile(r"(?i:set[ \t]+password(?:[ \t]+for[ \t]+[^=\n\x00]{1,80})?[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?)" + _Q)),
     (("sp_addlogin",), ("sp_addlogin",), re.compile(r"(?i:sp_addlogin)[ \t]+(?:@loginame[ \t]*=[ \t]*)?N?(?:" + _ARG + r")[ \t]*,[ \t]*(?:@passwd[ \t]*=[ \t]*)?N?" + _Q)),
     (("pass",), ("sp_password",), re.compile(r"(?i:sp_password)[ \t]+(?:N?(?:" + _ARG + r")[ \t]*,[ \t]*)?N?" + _Q)),
-    (('send "', "send --"), ("send",), re.compile(r"(?i:(?:assword|passphrase|pass|passwd)[^\n\x00]{0,40}\n[ \t]*send)[ \t]+(?:--[ \t]+)?\"(?P<value>[^\"\n\x00\\]{3,})(?:\\r|\\n)?\"")),
+    (("pass",), ("send ",), re.compile(r"(?i:(?:assword|passphrase|pass|passwd)[^\n\x00]{0,40}\n[ \t]*send)[ \t]+(?:--[ \t]+)?\"(?P<value>[^\"\n\x00\\]{3,})(?:\\r|\\n)?\"")),
 )
 _ORACLE = re.compile(r"(?i:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)(?:[ \t]+-[\w]+)*[ \t]+[\"']?(?P<user>[A-Za-z_][\w$#]*)/(?P<value>[^\s@/\"'\x00]{3,})(?=@|[\s\"']|$)")
 _CHPASSWD = re.compile(r"[\"']?[a-z_][\w.-]*:(?P<value>[^\s:'\"\x00]{3,})[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd")
@@ -107,8 +107,9 @@ def _setter_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Sp
         while pos != -1:
             window = lowered[max(0, pos - 24) : pos + 24]
             for gates_of, triggers, pattern in _SETTERS:
-                if umbrella in gates_of and any(trigger in window for trigger in triggers):
-                    start = max(0, pos - (120 if umbrella.startswith("send") else 24))
+                near = lowered[pos : pos + 120] if triggers == ("send ",) else window  # expect: send follows the prompt
+                if umbrella in gates_of and any(trigger in near for trigger in triggers):
+                    start = max(0, pos - 24)
                     for match in pattern.finditer(text, start, min(len(text), pos + 400)):
                         span = _value_span(match)
                         if span is not None:
