@@ -100,17 +100,15 @@ def _prose_value_ok(value: str, quoted: bool) -> bool:
 
 def _setter_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
     """Setters, chpasswd and expect, tried only where their name sits around a hit of a gate word."""
-    for umbrella in _SETTER_GATES:
+    for umbrella, entries in _SETTERS_BY_GATE.items():
         if umbrella not in gates:
             continue
-        pos = lowered.find(umbrella)
-        while pos != -1:
+        for pos in positions(lowered, umbrella):
             window = lowered[max(0, pos - 24) : pos + 24]
-            for gates_of, triggers, pattern in _SETTERS:
+            for triggers, pattern in entries:
                 near = lowered[pos : pos + 120] if triggers == ("send ",) else window  # expect: send follows the prompt
-                if umbrella in gates_of and any(trigger in near for trigger in triggers):
-                    start = max(0, pos - 24)
-                    for match in pattern.finditer(text, start, min(len(text), pos + 400)):
+                if any(trigger in near for trigger in triggers):
+                    for match in pattern.finditer(text, max(0, pos - 24), min(len(text), pos + 400)):
                         span = _value_span(match)
                         if span is not None:
                             yield span
@@ -119,7 +117,6 @@ def _setter_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Sp
                     span = _value_span(match)
                     if span is not None:
                         yield span
-            pos = lowered.find(umbrella, pos + len(umbrella))
 
 
 def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
@@ -136,10 +133,8 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
     for root in _PROSE_GATES:
         if root not in gates:
             continue
-        pos = lowered.find(root)
-        while pos != -1:
+        for pos in positions(lowered, root):
             match = _PROSE.match(text, pos)
-            pos = lowered.find(root, pos + len(root))
             if match is None or _PROSE_BEFORE.search(text, max(0, match.start() - 24), match.start()) is None:
                 continue
             group = "qvalue" if match.group("qvalue") is not None else "bare"
@@ -188,6 +183,8 @@ def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[S
 
 
 _SETTER_GATES = tuple(sorted({gate for gates_of, _, _ in _SETTERS for gate in gates_of}))
+_SETTERS_BY_GATE = {gate: [(triggers, pattern) for gates_of, triggers, pattern in _SETTERS if gate in gates_of]
+                    for gate in _SETTER_GATES}
 # "pass" finds every English root (password, passwd, passphrase, passcode) and the other words;
 # non-ASCII roots cost nothing on an ASCII text; four ASCII foreign roots are scanned.
 _PROSE_GATES = ("pass", *(w for w in _PROSE_ROOTS if not w.isascii()))
