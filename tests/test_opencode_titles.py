@@ -179,3 +179,51 @@ def test_placeholders_left_in_older_checkpoints_stay_out_of_topic_descriptions(t
         note.write_text("---\n---\nbody\n")
     description = build_topic_index(home).topics["alpha"].description
     assert description == "alpha. Sessions: Pin pytest-asyncio"
+
+
+TITLE_SECRETS = ("Sonnenblume42!", "Zq8vN2kLm4PxR7tYw3Hs", "Falcon8812")
+
+
+def test_a_secret_in_a_session_title_reaches_no_stored_file_and_no_model_request(tmp_path: Path) -> None:
+    """A real (non-placeholder) title holding credentials of the context kinds: every place a
+    title is stored (note front matter, progress.json, topic_index.json, transcripts, Cognee's
+    inputs under the data home) and the model request see only markers."""
+    db_path, home = tmp_path / "opencode.db", tmp_path / "var"
+    db = CraftedDb(db_path)
+    titles = {
+        "ses_s1": "Fix login, Kennwort=Sonnenblume42! in staging",
+        "ses_s2": "the staging key, just in case: Zq8vN2kLm4PxR7tYw3Hs",
+        "ses_s3": "log in with password Falcon8812 then deploy",
+    }
+    for sid, title in titles.items():
+        db.session(sid, title)
+        db.user(sid, "Move the Docker image to a multi-stage build on python slim and keep the cache mounts")
+        db.assistant(sid, [bash("make check", "all green"), text("done as asked")])
+    db.close()
+    with FakeOllama() as server:
+        settings = Settings(home=home, ollama_host=server.url, workers=1, settle_minutes=0)
+        summary = IngestRun(settings, IngestOptions(db=db_path, phase="distill")).run()
+        assert summary.distilled == 3
+        sent = json.dumps([body for _p, _m, body in list(server.calls)])
+    for secret in TITLE_SECRETS:
+        assert secret not in sent
+    stored = [p for p in home.rglob("*") if p.is_file()]
+    assert any(p.name == "progress.json" for p in stored) and any(p.name == "topic_index.json" for p in stored)
+    for path in stored:
+        content = path.read_bytes()
+        for secret in TITLE_SECRETS:
+            assert secret.encode() not in content, path
+    metas = {sid: read_note_meta((home / "distilled" / f"{sid}.md").read_text()) for sid in titles}
+    assert metas["ses_s1"]["title"].startswith("Fix login, Kennwort=[REDACTED:")
+    assert "[REDACTED:" in metas["ses_s2"]["title"] and "[REDACTED:" in metas["ses_s3"]["title"]
+
+
+def test_the_title_scrub_is_one_function_and_idempotent() -> None:
+    from memctl.scrub.title import scrub_title, scrub_titles
+
+    titles = ["Kennwort=Sonnenblume42! for db", "Plain title", "", "token Zq8vN2kLm4PxR7tYw3Hs"]
+    once = scrub_titles(titles)
+    assert once == [scrub_title(t) for t in titles]
+    assert [scrub_title(t) for t in once] == once
+    assert once[1] == "Plain title" and once[2] == ""
+    assert all(secret not in " ".join(once) for secret in TITLE_SECRETS)

@@ -77,6 +77,12 @@ def test_gated_scrub_equals_scrub_with_every_rule_run(monkeypatch: pytest.Monkey
 
 
 def test_every_rule_literal_is_indexed() -> None:
+    # The common words several rules walk hit by hit are found by gates.positions instead.
+    from memctl.scrub.gates import HIT_WORDS, positions
+
     for detector in scrub_module.DETECTORS:
         for literal in detector.requires + detector.literals:
-            assert literal in scrub_module._GATES.literals, (detector.kind, literal)
+            assert literal in scrub_module._GATES.literals or literal in HIT_WORDS, (detector.kind, literal)
+    text = "a token, the keys, a passport, secrets"
+    assert {w for w in HIT_WORDS if positions(text, w)} == {"token", "key", "pass", "secret"}
+    assert positions(text, "key") == (text.index("keys"),)

@@ -615,8 +615,9 @@ def test_real_fixture_shapes(fixture_sessions) -> None:
     t = subagent.text
     assert t.index("**Tool `task`**") < t.index(f"### Subagent session {subagent.child_session_ids[0]}") < t.index("### End of subagent")
     secrets = by_title["Deploy config with credentials"]
-    assert {"github_token", "aws_access_key", "aws_secret_key", "openai_key", "slack_webhook", "private_key",
-            "jwt", "url_credentials", "bearer_token", "password"} <= set(secrets.redactions)
+    # the .env it writes is a credential file: its values go by value (its JWT, Slack webhook and bearer token too)
+    assert {"github_token", "aws_access_key", "aws_secret_key", "openai_key", "private_key",
+            "url_credentials", "password", "credential_file"} <= set(secrets.redactions)
     subtask = by_title["TODO search in app code"]
     assert "**Subtask for agent `explore`:**" in subtask.text and subtask.child_session_ids
     explain = by_title["deploy.sh explanation"]

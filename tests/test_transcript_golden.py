@@ -2,6 +2,8 @@
 
 The digests in tests/fixtures/transcript_golden.json were written by the implementation before
 the speed work (``python -m tests.transcript_cases``); see tests/transcript_cases.py for the cases.
+They were rewritten once on purpose when credential files read or written by a tool began to be
+redacted by value (``credential_file``): only redaction counts and the sizes that follow changed.
 """
 
 from __future__ import annotations

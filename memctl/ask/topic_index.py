@@ -23,7 +23,7 @@ retrieval maps a hit's note path back to its session id, title and date here
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from memctl.connectors.opencode.titles import is_placeholder_title
 from memctl.exit_codes import HomeError, UsageError
 from memctl.ingest.checkpoint import Checkpoint, CheckpointError
 from memctl.ingest.topics import TopicAlias, TopicRegistry, slugify
+from memctl.scrub.title import scrub_titles
 
 INDEX_VERSION = 1
 DESCRIPTION_TITLES = 12
@@ -200,6 +201,13 @@ def build_topic_index(home: DataHome) -> TopicIndex:
         updated = entry.session_updated or 0
         ref = NoteRef(source_id=sid, path=store_path, title=entry.title or sid, date=_date(updated), topic=topic)
         by_topic.setdefault(topic, []).append((updated, ref))
+    # Titles go through the one title scrub (progress.json of older versions may hold raw ones).
+    flat = [(slug, index) for slug, refs in by_topic.items() for index in range(len(refs))]
+    scrubbed = scrub_titles([by_topic[slug][index][1].title for slug, index in flat])
+    for (slug, index), title in zip(flat, scrubbed, strict=True):
+        updated, ref = by_topic[slug][index]
+        if title != ref.title:
+            by_topic[slug][index] = (updated, replace(ref, title=title))
     topics = {}
     for slug, refs in by_topic.items():
         refs.sort(key=lambda pair: (-pair[0], pair[1].source_id))

@@ -138,6 +138,15 @@ def _load(path: Path, key: str | None) -> dict[str, Any]:
         ) from exc
 
 
+
+def _scrubbed_title(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with its ``title`` through :func:`memctl.scrub.title.scrub_title` (the one scrub
+    every stored title passes; a caller's scrubbed title comes back unchanged)."""
+    from memctl.scrub.title import scrub_title
+
+    title = fields.get("title")
+    return fields if not isinstance(title, str) or not title else {**fields, "title": scrub_title(title)}
+
 class Checkpoint:
     """progress.json + skipped.json of one data home.
 
@@ -179,14 +188,14 @@ class Checkpoint:
 
     def mark_distilled(self, source_id: str, **fields: Any) -> None:
         """Record a written note (call only after the note file is on disk). ``fields``: :class:`Entry` fields."""
-        self.entries[source_id] = Entry(status="distilled", **fields, updated=_now())
+        self.entries[source_id] = Entry(status="distilled", **_scrubbed_title(fields), updated=_now())
         self._save()
         if self.skipped.pop(source_id, None) is not None:
             self._save_skipped()
 
     def mark_skipped(self, source_id: str, *, reason: str, skip_kind: str, **fields: Any) -> None:
         """Record a skip in both files; ``skip_kind`` is ``threshold`` or ``junk``."""
-        entry = Entry(status="skipped", reason=reason, skip_kind=skip_kind, **fields, updated=_now())
+        entry = Entry(status="skipped", reason=reason, skip_kind=skip_kind, **_scrubbed_title(fields), updated=_now())
         self.entries[source_id] = entry
         self.skipped[source_id] = {"reason": reason, "skip_kind": skip_kind, "updated": entry.updated} | {
             k: v for k in ("title", "topic", "prompt_version") if (v := getattr(entry, k)) is not None

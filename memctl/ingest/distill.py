@@ -18,6 +18,7 @@ from memctl.ingest.transcript import UNTITLED, derive_title
 from memctl.ollama_client import chat_once, check_model, client_for
 from memctl.prompts import Prompt, load_prompt
 from memctl.scrub.core import scrub
+from memctl.scrub.title import scrub_title
 
 _JUNK_DECORATION = " \t\r\n.*_`'\"!"
 
@@ -106,8 +107,8 @@ def render_note(
         "source": info.source,
         "source_id": info.id,
         "topic": topic,
-        "title": title if title is not None else scrub(info.title).text,
-        **({"original_title": scrub(original_title).text} if original_title else {}),
+        "title": scrub_title(title if title is not None else info.title),
+        **({"original_title": scrub_title(original_title)} if original_title else {}),
         "session_created": _iso(info.time_created),
         "session_updated": _iso(info.time_updated),
         "directory": scrub(info.directory).text,

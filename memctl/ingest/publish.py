@@ -6,6 +6,8 @@ is versioned and audited. Publishing is idempotent: unchanged notes are store
 no-ops, so it also completes the work of a run killed between writing a note
 and publishing it. Notes no longer accepted (continuations superseded by
 ``--reparse-all``) are deleted from ``memory/`` (a versioned tombstone).
+A note whose text holds a secret by the scrubber's detectors (:mod:`memctl.scrub.core`, the
+same table the transcript, titles and the sleep validator use) is published scrubbed.
 The caller holds the data-home lock.
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from memctl.config import DataHome
 from memctl.ingest.checkpoint import Checkpoint
+from memctl.scrub.core import scrub
 from memctl.store.versions import sha256_text
 
 
@@ -26,10 +29,12 @@ def memory_path(topic: str | None, source_id: str) -> str:
 
 @dataclass
 class Published:
-    """What :func:`publish_notes` changed: notes written (new or changed) and deleted."""
+    """What :func:`publish_notes` changed: notes written (new or changed) and deleted, and
+    secrets redacted on the way (:func:`memctl.scrub.core.scrub`)."""
 
     written: int = 0
     removed: int = 0
+    redacted: int = 0
 
 
 def publish_notes(home: DataHome) -> Published:
@@ -52,8 +57,17 @@ def publish_notes(home: DataHome) -> Published:
         text = note.read_text(encoding="utf-8")
         current = store.sha(store_path)
         if current != sha256_text(text):
+            # The guard of memory/: the same detectors as the transcript scrub (a note written by
+            # an older version, or edited by hand, never reaches the store with a secret in it).
+            cleaned = scrub(text)
+            if cleaned.counts:
+                result.redacted += sum(cleaned.counts.values())
+                text = cleaned.text
+                if current == sha256_text(text):
+                    continue
             store.write_text(store_path, text, expected_sha=current, actor="ingest",
-                             reason=f"distilled note of session {note.stem}" + (" (re-distilled)" if current else ""))
+                             reason=f"distilled note of session {note.stem}" + (" (re-distilled)" if current else "")
+                             + (f" ({sum(cleaned.counts.values())} secrets redacted)" if cleaned.counts else ""))
             result.written += 1
     for store_path in store.list("memory"):
         if store_path not in wanted:

@@ -202,7 +202,7 @@ class IngestRun:
         process pool, in a window of a few per process; every session is handled in the source's order.
         """
         from memctl.ingest.premodel import BATCH, PreModelStage, Request, process_count
-        from memctl.scrub.core import scrub
+        from memctl.scrub.title import scrub_title
 
         processes = process_count(self.settings.transcript_processes)
         window: deque[_Pending] = deque()
@@ -215,7 +215,7 @@ class IngestRun:
                 if self._filtered():
                     self.selected_ids.append(info.id)
                 topic = registry.topic_for(info)
-                title = scrub(info.title).text  # titles can hold secrets too; never store them raw
+                title = scrub_title(info.title)  # titles can hold secrets too; never store them raw
                 entry = checkpoint.entry(info.id)
                 decision = decide(info, entry, rules)
                 pending = _Pending(info, topic, title, decision)

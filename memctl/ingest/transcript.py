@@ -27,7 +27,9 @@ Pipeline (the ingester's "Before the LLM" steps, in this order):
    subtask     agent, description and prompt (bounded like text)
    ==========  ===========================================================
 
-3. Scrub secrets (:mod:`memctl.scrub.core`) on the FULL field text first, then
+3. A tool part that reads, writes or prints a credential file (``.env``, ``*.pem``,
+   ``.netrc``…: :mod:`memctl.scrub.sensitive_source`) has every value of it redacted, keys
+   kept, when the entry is collected. Then scrub secrets (:mod:`memctl.scrub.core`) on the FULL field text first, then
    bound it, so a cut never leaves half a secret behind; the header (title,
    directory, project) is scrubbed the same way. Every cut says how much
    was cut: ``… [truncated 12,345 chars]``.
@@ -70,6 +72,7 @@ from typing import Any
 from memctl.config import Settings
 from memctl.connectors.model import Part, Session
 from memctl.scrub.core import multiline_secret_before, scrub_texts
+from memctl.scrub.sensitive_source import KIND as SOURCE_KIND, redact_tool_part
 
 __all__ = ["Transcript", "build_transcript", "derive_title", "LIFECYCLE_PART_TYPES", "CHARS_PER_TOKEN",
            "TOOL_STATUSES", "UNTITLED"]
@@ -230,6 +233,7 @@ class _Builder:
         self.compacted_outputs = 0
         self.read_warnings: dict[str, int] = {}
         self.first_user_field: dict[tuple[int, ...], int] = {}  # section path → its first user text field
+        self.source_redactions: dict[str, int] = {}  # values of credential files, redacted by value
 
     def warn(self, kind: str) -> None:
         self.read_warnings[kind] = self.read_warnings.get(kind, 0) + 1
@@ -365,6 +369,13 @@ class _Builder:
             return _Entry(segments, path, ids)
 
         tool_input = state.get("input")
+        output = _as_text(state.get("output")) if status == "completed" else ""
+        output_chars = len(output)  # substance is measured on what the tool printed
+        # A credential file read, written or printed: every value goes, keys stay (before any bound).
+        original_input = tool_input
+        tool_input, output, by_value = redact_tool_part(_as_text(data.get("tool")), tool_input, output)
+        if by_value:
+            self.source_redactions[SOURCE_KIND] = self.source_redactions.get(SOURCE_KIND, 0) + by_value
         if tool_input in (None, {}, []) and state.get("raw"):
             input_text = _as_text(state.get("raw"))
         elif tool_input in (None, {}, []):
@@ -372,14 +383,15 @@ class _Builder:
         else:
             input_text = json.dumps(tool_input, ensure_ascii=False, default=str)
         if input_text:
-            self.substance_chars += len(input_text)
+            self.substance_chars += len(input_text) if original_input is tool_input else len(
+                json.dumps(original_input, ensure_ascii=False, default=str)
+            )
             i = self.add_field(input_text, settings.max_tool_input_chars, _HEAD_SHARE_TOOL_INPUT)
             segments.extend(["\nInput:\n", ("fence", i, "json")])
             ids.append(i)
 
         if status == "completed":
-            output = _as_text(state.get("output"))
-            self.substance_chars += len(output)
+            self.substance_chars += output_chars
             if output.strip():
                 o = self.add_field(output, settings.max_tool_output_chars, _HEAD_SHARE_TOOL_OUTPUT)
                 segments.extend(["\nOutput:\n", ("fence", o, "")])
@@ -825,6 +837,8 @@ def build_transcript(session: Session, settings: Settings) -> Transcript:
 
     entries = builder.collect(session, (), is_root=True)
     redactions = _scrub_and_bound(builder.fields)
+    for kind, count in builder.source_redactions.items():
+        redactions[kind] = redactions.get(kind, 0) + count
 
     fields = builder.fields
     sections = builder.sections

@@ -54,13 +54,17 @@ from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
+from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
 from memctl.scrub.encoded import encoded_secret_detector
-from memctl.scrub.gates import GateIndex
+from memctl.scrub.entropy import ENTROPY_DETECTORS
+from memctl.scrub.gates import HIT_WORDS, GateIndex, positions
 from memctl.scrub.http import HTTP_DETECTORS
+from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
+from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
 
 __all__ = [
@@ -119,6 +123,7 @@ def _build_detectors() -> tuple[Detector, ...]:
     return (
         # Multi-line blocks first: they contain base64 that other detectors could partly match.
         PRIVATE_KEY_DETECTOR,
+        *KEY_MATERIAL_DETECTORS,
         # A base64 run holding a secret goes whole, before any rule sees part of it.
         encoded_secret_detector(lambda text: find_secrets(text)),
         detector(
@@ -167,6 +172,11 @@ def _build_detectors() -> tuple[Detector, ...]:
         CATALOG_DETECTOR,
         *KEYWORD_DETECTORS,
         *CREDENTIAL_KEY_DETECTORS,
+        # Context the rules above do not read: other languages and formats, statements, prose.
+        *CONTEXT_NAME_DETECTORS,
+        *STATEMENT_DETECTORS,
+        # Last: a random-looking run next to a credential word that no rule above explained.
+        *ENTROPY_DETECTORS,
     )
 
 
@@ -177,7 +187,7 @@ detector wins (a GitHub token in ``export GITHUB_TOKEN=ghp_…`` is a
 contains the earlier ones (an ``Authorization: AWS4-HMAC-SHA256`` parameter
 list holding an access key id is redacted whole)."""
 
-_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals)
+_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS)
 
 # ---------------------------------------------------------------------------
 # Public API
@@ -210,7 +220,8 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
         return []
     lowered = _lowered(text)
     # Which rules can match at all: one pass for every declared literal.
-    gates = _GATES.present(lowered if lowered is not None else text.lower())
+    haystack = lowered if lowered is not None else text.lower()
+    gates = _GATES.present(haystack) | frozenset(word for word in HIT_WORDS if positions(haystack, word))
     starts: list[int] = []
     accepted: list[tuple[int, int, str]] = []
     for candidate in DETECTORS:

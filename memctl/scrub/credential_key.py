@@ -8,7 +8,8 @@ at 12+ characters, or hex/UUID) and not code:
 * keys whose last segment is ``credentials``/``credential``/``creds``, ``auth``
   (``REDISCLI_AUTH``, ``auth:``), ``passcode``, ``salt`` (Django/Laravel/WordPress
   salts), or that name signing (``WEBHOOK_SIGNING``), and ``session_id``/``sessionid``;
-* URL query parameters of signed URLs and API keys: Azure SAS ``sig``, AWS SigV2
+* URL query parameters of signed URLs and API keys: Azure SAS ``sig``, Azure Functions
+  ``code``, Google ``X-Goog-Signature``, AWS SigV2
   ``Signature`` and SigV4 ``X-Amz-Signature``/``X-Amz-Credential``/``X-Amz-Security-Token``,
   ``key``, ``api_key``/``apikey``, ``access_token``, ``token``, ``auth``;
 * an ``Authorization`` value built by concatenation: ``'Bearer ' + 'VALUE'``.
@@ -41,7 +42,7 @@ _ASSIGNMENT = re.compile(
 # Code, not a value: a call, subscript or attribute access, or an annotation's type name.
 _CODE_VALUE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[|\.[A-Za-z_]\w*$)|[A-Z][A-Za-z]+(?:\[.*)?$")
 _HEX_ID = re.compile(r"[0-9a-fA-F-]+|ses_[A-Za-z0-9]+")  # UUIDs, hex ids, OpenCode's ses_… ids
-_QUERY_NAMES = ("sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token", "key", "api_key",
+_QUERY_NAMES = ("sig", "signature", "x-goog-signature", "code", "x-amz-signature", "x-amz-credential", "x-amz-security-token", "key", "api_key",
                 "apikey", "api-key", "access_token", "token", "auth")
 _QUERY_VALUE = re.compile(r"[^&#\s\"'<>\\\x00]+")
 _CONCATENATED = re.compile(
@@ -106,7 +107,7 @@ def _key_spans(text: str, lowered: str, present: frozenset[str]) -> Iterator[Spa
 
 
 # Query parameter names by the literal they end with (one substring search each).
-_QUERY_ENDINGS = ("key=", "token=", "sig=", "signature=", "credential=", "auth=")
+_QUERY_ENDINGS = ("key=", "token=", "sig=", "signature=", "credential=", "auth=", "code=")
 _QUERY_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 

@@ -30,6 +30,7 @@ frozenset of its literals present in the text (see :mod:`memctl.scrub.gates`).""
 ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 WORD_CHARS = ALNUM | {"_"}
 HEX = frozenset("0123456789abcdefABCDEF")
+_NESTING = re.compile(r"[\"' ]")
 BASE64_CHARS = ALNUM | set("+/=")
 
 
@@ -133,9 +134,14 @@ class Detector:
                 positions.update(hit.start("at") for hit in gate.finditer(lowered))
             else:
                 positions.update(hit.start() for hit in gate.finditer(lowered))
-        # Like finditer, never start inside an earlier match of this
-        # detector: keeps "token=token=token=…" linear.
+        # Like finditer, never start inside an earlier accepted match of this
+        # detector. A rejected match (a quoted value with spaces, JSON inside a
+        # string) may hold a credential of its own: the search resumes at the
+        # start of its secret group, so nested names are still tried. Re-read
+        # characters are budgeted (4x the text) to keep "token=token=…" linear;
+        # past the budget a rejected match is skipped whole.
         resume = 0
+        budget = 4 * len(text) + 4096
         anchor_filter = self.anchor_filter
         for pos in sorted(positions):
             pos -= self.anchor_back
@@ -150,6 +156,12 @@ class Detector:
             span = self._span(match)
             if span is not None:
                 yield span
+            elif budget > 0:
+                inner = match.start(self.group)
+                # only a value with quotes or spaces can hold a name=value pair of its own
+                if pos < inner < resume and _NESTING.search(text, inner, resume) is not None:
+                    budget -= resume - inner
+                    resume = inner
 
 
 def detector(
@@ -257,11 +269,28 @@ def is_placeholder(value: str) -> bool:
         return True
     if "{" in stripped and (_FORMAT_FIELD.search(stripped) or "${" in stripped):
         return True  # a template: f"{prefix}-secret", "${DB_PASSWORD}"
+    if stripped[0] == "*" and _YAML_ALIAS.fullmatch(stripped):
+        return True  # a YAML alias: replica_password: *pw (the anchored value is redacted where it is written)
     if stripped[0] == "!" and stripped[1:2].isalpha():
         return True  # a YAML tag: !Ref DBPassword (CloudFormation), !vault (Ansible)
     if stripped.lower() in _PLACEHOLDER_WORDS:
         return True
     return all(c in _MASK_CHARS for c in stripped)
+
+
+_YAML_ALIAS = re.compile(r"\*[a-z_][a-z0-9_-]*")
+_SEALED = re.compile(r"Ag[A-Za-z0-9+/]{58,}={0,2}")
+
+
+def sealed_ciphertext(text: str, start: int, value: str) -> bool:
+    """True when ``value`` (at ``start`` in ``text``) is a Bitnami SealedSecret's ciphertext: base64
+    starting ``Ag`` (the format's version byte) under an ``encryptedData``/``encrypted_data`` key
+    within the 2,000 characters before it. It is encrypted to the cluster's public key and meant
+    to be committed, so it is not a secret to redact."""
+    if not _SEALED.fullmatch(value):
+        return False
+    before = text[max(0, start - 2000) : start].lower()
+    return "encrypteddata" in before or "encrypted_data" in before or "sealedsecret" in before
 
 
 _HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")

@@ -19,8 +19,9 @@ declares it).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
-__all__ = ["GateIndex"]
+__all__ = ["HIT_WORDS", "GateIndex", "positions"]
 
 # Rarest first in coding transcripts; "." and "/" are in every path and URL, so never anchors.
 _ANCHOR_ORDER = ">$@+=:_-"
@@ -52,13 +53,17 @@ class GateIndex:
             else:
                 by_before = self._anchored.setdefault(literal[offset], {})
                 by_before.setdefault(literal[offset - 1], []).append((offset, literal))
+        self._ascii = [literal for literal in self._scanned if literal.isascii()]
         self.literals = frozenset(self._scanned) | frozenset(
             literal for by_before in self._anchored.values() for entries in by_before.values() for _, literal in entries
         )
 
     def present(self, lowered: str) -> frozenset[str]:
         """The indexed literals that occur in ``lowered``."""
-        found = {literal for literal in self._scanned if literal in lowered}
+        # str.isascii() is O(1) (a flag of the string object): an ASCII text holds no non-ASCII
+        # literal, and "ö" in an ASCII text would otherwise cost a full scan (Latin-1 shares its kind).
+        scanned = self._ascii if lowered.isascii() else self._scanned
+        found = {literal for literal in scanned if literal in lowered}
         for anchor, by_before in self._anchored.items():
             pos = lowered.find(anchor, 1)
             while pos != -1:
@@ -69,3 +74,21 @@ class GateIndex:
                             found.add(literal)
                 pos = lowered.find(anchor, pos + 1)
         return frozenset(found)
+
+
+HIT_WORDS = frozenset({"pass", "secret", "token", "key"})
+"""Common words several rules walk hit by hit: their presence is decided by :func:`positions`
+(one scan that also gives every hit), not by a :class:`GateIndex` substring test."""
+
+
+@lru_cache(maxsize=16)
+def positions(lowered: str, word: str) -> tuple[int, ...]:
+    """Every start of ``word`` in ``lowered``, found once per text and shared by the rules that
+    walk the same word's hits (the last few texts are remembered; a text's hash is cached by
+    Python, so a repeat lookup costs a comparison by identity)."""
+    found: list[int] = []
+    pos = lowered.find(word)
+    while pos != -1:
+        found.append(pos)
+        pos = lowered.find(word, pos + 1)
+    return tuple(found)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.scrub.detector import Detector, credential_shaped, detector, is_placeholder
+from memctl.scrub.detector import Detector, credential_shaped, detector, is_placeholder, sealed_ciphertext
 
 __all__ = ["KEYWORD_DETECTORS", "NON_SECRET_KEY_SUFFIXES", "is_credential_name"]
 
@@ -247,7 +247,7 @@ def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[
         if not quoted or _ATTRIBUTE_NAME_BEFORE.search(text, max(0, key_start - 12), key_start) is None:
             return False
         sep_core = "="
-    if is_placeholder(value):
+    if is_placeholder(value) or sealed_ciphertext(text, value_start, value):
         return False
     root = match.group("root")
     root_lower = root.lower()

@@ -1,0 +1,206 @@
+"""Credentials given by position, said in prose, or printed by a command that reveals secrets.
+
+* Setters and constructors whose argument is the password (the API's own parameter order):
+  ``setPassword(…)``/``set_password(…)``/``SetSecret(…)`` (last argument), .NET
+  ``NetworkCredential(user, password)``, Python ``smtplib.SMTP.login(user, password)`` and
+  ``imaplib``/``ftplib``/``poplib``'s ``login(user, password)``/``pass_(password)``, MongoDB
+  ``changeUserPassword(user, password)`` and ``createUser({…pwd: "…"})``;
+* SQL: MySQL ``SET PASSWORD [FOR u] = 'x'``, SQL Server ``sp_addlogin 'u', 'x'`` and
+  ``sp_password``, Oracle ``user/password@service`` (``sqlplus``, ``expdp``, ``rman``);
+* ``chpasswd``/``chpasswd``-style ``user:password`` fed on stdin; expect's ``send "x\\r"`` after a
+  password prompt;
+* prose and log lines: ``password is X``, ``with password X``, ``password 'X'``, the same with
+  passphrase, passcode, PIN-less names in other languages (see
+  :data:`memctl.scrub.context_names.FOREIGN_PASSWORD_WORDS`). A bare word needs a digit or a
+  symbol (``password is incorrect`` stays); a quoted one does not;
+* API key headers: ``x-functions-key``, ``x-api-key``, ``api-key``, ``Ocp-Apim-Subscription-Key``,
+  ``x-goog-api-key`` (Azure Functions, Azure API Management, Google);
+* output of commands that print a secret: the line after ``kubectl … jsonpath … | base64 -d``,
+  ``terraform output -raw``, ``… --with-decryption`` / ``get-secret-value`` JSON ``Value``/
+  ``SecretString``, ``az keyvault secret show`` ``value``, ``vault kv get``'s Data table rows,
+  ``gcloud secrets versions access``, ``op read``/``pass show``/``security find-generic-password -w``.
+
+Only the value is replaced. Placeholders stay (:func:`~memctl.scrub.detector.is_placeholder`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.gates import positions
+
+__all__ = ["STATEMENT_DETECTORS"]
+
+_Q = r"""\\*(?P<q>["'`])(?P<value>[^"'`\n\x00\\]{3,})\\*(?P=q)"""
+_ARG = r"""\\*["'`][^"'`\n\x00\\]*\\*["'`]|[\w.$\[\]"]+"""
+_SETTERS = (
+    (("pass", "secret", "token", "key"), ("setpass", "set_pass", "set pass", "setsecret", "set_secret", "settoken",
+                                          "set_token", "setapikey", "set_api_key"), re.compile(r"(?i:set_?(?:password|passwd|secret|apikey|api_key|token))[ \t]*\((?:[ \t]*(?:" + _ARG + r")[ \t]*,)*[ \t]*" + _Q)),
+    (("cred",), ("networkcredential",), re.compile(r"NetworkCredential[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
+    (("login(",), ("login(",), re.compile(r"\.login[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
+    (("pass",), ("pass_(",), re.compile(r"\.pass_[ \t]*\([ \t]*" + _Q)),
+    (("pass",), ("changeuserpassword",), re.compile(r"changeUserPassword[ \t]*\([ \t]*(?:" + _ARG + r")[ \t]*,[ \t]*" + _Q)),
+    (("pass",), ("set password",), re.compile(r"(?i:set[ \t]+password(?:[ \t]+for[ \t]+[^=\n\x00]{1,80})?[ \t]*=[ \t]*(?:password[ \t]*\([ \t]*)?)" + _Q)),
+    (("sp_addlogin",), ("sp_addlogin",), re.compile(r"(?i:sp_addlogin)[ \t]+(?:@loginame[ \t]*=[ \t]*)?N?(?:" + _ARG + r")[ \t]*,[ \t]*(?:@passwd[ \t]*=[ \t]*)?N?" + _Q)),
+    (("pass",), ("sp_password",), re.compile(r"(?i:sp_password)[ \t]+(?:N?(?:" + _ARG + r")[ \t]*,[ \t]*)?N?" + _Q)),
+    (("pass",), ("send ",), re.compile(r"(?i:(?:assword|passphrase|pass|passwd)[^\n\x00]{0,40}\n[ \t]*send)[ \t]+(?:--[ \t]+)?\"(?P<value>[^\"\n\x00\\]{3,})(?:\\r|\\n)?\"")),
+)
+_ORACLE = re.compile(r"(?i:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)(?:[ \t]+-[\w]+)*[ \t]+[\"']?(?P<user>[A-Za-z_][\w$#]*)/(?P<value>[^\s@/\"'\x00]{3,})(?=@|[\s\"']|$)")
+_CHPASSWD = re.compile(r"[\"']?[a-z_][\w.-]*:(?P<value>[^\s:'\"\x00]{3,})[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd")
+_PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", *(w for w in FOREIGN_PASSWORD_WORDS if " " not in w))
+_PROSE = re.compile(
+    r"(?P<root>" + "|".join(re.escape(w) for w in _PROSE_ROOTS) + r")(?:[ \t]+for[ \t]+\S{1,60})?"
+    r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|war|es|est|é|è|era|är|er|jest|на))?"
+    r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|to|of|auf)|[ \t]*:)?[ \t]+"
+    r"(?:(?P<q>[\"'`‘“«])(?P<qvalue>[^\"'`’”»\n\x00]{3,80})[\"'`’”»]|(?P<bare>[^\s\"'`,;()\[\]{}<>\x00]{6,80}))",
+    re.IGNORECASE,
+)
+_PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|meu|il|het|mijn|his|her|our|their|new|old|default|its|a|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
+# Code, not a literal: settings.db_password, get_password, self.password.
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+(?:_[a-z]+)+")
+_HEADERS = ("x-functions-key", "x-api-key", "api-key", "ocp-apim-subscription-key", "x-goog-api-key")
+_HEADER = re.compile(r"(?P<name>[\w-]{5,40})\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?P<value>[A-Za-z0-9_\-+/=.~%]{12,})")
+_PRINTERS = (
+    (("base64 -d", "base64 --decode"), re.compile(r"(?i:secret|jsonpath|\.data|getsecret|get-secret)[^\n\x00]*\|[ \t]*base64[ \t]+(?:-d|--decode)[ \t]*(?:;[ \t]*echo)?[ \t]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?:Output:(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
+    (("output -raw",), re.compile(r"output[ \t]+-raw[ \t]+[\w.-]+[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
+    (("secrets versions access",), re.compile(r"versions[ \t]+access[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
+    (("find-generic-password", "find-internet-password"), re.compile(r"find-(?:generic|internet)-password[^\n\x00]*-w[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
+)
+_JSON_VALUE = re.compile(r"""\\*["'](?:Value|value|SecretString|SecretValue|secret_value|secretValue|password|data)\\*["'][ \t]*:[ \t]*\\*["'](?P<value>[^"'\\\n\x00]{3,})""")
+_JSON_PRINTERS = ("--with-decryption", "get-secret-value", "keyvault secret show", "get-parameter")
+_SECRET_PRINTERS = ("secrets versions access", "keyvault secret show")  # found from the hits of "secret"
+_VAULT_ROW = re.compile(r"(?m)^[ \t]*(?P<key>[\w.-]+)[ \t]{2,}(?P<value>[^\s\x00]{3,})[ \t]*$")
+_VAULT_METADATA = frozenset({"key", "---", "created_time", "custom_metadata", "deletion_time", "destroyed", "version",
+                             "request_id", "lease_id", "lease_duration", "renewable", "warnings", "path"})
+
+
+def _value_span(match: re.Match[str], group: str = "value") -> Span | None:
+    value = match.group(group)
+    if value is None or is_placeholder(value):
+        return None
+    return match.start(group), match.end(group), "password"
+
+
+def _prose_value_ok(value: str, quoted: bool) -> bool:
+    if is_placeholder(value) or value.lower() in {"protected", "incorrect", "required", "invalid", "expired"}:
+        return False
+    if quoted:
+        return len(value.split()) <= 4
+    value = value.rstrip(".!?:")
+    if len(value) < 6 or value.startswith(("http", "/", "./", "~")) or _IDENTIFIER.fullmatch(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_symbol = any(not c.isalnum() and c not in "-_" for c in value)
+    mixed = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return (has_digit and any(c.isalpha() for c in value)) or has_symbol or mixed
+
+
+def _setter_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    """Setters, chpasswd and expect, tried only where their name sits around a hit of a gate word."""
+    for umbrella, entries in _SETTERS_BY_GATE.items():
+        if umbrella not in gates:
+            continue
+        for pos in positions(lowered, umbrella):
+            window = lowered[max(0, pos - 24) : pos + 24]
+            for triggers, pattern in entries:
+                near = lowered[pos : pos + 120] if triggers == ("send ",) else window  # expect: send follows the prompt
+                if any(trigger in near for trigger in triggers):
+                    for match in pattern.finditer(text, max(0, pos - 24), min(len(text), pos + 400)):
+                        span = _value_span(match)
+                        if span is not None:
+                            yield span
+            if umbrella == "pass" and "chpasswd" in window:
+                for match in _CHPASSWD.finditer(text, max(0, pos - 200), min(len(text), pos + 12)):
+                    span = _value_span(match)
+                    if span is not None:
+                        yield span
+
+
+def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
+    if lowered is None:
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            return
+    yield from _setter_spans(text, lowered, gates)
+    if "/" in text and "sqlplus" in gates:
+        for match in _ORACLE.finditer(text):
+            span = _value_span(match)
+            if span is not None:
+                yield span
+    for root in _PROSE_GATES:
+        if root not in gates:
+            continue
+        for pos in positions(lowered, root):
+            match = _PROSE.match(text, pos)
+            if match is None or _PROSE_BEFORE.search(text, max(0, match.start() - 24), match.start()) is None:
+                continue
+            group = "qvalue" if match.group("qvalue") is not None else "bare"
+            value = match.group(group)
+            if _prose_value_ok(value, group == "qvalue"):
+                end = match.start(group) + len(value.rstrip(".!?:") if group == "bare" else value)
+                yield match.start(group), end, "password"
+    for name in _HEADERS:
+        if name in gates:
+            pos = lowered.find(name)
+            while pos != -1:
+                match = _HEADER.match(text, pos)
+                if match is not None and match.group("name").lower() == name and not is_placeholder(match.group("value")):
+                    yield match.start("value"), match.end("value"), "secret"
+                pos = lowered.find(name, pos + len(name))
+    yield from _printed_spans(text, lowered, gates)
+
+
+def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    secret_hits = positions(lowered, "secret") if "secret" in gates else ()
+    present = {name for name in _SECRET_PRINTERS if any(lowered.startswith(name, p - name.index("secret")) for p in secret_hits)}
+    for literals, pattern in _PRINTERS:
+        if any(literal in gates or literal in present for literal in literals):
+            for match in pattern.finditer(text):
+                span = _value_span(match)
+                if span is not None:
+                    yield span[0], span[1], "secret"
+    for literal in _JSON_PRINTERS:
+        if literal in gates or literal in present:
+            pos = lowered.find(literal)
+            while pos != -1:
+                for match in _JSON_VALUE.finditer(text, pos, min(len(text), pos + 4000)):
+                    span = _value_span(match)
+                    if span is not None:
+                        yield span[0], span[1], "secret"
+                pos = lowered.find(literal, pos + 4000)
+    if "==== data ====" in gates:
+        pos = lowered.find("==== data ====")
+        while pos != -1:
+            block_end = lowered.find("\n\n", pos)
+            block_end = len(text) if block_end == -1 else block_end
+            for match in _VAULT_ROW.finditer(text, pos, block_end):
+                if match.group("key").lower() not in _VAULT_METADATA and not is_placeholder(match.group("value")):
+                    yield match.start("value"), match.end("value"), "secret"
+            pos = lowered.find("==== data ====", block_end)
+
+
+_SETTER_GATES = tuple(sorted({gate for gates_of, _, _ in _SETTERS for gate in gates_of}))
+_SETTERS_BY_GATE = {gate: [(triggers, pattern) for gates_of, triggers, pattern in _SETTERS if gate in gates_of]
+                    for gate in _SETTER_GATES}
+# "pass" finds every English root (password, passwd, passphrase, passcode) and the other words;
+# non-ASCII roots cost nothing on an ASCII text; four ASCII foreign roots are scanned.
+_PROSE_GATES = ("pass", *(w for w in _PROSE_ROOTS if not w.isascii()))
+_LITERALS = tuple(sorted({
+    *_SETTER_GATES, "sqlplus", *_PROSE_GATES, *_HEADERS,
+    *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS),
+    *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "==== data ====",
+}))
+
+STATEMENT_DETECTORS: tuple[Detector, ...] = (
+    detector(
+        "password",
+        finder=_statement_spans,
+        literals=_LITERALS,
+        requires=_LITERALS,  # every match holds one: skipped without a call when none is in the text
+        origin="memctl: setters, SQL statements, prose, API key headers and secret-printing commands",
+    ),
+)
+"""One finder for the statement, prose and command-output kinds in the module docstring."""
