@@ -4,7 +4,7 @@ A proposal and every memory promoted from it carry one provenance record (JSON i
 the memory's front matter under ``provenance``)::
 
     {"origin": "person" | "agent",    # who asked for it to be remembered (see below)
-     "channel": "remember" | "mcp" | "ask" | "review",   # the way it came in
+     "channel": "remember" | "mcp" | "ask" | "review",   # the way it came in ("unknown" if unstated)
      "session": "ses_123",            # the session it belongs to
      "source": "tool output of `pytest -q`" | null,     # what it was taken from, when the caller said so
      "time": "2026-11-30T05:45:12.345Z"}                # when it was proposed (UTC, ISO-8601)
@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 ORIGINS = ("person", "agent")
-CHANNELS = ("remember", "mcp", "ask", "review", "sleep")
+CHANNELS = ("remember", "mcp", "ask", "review", "sleep", "unknown")
 MAX_SOURCE_CHARS = 300
 _SOURCE_BAD = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 
@@ -55,7 +55,7 @@ class Provenance:
         """Read a stored record; anything missing or malformed is the least trusted value (``agent``)."""
         raw = data if isinstance(data, dict) else {}
         origin = raw.get("origin") if raw.get("origin") in ORIGINS else "agent"
-        channel = raw.get("channel") if raw.get("channel") in CHANNELS else "remember"
+        channel = raw.get("channel") if raw.get("channel") in CHANNELS else "unknown"
         source = raw.get("source")
         return cls(origin=str(origin), channel=str(channel), session=str(raw.get("session") or session),
                    source=clean_source(source) if isinstance(source, str) else None,
