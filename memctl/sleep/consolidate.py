@@ -35,11 +35,11 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from memctl.prompts.quoting import header_field, quote
 from memctl.atomic import atomic_write_json
 from memctl.config import Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import Prompt, load_prompt
+from memctl.prompts.quoting import header_field, quote
 from memctl.sleep.consolidation_check import substance_problem
 
 MAX_MERGED_LINES = 40

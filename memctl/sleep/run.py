@@ -296,7 +296,9 @@ class SleepRun:
             state.mark(topic)
         try:
             self.store.write_text(path, content, expected_sha=current or ABSENT_SHA, actor="sleep",
-                                  reason=f"promote proposal {proposal_id} (session {session})")
+                                  reason=f"promote proposal {proposal_id} (session {session}); provenance: "
+                                         f"{provenance.describe()}" + (f"; action-bearing ({', '.join(trust.action)}), "
+                                                                      "a person's choice" if trust.action else ""))
         except (InvalidPathError, ReadOnlyPrefixError) as exc:
             return "store_refused", str(exc)
         self.summary.promoted += 1

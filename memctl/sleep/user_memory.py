@@ -99,3 +99,13 @@ def _with_approval(record: dict[str, Any], source: object) -> dict[str, Any]:
     if isinstance(source, dict) and source.get("approved_by") == "person":
         return {**record, "approved_by": "person"}
     return record
+
+
+def provenance_lines(content: str) -> list[str]:
+    """One line per provenance record in ``content``'s front matter (a merge has one per member), for
+    ``memctl show`` and ``history``; none when there is no ``provenance`` (a note, a hand-written memory)."""
+    meta = read_front_matter(content)
+    if "provenance" not in meta:
+        return []
+    return [Provenance.from_dict(r).describe() + (", approved by person" if r.get("approved_by") == "person" else "")
+            for r in member_provenance(meta)]
