@@ -91,21 +91,29 @@ def now_utc() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def hold(store: MemoryStore, entry: ReviewEntry, *, actor: str = "sleep") -> str:
-    """Write ``entry`` into the queue (idempotent for the same content); returns its store path.
+def hold(store: MemoryStore, entry: ReviewEntry, *, actor: str = "sleep") -> bool:
+    """Write ``entry`` into the queue; False (nothing written) when the same entry already waits there
+    (a merge held by an earlier sleep comes back every run until a person decides).
 
     Raises:
         memctl.store.StoreError: the store refused the write.
     """
+    current = store.sha(entry.store_path)
+    if current is not None:
+        try:
+            waiting = json.loads(store.read_text(entry.store_path)[0])
+        except (StoreError, ValueError, RecursionError):
+            waiting = None
+        if isinstance(waiting, dict) and {**waiting, "held": ""} == {**entry.as_dict(), "held": ""}:
+            return False
     entry.held = entry.held or now_utc()
     text = json.dumps(entry.as_dict(), indent=2, ensure_ascii=False) + "\n"
-    current = store.sha(entry.store_path)
     if current == sha256_text(text):
-        return entry.store_path
+        return False
     store.write_text(entry.store_path, text, expected_sha=current or ABSENT_SHA, actor=actor,
                      reason=f"hold {entry.kind} {entry.id} for review ({', '.join(entry.reasons)[:300]}); "
                             f"provenance: {_origins(entry)}")
-    return entry.store_path
+    return True
 
 
 def entries(store: MemoryStore) -> list[ReviewEntry]:

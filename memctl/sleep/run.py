@@ -308,8 +308,9 @@ class SleepRun:
         return None, ""
 
     def _hold(self, report: SleepReport, entry: ReviewEntry) -> None:
-        """Put ``entry`` in the review queue and count it (by its first reason's kind)."""
-        hold(self.store, entry)
+        """Put ``entry`` in the review queue and count it (by its first reason's kind) unless it already waits."""
+        if not hold(self.store, entry):
+            return  # already waiting from an earlier run
         self.summary.held += 1
         code = entry.reasons[0].split(":")[0] if entry.reasons else "review"
         self.summary.held_reasons[code] = self.summary.held_reasons.get(code, 0) + 1

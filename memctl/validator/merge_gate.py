@@ -82,11 +82,12 @@ def check_merged(cluster_key: str, scope: str, text: str, limits: ValidationLimi
         return target, f"merged memory for {target} refused by the validator ({verdict.reason}: {verdict.detail}); " \
                        "members kept"
     if members:
-        lost = substance_problem(members, text)
-        if lost is not None:
-            return target, f"merged memory for {target} refused: it drops a member's fact ({lost}); members kept"
         added = introduced_actions([m.text for m in members], text)
         if added:
             return target, (f"merged memory for {target} refused: it adds what no member had "
                             f"({', '.join(added[:5])}); members kept")
+        lost = substance_problem(members, text)
+        if lost is not None:
+            return target, (f"merged memory for {target} refused: it drops or changes a member's fact ({lost}); "
+                            "members kept")
     return target, None
