@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from memctl.prompts.quoting import header_field, quote
 from memctl.ask.retrieval import ContextHit, Source
 from memctl.ask.run import TRUNCATION_MARK, AskOptions, UserMemory, ask, assemble_context
 from memctl.config import Settings
+from memctl.prompts.quoting import header_field, quote
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
 

@@ -44,7 +44,7 @@ import contextlib
 import json
 import time
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -243,14 +243,14 @@ class SleepRun:
         proposal_id = verdict.proposal_id or stem
         reason, detail = verdict.reason, verdict.detail
         if verdict.ok:
-            reason, detail = self._promote_accepted(report, state, verdict, raw, session, proposal_id)
+            reason, detail = self._promote_accepted(report, state, verdict, raw, session, proposal_id, staged)
         if reason is not None:
             self._archive_rejected(report, raw, session, stem, proposal_id, staged, reason, detail)
         outcome = "rejected" if reason else ("held for review" if detail == HELD else "promoted")
         self.store.delete(staged, expected_sha=staged_sha, actor="sleep", reason=f"proposal {proposal_id} {outcome}")
 
     def _promote_accepted(self, report: SleepReport, state: SleepState, verdict, raw: bytes, session: str,
-                          proposal_id: str) -> tuple[str | None, str]:
+                          proposal_id: str, staged: str) -> tuple[str | None, str]:
         """Write a validated proposal into ``user/``, or hold it for review; returns ``(reason, detail)`` when it
         must be rejected after all, ``(None, HELD)`` when it was held, ``(None, "")`` when promoted.
 
@@ -276,6 +276,8 @@ class SleepRun:
         kind = proposal.get("kind") if proposal.get("kind") in ("preference", "decision", "note") else "note"
         topic = scope[2] if scope[1] == "topics" else None
         provenance = Provenance.from_dict(proposal.get("provenance"), session=session, time=created)
+        if provenance.origin == "person" and not self._staged_by_person(staged):
+            provenance = replace(provenance, origin="agent")
         text = verdict.content or ""
         trust = decide(text, origin=provenance.origin, path=path, memories=self._known)
         content = render_memory(text, kind=kind, created=created, session=session, topic=topic,
@@ -306,6 +308,13 @@ class SleepRun:
         report.add("promoted", {"id": proposal_id, "session": session, "path": path, "content": verdict.content,
                                 "origin": provenance.origin, "action": ", ".join(trust.action)})
         return None, ""
+
+    def _staged_by_person(self, staged: str) -> bool:
+        """A proposal's ``origin: person`` holds only when the store's own record of the staged file says so:
+        its last write by ``memctl remember`` on a terminal. A file dropped into the inbox, or written by
+        any other actor, is an agent's whatever its JSON claims."""
+        last = next(reversed(self.store.history(staged)), None)
+        return bool(last and last.op == "write" and last.actor == "remember" and "origin person" in last.reason)
 
     def _hold(self, report: SleepReport, entry: ReviewEntry) -> None:
         """Put ``entry`` in the review queue and count it (by its first reason's kind) unless it already waits."""
