@@ -89,7 +89,8 @@ def test_a_staged_mix_is_promoted_and_rejected_exactly(tmp_path: Path) -> None:
         assert TOKEN not in store.read_text(path)[0]
     sleep_records = [r for r in store.audit.records() if r["actor"] == "sleep"]
     assert {r["reason"].split()[0] for r in sleep_records} == {"promote", "reject", "proposal"}
-    assert any(r["reason"] == "promote proposal p01 (session s1)" for r in sleep_records)
+    assert any(r["reason"] == "promote proposal p01 (session s1); provenance: origin agent via unknown, session s1, "
+               "2026-11-01T10:00:00.000Z" for r in sleep_records)  # a proposal stating no provenance is an agent's
     assert store.verify(deep=True).ok
     # the report: JSON summary and HTML, done
     report = json.loads(Path(summary.report_json).read_text())

@@ -15,8 +15,11 @@ rebuilds reads ``review/``; only ``memctl review`` does. One entry per file,
      "action": ["command"],                                # the classifier's reasons
      "supersedes": [{"path": "user/global/x.md", "sha": "…", "text": "…"}],
      "members": [{"path": "…", "sha": "…"}],               # merge only: deleted on approval
-     "extra": {...},                                       # front matter a merge keeps (model, prompt_version)
-     "held": "2026-11-30T06:00:00.000Z"}
+     "extra": {...}}                                       # front matter a merge keeps (model, prompt_version)
+
+The bytes depend only on what was held (no time in them: the audit record of the write says when), so
+holding the same proposal again — a run killed before it emptied the inbox — is a store no-op, and the
+local and Flyte engines write the same entries.
 
 Every decision is one audited store write by actor ``person`` (:data:`memctl.store.policy.WRITERS`):
 approve writes the memory (``approved_by: person`` in its front matter) and deletes the entry; edit
@@ -71,7 +74,6 @@ class ReviewEntry:
     supersedes: list[dict[str, str]] = field(default_factory=list)
     members: list[dict[str, str]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
-    held: str = ""
 
     @property
     def store_path(self) -> str:
@@ -99,14 +101,6 @@ def hold(store: MemoryStore, entry: ReviewEntry, *, actor: str = "sleep") -> boo
         memctl.store.StoreError: the store refused the write.
     """
     current = store.sha(entry.store_path)
-    if current is not None:
-        try:
-            waiting = json.loads(store.read_text(entry.store_path)[0])
-        except (StoreError, ValueError, RecursionError):
-            waiting = None
-        if isinstance(waiting, dict) and {**waiting, "held": ""} == {**entry.as_dict(), "held": ""}:
-            return False
-    entry.held = entry.held or now_utc()
     text = json.dumps(entry.as_dict(), indent=2, ensure_ascii=False) + "\n"
     if current == sha256_text(text):
         return False
@@ -117,7 +111,7 @@ def hold(store: MemoryStore, entry: ReviewEntry, *, actor: str = "sleep") -> boo
 
 
 def entries(store: MemoryStore) -> list[ReviewEntry]:
-    """Every entry in the queue, oldest held first; unreadable files are skipped (``memctl audit`` shows them)."""
+    """Every entry in the queue, oldest statement first; unreadable files are skipped (``memctl audit`` shows them)."""
     found = []
     for path in store.list(REVIEW_PREFIX) if store.root.exists() else []:
         if not path.endswith(".json"):
@@ -129,7 +123,13 @@ def entries(store: MemoryStore) -> list[ReviewEntry]:
             continue
         if entry.store_path == path:
             found.append(entry)
-    return sorted(found, key=lambda e: (e.held, e.id))
+    return sorted(found, key=lambda e: (e.created, e.id))
+
+
+def held_at(store: MemoryStore, entry: ReviewEntry) -> str:
+    """When sleep held ``entry``: the time of the audit record that wrote it (``""`` if none is recorded)."""
+    history = store.history(entry.store_path)
+    return history[-1].time if history else ""
 
 
 def queue_size(store: MemoryStore) -> int:

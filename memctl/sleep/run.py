@@ -427,7 +427,8 @@ class SleepRun:
         outcomes = self.engine.consolidate([_task(c) for c in clusters], settings=self.settings, cache_dir=cache_dir,
                                            concurrency=concurrency, log=self.reporter.log,
                                            note=f"{self.summary.proposals} proposal(s): {self.summary.promoted} "
-                                                f"promoted, {self.summary.rejected} rejected; "
+                                                f"promoted, {self.summary.held} held for review, "
+                                                f"{self.summary.rejected} rejected; "
                                                 f"{len(clusters)} cluster(s) to consolidate")
         try:
             with contextlib.closing(outcomes):

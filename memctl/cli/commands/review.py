@@ -82,15 +82,16 @@ def review(ctx: typer.Context, as_json: JsonOption = False, home: HomeOption = N
 @review_app.command("show")
 def review_show(entry_id: IdArgument, as_json: JsonOption = False, home: HomeOption = None) -> None:
     """One held memory: provenance, why it was held, its text and the diff against what it would supersede."""
-    from memctl.sleep.review_queue import find
+    from memctl.sleep.review_queue import find, held_at
 
-    entry = find(_store(home), entry_id)
-    document = _document(entry)
+    store = _store(home)
+    entry = find(store, entry_id)
+    document = {**_document(entry), "held": held_at(store, entry)}
     if as_json:
         stdout.print_json(json.dumps(document))
         return
     lines = [f"entry     {entry.id} ({entry.kind})", f"to        {entry.path}",
-             *(f"from      {d}" for d in _described(entry)), f"held      {entry.held}",
+             *(f"from      {d}" for d in _described(entry)), f"held      {document['held']}",
              f"why held  {', '.join(entry.reasons)}", "", "--- memory ---", entry.content, "",
              "--- diff against what it would supersede ---", document["diff"]]
     stdout.print("\n".join(lines), markup=False, highlight=False)
