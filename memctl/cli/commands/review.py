@@ -98,7 +98,10 @@ def review_show(entry_id: IdArgument, as_json: JsonOption = False, home: HomeOpt
 
 
 def _decide(home: Path | None, entry_id: str, what: str, act: Any) -> None:
-    """Common frame of a decision: a terminal, the data home's lock, the entry, the person's confirmation."""
+    """Common frame of a decision: a terminal, the data home's lock, the entry, the person's confirmation.
+
+    An approval that writes a topic's memory marks that topic for the next sleep's rebuild (with a merge's
+    removed members), as sleep does for its own promotions, so the graph learns of it."""
     require_terminal(f"`memctl review {what}`")
     from memctl.config import DataHome
     from memctl.sleep.review_queue import find
@@ -110,6 +113,10 @@ def _decide(home: Path | None, entry_id: str, what: str, act: Any) -> None:
         entry = find(store, entry_id)
         review_show(entry.id, as_json=False, home=home)
         act(store, entry, settings)
+        if what != "reject" and entry.topic:
+            from memctl.sleep.state import SleepState
+
+            SleepState(data_home.sleep_state).mark(entry.topic, [str(store.root / m["path"]) for m in entry.members])
 
 
 def _confirm(question: str) -> None:
