@@ -240,7 +240,7 @@ class DataHome:
 
     @property
     def sleep_state(self) -> Path:
-        """Topics sleep must still rebuild, and merges ``unmerge`` declined (:class:`memctl.sleep.run.SleepState`)."""
+        """Topics sleep must still rebuild, and merges ``unmerge`` declined (:class:`memctl.sleep.state.SleepState`)."""
         return self.root / "sleep_state.json"
 
     @property

@@ -262,6 +262,21 @@ def check_opencode_mcp(home: DataHome) -> Check:
     return Check("opencode mcp", status, detail, fix)
 
 
+def check_review_queue(home: DataHome) -> Check:
+    """How many memories sleep held for a person (:mod:`memctl.sleep.review_queue`); a warning when any wait."""
+    from memctl.sleep.review_queue import queue_size
+    from memctl.store import MemoryStore, StoreError
+
+    try:
+        size = queue_size(MemoryStore(home.store))
+    except (StoreError, OSError) as exc:
+        return Check("review queue", "warn", f"cannot read the review queue: {exc}", "memctl audit verify")
+    if size:
+        return Check("review queue", "warn", f"{size} held memor{'y waits' if size == 1 else 'ies wait'} for a "
+                     "person's decision", "memctl review (on a terminal)")
+    return Check("review queue", "ok", "empty")
+
+
 def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None) -> list[Check]:
     """Run every check; never raises for an environment problem. Each history source is listed
     (path, version, sessions); a missing OpenCode database only warns when another source is there."""
@@ -271,6 +286,7 @@ def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None
     checks.append(check_graph_location(home))
     checks.append(check_graph_rejections(home))
     checks.append(check_memory_store(home))
+    checks.append(check_review_queue(home))
     opencode = check_source(db_path)
     if claude_dir is not None:
         from memctl.ingest.checkpoint import Checkpoint, CheckpointError

@@ -21,6 +21,7 @@ MODEL = 9              # Ollama unreachable, model missing, wrong embedding size
 INTEGRITY = 10         # audit log or version blob failed verification
 CONFLICT = 11          # concurrent change (stale sha) or store lock busy
 NOTHING_INGESTED = 12  # ask before any ingest
+NOT_INTERACTIVE = 13   # a decision only a person at an interactive terminal may take (review approve/edit/reject)
 INTERRUPTED = 130
 TERMINATED = 143       # SIGTERM where memctl stops cleanly (128 + 15, what a shell reports for it)
 
@@ -52,6 +53,12 @@ class UsageError(ExitCodeError):
     """A flag, argument or configuration value the user must change (exit 2)."""
 
     exit_code = USAGE
+
+
+class NotInteractiveError(ExitCodeError):
+    """A decision only a person at an interactive terminal may take was asked for without one (exit 13)."""
+
+    exit_code = NOT_INTERACTIVE
 
 
 class HomeError(ExitCodeError):

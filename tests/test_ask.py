@@ -158,7 +158,9 @@ def test_stage_proposal_is_scrubbed_audited_and_only_in_staging(tmp_path: Path) 
     staged = json.loads(store.read_text(proposal.staged_path)[0])
     assert token not in json.dumps(staged) and "[REDACTED:github_token]" in staged["content"]
     assert set(staged) == {"id", "session", "target", "path", "content", "topic", "kind", "created", "source",
-                           "redactions"}
+                           "redactions", "provenance"}
+    assert staged["provenance"] == {"origin": "agent", "channel": "remember", "session": "ses_1", "source": None,
+                                    "time": staged["created"]}
     assert store.list("user") == [] and store.list("memory") == []
     (record,) = store.audit.records()
     assert (record["actor"], record["path"]) == ("remember", proposal.staged_path)

@@ -119,7 +119,7 @@ def test_questions_are_routed_and_answered_with_the_right_sources(world, tmp_pat
         assert cited["source_id"] == world["titles"][title]["source_id"]
         assert cited["path"] == f"memory/{topic}/{cited['source_id']}.md"
         assert all(s["topic"] == topic for s in result["sources"])  # search stayed in the routed dataset
-        assert result["user_memories"] == ["user/global/style.md"]
+        assert result["user_memories"] == []  # the global memory shares no word with it: not pasted in
         assert 0 < result["ctx_chars"] <= 12000 and result["retrieve_s"] > 0
     # one router call (structured, enum-constrained) and one answer call per question
     routers = [b for p, _m, b in server.calls if p == "/api/chat" and isinstance(b.get("format"), dict)]
@@ -168,7 +168,7 @@ def test_a_staged_proposal_never_reaches_an_answer_before_promotion(world, tmp_p
     result = out["results"][0]
     assert "zq-blue-green" not in result["answer"]
     assert not any("zq-blue-green" in json.dumps(body) for _p, _m, body in server.calls)  # never in any prompt
-    assert result["user_memories"] == ["user/global/style.md"]
+    assert result["user_memories"] == []  # global memories come only by relevance
     # promotion (what sleep does through the store) makes it count
     MemoryStore(home / "store").write_text(proposal["path"], proposal["content"], actor="sleep",
                                            reason=f"promote proposal {proposal['id']} (test)")

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from memctl.ask.context_quoting import header_field, quote
 from memctl.ask.retrieval import ContextHit, Source
 from memctl.ask.run import TRUNCATION_MARK, AskOptions, UserMemory, ask, assemble_context
 from memctl.config import Settings
+from memctl.prompts.quoting import header_field, quote
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
 
@@ -76,7 +76,7 @@ ALL_FORGED = [(kind, i, text) for kind, texts in FORGED.items() for i, text in e
 RAW_NEVER = ["<|", "<\uff5c", "<system", "</system", "<start_of_turn>", "</s>", "<<SYS>>", "[INST]", "[/INST]",
              "[/USER_MEMORY]", "[/REFERENCE]", "[user_memory]", "\u2028", "\u2029", "\x85", "\u202e", "\U000e0041"]
 
-_MEMORY_LINE = re.compile(r"^- \((?P<path>[^)\s]+|\"[^\n]*?\")\) (?P<rest>\".*)$")
+_MEMORY_LINE = re.compile(r"^- \((?P<path>[^)\s;]+|\"[^\n]*?\")(?:; (?P<provenance>[^)\"\n]*))?\) (?P<rest>\".*)$")
 _HEADER_LINE = re.compile(r"^\[(?P<n>\d+)\] (?P<rest>\".*)$")
 _HEADER_TAIL = re.compile(r"^ \(session (?P<sid>\S+), (?P<date>\S+)\)$")
 
@@ -251,8 +251,10 @@ def test_forged_memories_reach_the_answer_model_only_as_quoted_entries(distilled
     shutil.copytree(distilled_home, home)
     store = MemoryStore(home / "store")
     texts = FORGED[kind]
-    for i, text in enumerate(texts):  # promoted as sleep would (a memory that got past the validator)
-        store.write_text(f"user/global/{kind}-{i}.md", f"---\nkind: note\n---\n{text}\n", actor="sleep",
+    # Promoted as sleep would (a memory that got past the validator), in the asking session: every session
+    # memory reaches the context (global ones only by relevance, tested in tests/test_memory_trust_ask.py).
+    for i, text in enumerate(texts):
+        store.write_text(f"user/sessions/cli/{kind}-{i}.md", f"---\nkind: note\n---\n{text}\n", actor="sleep",
                          reason="test: forged memory promoted")
     from memctl.ask.topic_index import TopicIndex
     from memctl.config import DataHome
@@ -267,9 +269,9 @@ def test_forged_memories_reach_the_answer_model_only_as_quoted_entries(distilled
     context, _, asked = user["content"].rpartition("\nQuestion: ")
     assert asked == question
     memories, refs = parse_context(context)
-    assert memories == [(f"user/global/{kind}-{i}.md", text.strip()) for i, text in enumerate(texts)]
+    assert memories == [(f"user/sessions/cli/{kind}-{i}.md", text.strip()) for i, text in enumerate(texts)]
     # every citation line is one real source, in order: nothing forged was numbered
     assert refs and [sid for _n, _t, sid, _b in refs] == [s.source_id for s in result.sources]
     assert note.source_id in [sid for _n, _t, sid, _b in refs] and "[1]" in result.answer
     _check_no_forged_structure(context)
-    assert result.user_memories == [f"user/global/{kind}-{i}.md" for i in range(len(texts))]
+    assert result.user_memories == [f"user/sessions/cli/{kind}-{i}.md" for i in range(len(texts))]

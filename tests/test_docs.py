@@ -51,7 +51,8 @@ def test_readme_how_it_works_names_folders_and_files_that_exist() -> None:
 
 def test_readme_names_no_module_that_moved() -> None:
     for old in ("connectors/opencode.py", "memctl/validator.py", "memctl/ingest.py", "memctl/cli.py",
-                "memctl/schedule.py", "memctl/knowledge_graph.py", "memctl/wake.py", "(`prompts/"):
+                "memctl/schedule.py", "memctl/knowledge_graph.py", "memctl/wake.py", "(`prompts/",
+                "ask/context_quoting"):
         assert old not in README, old
 
 

@@ -126,7 +126,7 @@ def test_tools_schemas_provenance_errors_and_read_only(world, tmp_path: Path) ->
             asked = await _call(session, "memory_ask", question=SEARCHES[1][0])
             assert asked["topics"] == ["beta"] and asked["answer"].endswith("[1]")
             assert asked["sources"][0]["title"] == SEARCHES[1][2]
-            assert asked["user_memories"] == ["user/global/style.md"]
+            assert asked["user_memories"] == []  # the global memory is unrelated: only relevant ones come
 
             staged = await _call(session, "memory_remember", text="Use pnpm, not npm, in this repo.",
                                  session="ses_serve", topic="alpha", kind="preference")

@@ -40,6 +40,8 @@ def _result(answer: str, sources: list[Source], ranks: list[dict] | None = None,
                      retrieval_method="notes" if fallback else "hybrid", fallback_used=bool(fallback),
                      fallback_reason=fallback, sources=sources, user_memories=["user/global/x.md"], route_s=0.01234,
                      retrieve_s=0.1, answer_s=1.5, ctx_chars=1200, prompt_version="3", proposal=proposal,
+                     memory_sources=[{"path": "user/global/x.md", "provenance": [
+                         {"origin": "agent", "channel": "mcp", "session": "s1", "source": None, "time": "t"}]}],
                      source_ranks={s.path: r for s, r in zip(sources, ranks)} if ranks is not None else {})
 
 

@@ -89,7 +89,8 @@ def test_a_staged_mix_is_promoted_and_rejected_exactly(tmp_path: Path) -> None:
         assert TOKEN not in store.read_text(path)[0]
     sleep_records = [r for r in store.audit.records() if r["actor"] == "sleep"]
     assert {r["reason"].split()[0] for r in sleep_records} == {"promote", "reject", "proposal"}
-    assert any(r["reason"] == "promote proposal p01 (session s1)" for r in sleep_records)
+    assert any(r["reason"] == "promote proposal p01 (session s1); provenance: origin agent via unknown, session s1, "
+               "2026-11-01T10:00:00.000Z" for r in sleep_records)  # a proposal stating no provenance is an agent's
     assert store.verify(deep=True).ok
     # the report: JSON summary and HTML, done
     report = json.loads(Path(summary.report_json).read_text())
@@ -464,9 +465,9 @@ def test_promotion_checks_the_target_against_the_store(tmp_path: Path) -> None:
     home = tmp_path / "var"
     store = MemoryStore(home / "store")
     store.write_text("user/topics/alpha/existing.md", "trusted", actor="sleep", reason="seed")
+    overwrite = _proposal("overwrite", "Replacement text.", session="m", path="user/topics/alpha/existing.md")
+    _stage_raw(store, "m", "overwrite", overwrite)
     cases = {
-        "overwrite": (_proposal("overwrite", "Replacement text.", session="m", path="user/topics/alpha/existing.md"),
-                      "target_exists"),
         "other": (_proposal("other", "Planted for someone else.", session="mallory", path="user/sessions/s1/x.md"),
                   "target_other_session"),
         "under_file": (_proposal("under_file", "Below a file.", session="m",
@@ -483,6 +484,9 @@ def test_promotion_checks_the_target_against_the_store(tmp_path: Path) -> None:
     for pid, (proposal, reason) in cases.items():
         archived = json.loads(store.read_text(f"staging/rejected/{proposal['session']}/{pid}.json")[0])
         assert archived["reason"] == reason, (pid, archived)
+    # An agent's proposal that would replace a trusted memory waits for a person instead.
+    held = json.loads(store.read_text("review/m/overwrite.json")[0])
+    assert held["reasons"] == ["supersedes:user/topics/alpha/existing.md"] and summary.held == 1
     assert store.read_text("user/topics/alpha/existing.md")[0] == "trusted"
     assert "created: '9999" not in store.read_text("user/sessions/m/future.md")[0]  # clamped to now
 

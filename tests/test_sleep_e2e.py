@@ -14,6 +14,7 @@ import pytest
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
 from tests.memctl_process import env_for, ingest_fixture, run_memctl
+from tests.test_memory_trust import _on_pty
 
 pytestmark = pytest.mark.e2e
 
@@ -81,10 +82,19 @@ def test_sleep_promotes_consolidates_rebuilds_and_ask_sees_the_consolidated_fact
     _remember(server, home, "Deploys of beta use the green pipeline since November.", "--session", "s2",
               "--topic", "beta")
     server.reset_counts()
+    held = json.loads(_memctl(server, "sleep", "--home", str(home), "--json").stdout)
+    # remembered without a terminal (an agent's) and replacing a memory of its topic: it waits for a person
+    assert (held["promoted"], held["held"], held["review_queue"], held["clusters_consolidated"]) == (0, 1, 1, 0)
+    (entry,) = json.loads(_memctl(server, "review", "--home", str(home), "--json").stdout)
+    assert entry["reasons"] == [f"supersedes:{old['path']}"]
+    code, out = _on_pty("review", "approve", entry["id"], "--home", str(home), typed=b"y\n",
+                        env={"OLLAMA_HOST": server.url})
+    assert code == 0, out
+    server.reset_counts()
     second = _memctl(server, "sleep", "--home", str(home), "--json")
     assert second.returncode == 0, second.stderr[-3000:]
     night2 = json.loads(second.stdout)
-    assert (night2["promoted"], night2["clusters_consolidated"], night2["memories_merged"]) == (1, 1, 2)
+    assert (night2["promoted"], night2["clusters_consolidated"], night2["memories_merged"]) == (0, 1, 2)
     assert night2["model_calls"] == 1 and night2["topics_rebuilt"] == ["beta"]
     merged = [p for p in store.list("user/topics/beta")]
     assert len(merged) == 1 and "/consolidated-" in merged[0]

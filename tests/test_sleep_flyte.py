@@ -63,7 +63,7 @@ def _sleep(home: Path, server: FakeOllama, engine: str, concurrency: int = 3):
     return SleepRun(_settings(home, server), SleepOptions(concurrency=concurrency, rebuild=False, engine=engine)).run()
 
 
-COMPARED = ("proposals", "promoted", "rejected", "rejected_reasons", "clusters_found", "clusters_consolidated",
+COMPARED = ("proposals", "promoted", "rejected", "rejected_reasons", "held", "held_reasons", "clusters_found", "clusters_consolidated",
             "clusters_failed", "memories_merged", "model_calls", "cache_hits", "errors", "exit_code")
 
 
@@ -86,7 +86,9 @@ def test_flyte_engine_gives_the_local_engines_results_and_repeats_from_its_cache
             assert server.counts["/api/chat"] == summaries[engine].model_calls
     local, flyte = (summaries[e].as_dict() for e in ("local", "flyte"))
     assert {k: local[k] for k in COMPARED} == {k: flyte[k] for k in COMPARED}
-    assert (flyte["promoted"], flyte["rejected"], flyte["clusters_consolidated"]) == (4, 9, 5)
+    # q1 (an agent's proposal on the payments subject of its scope) would supersede a memory: held for review
+    assert (flyte["promoted"], flyte["rejected"], flyte["clusters_consolidated"]) == (3, 9, 5)
+    assert flyte["held_reasons"] == {"supersedes": 1} and flyte["review_queue"] == 1
     assert flyte["model_calls"] == 5 and flyte["cache_hits"] == 0 and flyte["exit_code"] == 0
     assert _files(stores["local"]) == _files(stores["flyte"])  # consolidated memories byte for byte
     assert _changes(stores["local"], seeded["local"]) == _changes(stores["flyte"], seeded["flyte"])
@@ -101,7 +103,7 @@ def test_flyte_engine_gives_the_local_engines_results_and_repeats_from_its_cache
     flyte_reports = list((FLYTE_LOCAL_METADATA / flyte_run[0]).glob("*/report.html"))  # Flyte's own report
     assert len(flyte_reports) == 1
     flyte_report = flyte_reports[0].read_text()
-    assert "13 proposal(s): 4 promoted, 9 rejected; 5 cluster(s) to consolidate" in flyte_report
+    assert "13 proposal(s): 3 promoted, 1 held for review, 9 rejected; 5 cluster(s) to consolidate" in flyte_report
     assert "5/5 ok" in flyte_report and "consolidate: 5 cluster(s), 3 at a time" in flyte_report
 
     # The same inputs again, with memctl's own consolidation cache gone: Flyte's cache answers every cluster.

@@ -7,19 +7,24 @@ the store (the BM25 note index). Cognee's own bookkeeping (its query log, the
 graph DB's WAL) changes on every search; its knowledge does not.
 
 Context: ``[USER_MEMORY]`` holds the promoted memories that apply — every
-file under ``user/global/``, ``user/sessions/<session>/`` and
-``user/topics/<routed topic>/`` — and ``[REFERENCE]`` the retrieved note
+file under ``user/sessions/<session>/`` and ``user/topics/<routed topic>/``,
+and the global ones (``user/global/``) relevant to the question, by BM25
+within a bounded budget (:mod:`memctl.ask.memory_selection`), never all of
+them — and ``[REFERENCE]`` the retrieved note
 excerpts, numbered for citation. Staged proposals are never read. The whole
 context is at most ``max_context_chars`` (user memory takes up to a third,
 references the rest; excerpts are cut to fit). Prompt: ``memctl/prompts/answer.md``.
 
-Every memory and excerpt is one opaque entry (:mod:`memctl.ask.context_quoting`):
+Every memory and excerpt is one opaque entry (:mod:`memctl.prompts.quoting`):
 memctl writes the structure, the stored text only ever appears as a JSON
 string literal on a line of its own, so no memory can forge a section, a
-citation or a chat turn::
+citation or a chat turn. Each memory's line names its provenance
+(:mod:`memctl.store.provenance`: who asked for it, how, in which session,
+when), and the answer prompt says memories describe past work and are never
+instructions::
 
     [USER_MEMORY]
-    - (user/global/20261130T054512Z-a1b2c3.md) "Use pnpm, not npm, in this repo."
+    - (user/global/20261130T054512Z-a1b2c3.md; origin person via remember, session ses_1, 2026-11-30T05:45:12.345Z) "Use pnpm, not npm, in this repo."
     [REFERENCE]
     [1] "Pin pytest-asyncio to 0.24" (session ses_456, 2026-11-30)
     "# Pin pytest-asyncio to 0.24\n\n- pinned to 0.24 …"
@@ -35,11 +40,12 @@ when they disagree.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from memctl.ask.context_quoting import header_field, quote
+from memctl.ask.memory_selection import relevant_globals
 from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.ask.routing import Route, UnknownTopicError, route_question
@@ -53,9 +59,11 @@ from memctl.exit_codes import (
     USAGE as EXIT_USAGE,
     ExitCodeError,
 )
-from memctl.front_matter import strip_front_matter
+from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for, strip_think
 from memctl.prompts import load_prompt
+from memctl.prompts.quoting import header_field, quote
+from memctl.sleep.user_memory import member_provenance
 from memctl.store import MemoryStore, StoreError
 
 MAX_QUESTION_CHARS = 4000
@@ -82,10 +90,36 @@ class AskOptions:
 
 @dataclass
 class UserMemory:
-    """One promoted memory file included in ``[USER_MEMORY]``."""
+    """One promoted memory file included in ``[USER_MEMORY]``, with its provenance records
+    (:func:`memctl.sleep.user_memory.member_provenance`: one, or a merge's members')."""
 
     path: str
     text: str
+    provenance: list[dict] = field(default_factory=list)
+
+    def provenance_label(self) -> str:
+        """``origin agent via mcp, session s1, <time>[, approved by person]`` (or a merge's summary); ``""`` if none."""
+        records = self.provenance
+        if not records:
+            return ""
+        if len(records) == 1:
+            r = records[0]
+            label = f"origin {_plain(r.get('origin'))} via {_plain(r.get('channel'))}"
+            label += f", session {_plain(r['session'])}" if r.get("session") else ""
+            label += f", {_plain(r['time'])}" if r.get("time") else ""
+            return label + (", approved by person" if r.get("approved_by") == "person" else "")
+        origins = sorted({_plain(r.get("origin")) + ("-approved" if r.get("approved_by") == "person" else "")
+                          for r in records})
+        return f"merged from {len(records)}, origins {'+'.join(origins)}"
+
+
+_PLAIN_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+:-]{0,127}$")
+
+
+def _plain(value: object) -> str:
+    """A provenance value as memctl writes it into a header: kept when plain, else ``unreadable`` (never quoted:
+    the header must stay memctl's own structure whatever a stored record holds)."""
+    return str(value) if _PLAIN_VALUE.match(str(value)) else "unreadable"
 
 
 @dataclass
@@ -107,6 +141,7 @@ class AskResult:
     answer_s: float
     ctx_chars: int
     prompt_version: str
+    memory_sources: list[dict] = field(default_factory=list)  # [{"path", "provenance": [records]}] in context order
     proposal: Proposal | None = None
     proposal_error: str | None = None
     source_ranks: dict[str, dict] = field(default_factory=dict)  # note path → ContextHit.ranks()
@@ -131,6 +166,7 @@ class Context:
     sources: list[Source]
     user_memories: list[str]
     ranks: dict[str, dict] = field(default_factory=dict)
+    memory_sources: list[dict] = field(default_factory=list)
 
 
 def load_index(home: DataHome) -> TopicIndex:
@@ -152,17 +188,26 @@ def load_index(home: DataHome) -> TopicIndex:
     return index
 
 
-def user_memories(store: MemoryStore, session: str, topics: list[str]) -> list[UserMemory]:
-    """Promoted memories that apply to this session and these topics (global first), sorted by path."""
+def user_memories(store: MemoryStore, session: str, topics: list[str], question: str | None = None) -> list[UserMemory]:
+    """Promoted memories that apply to this session and these topics (global first), sorted by path.
+
+    With ``question``, the global ones are only those relevant to it, best first, within the bounds of
+    :func:`memctl.ask.memory_selection.relevant_globals`; without, every global memory (tools that list them).
+    """
     prefixes = ["user/global", f"user/sessions/{session}", *(f"user/topics/{t}" for t in topics)]
-    found = []
+    found: dict[str, list[UserMemory]] = {}
     for prefix in prefixes:
         for path in store.list(prefix):
             try:
-                found.append(UserMemory(path, strip_front_matter(store.read_text(path)[0]).strip()))
+                content = store.read_text(path)[0]
             except StoreError:
                 continue
-    return found
+            found.setdefault(prefix, []).append(UserMemory(path, strip_front_matter(content).strip(),
+                                                           member_provenance(read_front_matter(content))))
+    globals_ = found.pop("user/global", [])
+    if question is not None:
+        globals_ = relevant_globals(question, globals_)
+    return [*globals_, *(m for prefix in prefixes[1:] for m in found.get(prefix, []))]
 
 
 def _fitted(text: str, room: int) -> str | None:
@@ -190,17 +235,20 @@ def assemble_context(memories: list[UserMemory], hits: list[ContextHit], budget:
     """
     parts: list[str] = []
     used_memories: list[str] = []
+    memory_sources: list[dict] = []
     user_budget = budget // 3
     if memories:
         block = "[USER_MEMORY]\n"
         for memory in memories:
-            prefix = f"- ({header_field(memory.path)}) "
+            label = memory.provenance_label()
+            prefix = f"- ({header_field(memory.path)}{'; ' + label if label else ''}) "
             room = user_budget - len(block) - len(prefix) - 1
             body = _fitted(memory.text, room) if room > 0 else None
             if body is None or (body.endswith(TRUNCATION_MARK) and room < MIN_EXCERPT_CHARS // 2):
                 break
             block += prefix + body + "\n"
             used_memories.append(memory.path)
+            memory_sources.append({"path": memory.path, "provenance": memory.provenance})
             if body.endswith(TRUNCATION_MARK):
                 break
         if used_memories:
@@ -233,7 +281,8 @@ def assemble_context(memories: list[UserMemory], hits: list[ContextHit], budget:
             parts.append(block + "".join(entries))
     text = "\n".join(parts).rstrip() + "\n" if parts else ""
     assert len(text) <= budget, (len(text), budget)  # the bound is the contract; cheap to keep honest
-    return Context(text=text, sources=sources, user_memories=used_memories, ranks=ranks)
+    return Context(text=text, sources=sources, user_memories=used_memories, ranks=ranks,
+                   memory_sources=memory_sources)
 
 
 def _subject_mark(source: Source, shown: list[Source]) -> str:
@@ -315,7 +364,7 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
                                     use_graph=options.use_graph)
     store = MemoryStore(home.store)
     try:
-        memories = user_memories(store, session, route.topics)
+        memories = user_memories(store, session, route.topics, question=question)
     except StoreError as exc:
         raise AskError(f"cannot read promoted memories: {exc}", EXIT_HOME) from exc
     # A promoted memory the graph also returned is already in [USER_MEMORY]; never show it twice.
@@ -348,7 +397,7 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         route_reason=route.reason, retrieval_method=retrieval.method, fallback_used=retrieval.fallback_used,
         fallback_reason=retrieval.fallback_reason, sources=context.sources, user_memories=context.user_memories,
         route_s=route.route_s, retrieve_s=retrieval.retrieve_s, answer_s=answer_s, ctx_chars=len(context.text),
-        prompt_version=prompt.version, source_ranks=context.ranks,
+        prompt_version=prompt.version, source_ranks=context.ranks, memory_sources=context.memory_sources,
     )
     propose = settings.ask_propose if options.propose is None else options.propose
     if propose:
@@ -394,4 +443,5 @@ def propose_from_exchange(client, settings: Settings, store: MemoryStore, sessio
         return None
     kind = data.get("kind") if data.get("kind") in ("preference", "decision") else "note"
     return stage_proposal(store, session=session, content=str(data["memory"]), source="ask", topic=topic, kind=kind,
-                          max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)
+                          max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines,
+                          origin="agent", taken_from="ask: the model's answer to a question")

@@ -132,11 +132,15 @@ def build_server(warm: WarmMemory, **settings: Any) -> MemctlMCP:
         global_scope: Annotated[bool, Field(description="True: a preference for every project (like "
                                                         "`memctl remember --global`). Not with topic.")] = False,
         kind: Annotated[str, Field(description="What it is.", pattern="^(preference|decision|note)$")] = "note",
+        source: Annotated[str | None, Field(description="Optional: what the text was taken from (a tool's output, "
+                                                        "a file, a page), kept in its provenance.",
+                                            max_length=300)] = None,
     ) -> dict[str, Any]:
         """Propose a memory. It is scrubbed of secrets and checked by memctl's validator now; if accepted it is
-        staged (quarantined), and becomes trusted only when the user's `memctl sleep` promotes it. Returns
-        staged=true with the staged path, or staged=false with the validator's reason. Nothing trusted changes."""
-        return await _in_thread(tools.memory_remember, warm, text, session, topic, global_scope, kind)
+        staged (quarantined), recorded as an agent's, and becomes trusted only when the user's `memctl sleep`
+        promotes it; one that would make an agent act, or replace a memory, waits for the user's review.
+        Returns staged=true with the staged path, or staged=false with the validator's reason."""
+        return await _in_thread(tools.memory_remember, warm, text, session, topic, global_scope, kind, source)
 
     @server.tool(annotations=read_only, structured_output=True)
     async def memory_topics() -> dict[str, Any]:

@@ -107,8 +107,11 @@ def memory_ask(warm: WarmMemory, question: str, topics: list[str] | None = None,
 
 
 def memory_remember(warm: WarmMemory, text: str, session: str, topic: str | None = None, global_scope: bool = False,
-                    kind: str = "note") -> dict:
+                    kind: str = "note", source: str | None = None) -> dict:
     """Stage ``text`` as a proposal (``staging/`` only); ``memctl sleep`` decides whether it becomes trusted.
+
+    Its provenance is always ``origin: agent`` via ``mcp`` (whoever is on the other end of the MCP
+    connection is a program), with ``source`` as what the text was taken from.
 
     Returns:
         ``{"staged": true, "staged_path", "promoted_path_if_accepted", "redactions", "proposal"}``, or
@@ -127,9 +130,10 @@ def memory_remember(warm: WarmMemory, text: str, session: str, topic: str | None
         topic = warm.topic_index().resolve([topic])[0]
     settings = warm.settings
     try:
-        proposal = stage_proposal(MemoryStore(warm.home.store), session=session, content=text, source="remember",
+        proposal = stage_proposal(MemoryStore(warm.home.store), session=session, content=text, source="mcp",
                                   topic=topic, kind=kind, global_scope=global_scope,
-                                  max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)
+                                  max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines,
+                                  origin="agent", taken_from=source)
     except ProposalError as exc:
         message = str(exc)
         if message.startswith(REFUSED_PREFIX):

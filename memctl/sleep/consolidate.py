@@ -35,11 +35,11 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from memctl.ask.context_quoting import header_field, quote
 from memctl.atomic import atomic_write_json
 from memctl.config import Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import Prompt, load_prompt
+from memctl.prompts.quoting import header_field, quote
 from memctl.sleep.consolidation_check import substance_problem
 
 MAX_MERGED_LINES = 40
@@ -108,7 +108,7 @@ def is_cached(task: ConsolidationTask, settings: Settings, cache_dir: Path) -> b
 def render_members(task: ConsolidationTask) -> str:
     """The user message: members oldest first, each a header ``[memory N] (stated <time>)`` and its text quoted.
 
-    The text is one JSON string on one line (:func:`memctl.ask.context_quoting.quote`, the same quoting
+    The text is one JSON string on one line (:func:`memctl.prompts.quoting.quote`, the same quoting
     ``ask`` gives memories), so a member cannot end its block early or forge another
     ``[memory N] (stated …)`` block with a later time.
     """

@@ -104,7 +104,8 @@ async def consolidate_one(task: flyte.io.File, settings_json: str) -> str:
         except ConsolidationError as exc:
             raise RuntimeError(FAILED + json.dumps({"message": str(exc), "model_called": exc.model_called,
                                                     "text": None})) from None
-    _target, refusal = check_merged(data.cluster, data.scope, result.text, ValidationLimits.from_settings(settings))
+    _target, refusal = check_merged(data.cluster, data.scope, result.text, ValidationLimits.from_settings(settings),
+                                    data.members)
     if refusal:
         raise RuntimeError(FAILED + json.dumps({"message": refusal, "model_called": result.model_called,
                                                 "text": result.text}))

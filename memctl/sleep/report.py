@@ -52,7 +52,7 @@ class SleepReport:
         self.flyte_url: str | None = None  # the Flyte run's console URL; None in local mode and on the local engine
         self.status = "running"
         self.phases = {name: PhaseRecord(name) for name in PHASES}
-        self.details: dict[str, list] = {"promoted": [], "rejected": [], "clusters": [], "topics": []}
+        self.details: dict[str, list] = {"promoted": [], "rejected": [], "held": [], "clusters": [], "topics": []}
         self.summary: dict[str, Any] = {}
         self.wall_s: float | None = None
 
@@ -95,6 +95,8 @@ class SleepReport:
         s = self.summary
         cards = [("promoted", s.get("promoted", len(self.details["promoted"]))),
                  ("rejected", s.get("rejected", len(self.details["rejected"]))),
+                 ("held for review", s.get("held", len(self.details["held"]))),
+                 ("review queue", s.get("review_queue", "…")),
                  ("clusters consolidated", s.get("clusters_consolidated", "…")),
                  ("memories merged", s.get("memories_merged", "…")),
                  ("clusters failed", len(s["clusters_failed"]) if "clusters_failed" in s

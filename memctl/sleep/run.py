@@ -4,11 +4,14 @@ Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
 
 * **load** — the proposals waiting in ``staging/sessions/<session>/inbox/``.
 * **promote** — each through ONE gate, :func:`memctl.validator.core.validate_proposal`:
-  accepted → ``user/…`` (actor ``sleep``, reason naming the proposal),
-  rejected → ``staging/rejected/<session>/<id>.json`` with the reason; the
-  inbox file is then deleted (a versioned tombstone). Promotion renders the
-  memory deterministically, so a run killed between the two steps repeats
-  as a no-op.
+  rejected → ``staging/rejected/<session>/<id>.json`` with the reason;
+  accepted → promoted to ``user/…`` (actor ``sleep``, reason naming the
+  proposal and its origin), or *held* in the review queue
+  (:mod:`memctl.sleep.review_queue`) when :func:`memctl.sleep.trust.decide`
+  says a person must decide (an agent's action-bearing or superseding
+  proposal); the inbox file is then deleted (a versioned tombstone).
+  Promotion renders the memory deterministically (provenance included), so
+  a run killed between the two steps repeats as a no-op.
 * **cluster** — related memories of one scope (:mod:`memctl.sleep.clustering`).
   First, consolidated memories whose recorded members still exist unchanged
   (a run killed while applying) have those members deleted.
@@ -17,9 +20,12 @@ Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
   the engine chosen (:mod:`memctl.sleep.engine`: a local thread pool, or Flyte
   tasks); each
   result is applied as it arrives: the merged memory must keep the members'
-  substance (:mod:`memctl.sleep.consolidation_check`) and pass the validator like a
-  proposal, then it is written to ``<scope>/consolidated-<key>.md`` and the
-  members deleted (versioned). A cluster that fails either check keeps its
+  substance, add no URL, host, command or package they lacked, and pass the
+  validator like a proposal (:func:`memctl.validator.merge_gate.check_merged`);
+  then it is written to ``<scope>/consolidated-<key>.md`` with every member's
+  provenance and the members deleted (versioned) — or, when it is
+  action-bearing and a member was not a person's choice, held for review
+  (:func:`memctl.sleep.trust.decide_merge`). A cluster that fails either check keeps its
   members, is listed in ``clusters_failed`` with the reason (exit 1), its
   cache entry is dropped, and the next sleep tries it again.
 * **rebuild** — every topic whose user memories changed: merged-away files
@@ -38,21 +44,16 @@ import contextlib
 import json
 import time
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memctl.atomic import atomic_write_json
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import (
     FAILED_ITEMS as EXIT_FAILED,
-    HOME as EXIT_HOME,
     MODEL as EXIT_MODEL,
     OK as EXIT_OK,
-    USAGE as EXIT_USAGE,
-    ExitCodeError,
 )
-from memctl.front_matter import read_front_matter
 from memctl.reporting import Reporter, SilentReporter
 from memctl.sleep.clustering import Cluster, cluster_memories
 from memctl.sleep.consolidate import (
@@ -64,6 +65,9 @@ from memctl.sleep.consolidate import (
 )
 from memctl.sleep.engine import select_engine
 from memctl.sleep.report import SleepReport
+from memctl.sleep.review_queue import ReviewEntry, hold, queue_size
+from memctl.sleep.state import SleepError, SleepState, recorded_members, unmerge  # noqa: F401 - unmerge re-exported
+from memctl.sleep.trust import decide, decide_merge
 from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.store import (
     ABSENT_SHA,
@@ -74,13 +78,12 @@ from memctl.store import (
     ReadOnlyPrefixError,
     StoreError,
 )
+from memctl.store.provenance import Provenance
 from memctl.store.versions import sha256_text
 from memctl.validator.core import ValidationLimits, validate_proposal
 from memctl.validator.merge_gate import check_merged
 
-
-class SleepError(ExitCodeError):
-    """Sleep cannot run (lock busy, data home unusable); ``exit_code`` as documented."""
+HELD = "held for review"  # the detail _promote_accepted returns for a held proposal
 
 
 @dataclass
@@ -102,6 +105,9 @@ class SleepSummary:
     promoted: int = 0
     rejected: int = 0
     rejected_reasons: dict[str, int] = field(default_factory=dict)
+    held: int = 0
+    held_reasons: dict[str, int] = field(default_factory=dict)
+    review_queue: int = 0
     clusters_found: int = 0
     clusters_consolidated: int = 0
     clusters_failed: list[dict[str, Any]] = field(default_factory=list)
@@ -130,49 +136,6 @@ class SleepSummary:
         data["wall_s"] = round(self.wall_s, 3)
         data["exit_code"] = self.exit_code
         return data
-
-
-class SleepState:
-    """``<home>/sleep_state.json``: topics whose dataset must be rebuilt, with files to remove from it.
-
-    Marked before the store changes, cleared after a successful rebuild, so a
-    killed or failed run leaves the work for the next one.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.declined: list[list[str]] = []
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.dirty: dict[str, list[str]] = {str(k): list(v) for k, v in data.get("dirty", {}).items()}
-            self.declined = [sorted(map(str, group)) for group in data.get("declined", [])]
-        except FileNotFoundError:
-            self.dirty = {}
-        except (ValueError, RecursionError, AttributeError, TypeError) as exc:
-            raise SleepError(f"{path} is unreadable ({exc}); delete it (the next sleep then rebuilds nothing "
-                             "until memories change)", EXIT_HOME) from exc
-
-    def mark(self, topic: str, remove: list[str] | None = None) -> None:
-        entry = self.dirty.setdefault(topic, [])
-        entry.extend(p for p in (remove or []) if p not in entry)
-        self.save()
-
-    def clear(self, topic: str) -> None:
-        self.dirty.pop(topic, None)
-        self.save()
-
-    def decline(self, member_paths: list[str]) -> None:
-        """Never merge exactly these memories again (set by ``memctl unmerge``)."""
-        group = sorted(member_paths)
-        if group not in self.declined:
-            self.declined.append(group)
-        self.save()
-
-    def is_declined(self, member_paths: list[str]) -> bool:
-        return sorted(member_paths) in self.declined
-
-    def save(self) -> None:
-        atomic_write_json(self.path, {"dirty": self.dirty, "declined": self.declined})
 
 
 class SleepRun:
@@ -205,6 +168,7 @@ class SleepRun:
             self.summary.report_html, self.summary.report_json = str(report.html_path), str(report.json_path)
             try:
                 self._phases(report, state)
+                self.summary.review_queue = queue_size(self.store)
                 status = "done"
             except BaseException:
                 status = "failed"
@@ -258,6 +222,7 @@ class SleepRun:
     def _promote(self, report: SleepReport, state: SleepState, inbox: list[str]) -> None:
         report.start("promote")
         self.reporter.phase("promote", len(inbox))
+        self._known = self._memories() if inbox else []
         for staged in inbox:
             try:
                 self._promote_one(report, state, staged)
@@ -266,6 +231,7 @@ class SleepRun:
                 report.error("promote", f"{staged}: {exc}")
             self.reporter.advance()
         report.finish("promote", promoted=self.summary.promoted, rejected=self.summary.rejected,
+                      held=self.summary.held, review_queue=queue_size(self.store) if inbox else None,
                       **{f"rejected {k}": v for k, v in sorted(self.summary.rejected_reasons.items())})
 
     def _promote_one(self, report: SleepReport, state: SleepState, staged: str) -> None:
@@ -277,15 +243,19 @@ class SleepRun:
         proposal_id = verdict.proposal_id or stem
         reason, detail = verdict.reason, verdict.detail
         if verdict.ok:
-            reason, detail = self._promote_accepted(report, state, verdict, raw, session, proposal_id)
+            reason, detail = self._promote_accepted(report, state, verdict, raw, session, proposal_id, staged)
         if reason is not None:
             self._archive_rejected(report, raw, session, stem, proposal_id, staged, reason, detail)
-        self.store.delete(staged, expected_sha=staged_sha, actor="sleep",
-                          reason=f"proposal {proposal_id} {'rejected' if reason else 'promoted'}")
+        outcome = "rejected" if reason else ("held for review" if detail == HELD else "promoted")
+        self.store.delete(staged, expected_sha=staged_sha, actor="sleep", reason=f"proposal {proposal_id} {outcome}")
 
     def _promote_accepted(self, report: SleepReport, state: SleepState, verdict, raw: bytes, session: str,
-                          proposal_id: str) -> tuple[str | None, str]:
-        """Write a validated proposal into ``user/``; returns ``(reason, detail)`` when it must be rejected after all.
+                          proposal_id: str, staged: str) -> tuple[str | None, str]:
+        """Write a validated proposal into ``user/``, or hold it for review; returns ``(reason, detail)`` when it
+        must be rejected after all, ``(None, HELD)`` when it was held, ``(None, "")`` when promoted.
+
+        Held (:func:`memctl.sleep.trust.decide`): an agent's action-bearing proposal, or one that would
+        supersede an existing memory (the same path, or the same subject in its scope).
 
         Beyond the validator (which judges one proposal alone), promotion checks it against the store:
         a session-scoped target must be the inbox's own session (an inbox cannot write another
@@ -305,21 +275,56 @@ class SleepRun:
         created = _sane_time(proposal.get("created"))
         kind = proposal.get("kind") if proposal.get("kind") in ("preference", "decision", "note") else "note"
         topic = scope[2] if scope[1] == "topics" else None
-        content = render_memory(verdict.content or "", kind=kind, created=created, session=session, topic=topic,
-                                extra={"proposal": proposal_id, "source": str(proposal.get("source") or "")})
+        provenance = Provenance.from_dict(proposal.get("provenance"), session=session, time=created)
+        if provenance.origin == "person" and not self._staged_by_person(staged):
+            provenance = replace(provenance, origin="agent")
+        text = verdict.content or ""
+        trust = decide(text, origin=provenance.origin, path=path, memories=self._known)
+        content = render_memory(text, kind=kind, created=created, session=session, topic=topic,
+                                extra={"proposal": proposal_id, "source": str(proposal.get("source") or ""),
+                                       "provenance": provenance.as_dict(),
+                                       **({"action": list(trust.action)} if trust.action else {})})
         current = self.store.sha(path) if self._addressable(path) else None
+        if trust.held and current != sha256_text(content):
+            self._hold(report, ReviewEntry(
+                id=proposal_id, kind="proposal", session=session, path=path, content=text, memory_kind=kind,
+                created=created, topic=topic, provenance=provenance.as_dict(), reasons=list(trust.reasons),
+                action=list(trust.action), extra={"source": str(proposal.get("source") or "")},
+                supersedes=[{"path": m.path, "sha": m.sha, "text": m.text} for m in trust.superseded]))
+            return None, HELD
         if current is not None and current != sha256_text(content):
             return "target_exists", f"{path} already holds a memory; a proposal never overwrites one"
         if topic:
             state.mark(topic)
         try:
             self.store.write_text(path, content, expected_sha=current or ABSENT_SHA, actor="sleep",
-                                  reason=f"promote proposal {proposal_id} (session {session})")
+                                  reason=f"promote proposal {proposal_id} (session {session}); provenance: "
+                                         f"{provenance.describe()}" + (f"; action-bearing ({', '.join(trust.action)}), "
+                                                                      "a person's choice" if trust.action else ""))
         except (InvalidPathError, ReadOnlyPrefixError) as exc:
             return "store_refused", str(exc)
         self.summary.promoted += 1
-        report.add("promoted", {"id": proposal_id, "session": session, "path": path, "content": verdict.content})
+        self._known.append(parse_memory(path, sha256_text(content), content))
+        report.add("promoted", {"id": proposal_id, "session": session, "path": path, "content": verdict.content,
+                                "origin": provenance.origin, "action": ", ".join(trust.action)})
         return None, ""
+
+    def _staged_by_person(self, staged: str) -> bool:
+        """A proposal's ``origin: person`` holds only when the store's own record of the staged file says so:
+        its last write by ``memctl remember`` on a terminal. A file dropped into the inbox, or written by
+        any other actor, is an agent's whatever its JSON claims."""
+        last = next(reversed(self.store.history(staged)), None)
+        return bool(last and last.op == "write" and last.actor == "remember" and "origin person" in last.reason)
+
+    def _hold(self, report: SleepReport, entry: ReviewEntry) -> None:
+        """Put ``entry`` in the review queue and count it (by its first reason's kind) unless it already waits."""
+        if not hold(self.store, entry):
+            return  # already waiting from an earlier run
+        self.summary.held += 1
+        code = entry.reasons[0].split(":")[0] if entry.reasons else "review"
+        self.summary.held_reasons[code] = self.summary.held_reasons.get(code, 0) + 1
+        report.add("held", {"id": entry.id, "kind": entry.kind, "session": entry.session, "path": entry.path,
+                            "reasons": ", ".join(entry.reasons), "content": entry.content})
 
     def _addressable(self, path: str) -> bool:
         try:
@@ -370,7 +375,7 @@ class SleepRun:
             except StoreError:
                 continue
             candidates = []
-            for member in _recorded_members(content):
+            for member in recorded_members(content):
                 try:
                     if self.store.sha(member["path"]) == member["sha"]:
                         candidates.append((member["path"], member["sha"]))
@@ -422,7 +427,8 @@ class SleepRun:
         outcomes = self.engine.consolidate([_task(c) for c in clusters], settings=self.settings, cache_dir=cache_dir,
                                            concurrency=concurrency, log=self.reporter.log,
                                            note=f"{self.summary.proposals} proposal(s): {self.summary.promoted} "
-                                                f"promoted, {self.summary.rejected} rejected; "
+                                                f"promoted, {self.summary.held} held for review, "
+                                                f"{self.summary.rejected} rejected; "
                                                 f"{len(clusters)} cluster(s) to consolidate")
         try:
             with contextlib.closing(outcomes):
@@ -462,7 +468,7 @@ class SleepRun:
             self.summary.model_calls += 1
         else:
             self.summary.cache_hits += 1
-        target, refusal = check_merged(cluster.key, cluster.scope, result.text, self.limits)
+        target, refusal = check_merged(cluster.key, cluster.scope, result.text, self.limits, cluster.members)
         if refusal:
             # Not cached either: a refused merge is asked for again next run, like a lossy one.
             (self.home.consolidate_cache / f"{result.cache_key}.json").unlink(missing_ok=True)
@@ -470,10 +476,27 @@ class SleepRun:
             return
         datasets = {m.dataset for m in cluster.members if m.dataset}
         session = cluster.members[0].session if len({m.session for m in cluster.members}) == 1 else None
+        topic = datasets.pop() if len(datasets) == 1 else None
+        provenance = [record for m in cluster.members for record in (m.provenance or [])]
+        trust = decide_merge(result.text, list(cluster.members))
+        if trust.held:
+            self._hold(report, ReviewEntry(
+                id=f"consolidated-{cluster.key[:16]}", kind="merge", session=session or "sleep", path=target,
+                content=result.text, memory_kind="consolidated", created=result.created, topic=topic,
+                provenance=provenance, reasons=list(trust.reasons), action=list(trust.action),
+                supersedes=[{"path": m.path, "sha": m.sha, "text": m.text} for m in cluster.members],
+                members=[{"path": m.path, "sha": m.sha} for m in cluster.members],
+                extra={"members": [{"path": m.path, "sha": m.sha} for m in cluster.members], "model": result.model,
+                       "prompt_version": result.prompt_version}))
+            report.add("clusters", {"scope": cluster.scope, "members": members, "outcome": "held for review",
+                                    "text": result.text})
+            return
         content = render_memory(result.text, kind="consolidated", created=result.created, session=session,
-                                topic=datasets.pop() if len(datasets) == 1 else None,
+                                topic=topic,
                                 extra={"members": [{"path": m.path, "sha": m.sha} for m in cluster.members],
-                                       "model": result.model, "prompt_version": result.prompt_version})
+                                       "model": result.model, "prompt_version": result.prompt_version,
+                                       "provenance": provenance,
+                                       **({"action": list(trust.action)} if trust.action else {})})
         for dataset in {m.dataset for m in cluster.members if m.dataset}:
             state.mark(dataset, [str(self.store.root / m.path) for m in cluster.members if m.dataset == dataset])
         self.store.write_text(target, content, actor="sleep",
@@ -548,41 +571,6 @@ class SleepRun:
                       failed=len(self.summary.topics_failed))
 
 
-def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[str]:
-    """Undo a merge: restore every member recorded in a consolidated memory (its recorded version),
-    delete the consolidated memory, and never merge exactly those memories again. Actor ``cli``;
-    takes the data-home lock (no sleep may run meanwhile). Returns the restored paths.
-
-    Raises:
-        SleepError: not a consolidated memory (2), or the data home is busy (6).
-        memctl.store.StoreError: a member cannot be restored (e.g. its version blob is gone).
-    """
-    from memctl.store.policy import normalize_path
-
-    home = DataHome(settings.home)
-    store = MemoryStore(home.store)
-    path = normalize_path(consolidated_path)
-    if not path.startswith("user/") or "/consolidated-" not in path:
-        raise SleepError(f"{path} is not a consolidated memory (user/…/consolidated-<key>.md)", EXIT_USAGE)
-    with home.lock(wait=False, offer_wait=False, error=SleepError):
-        content, sha = store.read_text(path)
-        members = _recorded_members(content)
-        if not members:
-            raise SleepError(f"{path} records no members to restore", EXIT_USAGE)
-        state = SleepState(home.sleep_state)
-        restored = []
-        for member in members:
-            if store.sha(member["path"]) != member["sha"]:
-                store.rollback(member["path"], member["sha"], actor="cli", reason=f"unmerge {path}: {reason}")
-            restored.append(member["path"])
-        dataset = parse_memory(path, sha, content).dataset
-        if dataset:
-            state.mark(dataset, [str(store.root / path)])
-        state.decline(restored)
-        store.delete(path, expected_sha=sha, actor="cli", reason=f"unmerge: {reason}")
-        return restored
-
-
 def _sane_time(value: object) -> str:
     """The proposal's statement time if it is an ISO-8601 time not in the future, else now (UTC)."""
     from datetime import datetime, timedelta, timezone
@@ -602,9 +590,3 @@ def _sane_time(value: object) -> str:
 def _task(cluster: Cluster) -> ConsolidationTask:
     return ConsolidationTask(cluster=cluster.key, scope=cluster.scope,
                              members=[Member(m.path, m.sha, m.created, m.text) for m in cluster.members])
-
-
-def _recorded_members(content: str) -> list[dict]:
-    members = read_front_matter(content).get("members")
-    return [m for m in members or [] if isinstance(m, dict) and isinstance(m.get("path"), str)
-            and isinstance(m.get("sha"), str)]

@@ -2,7 +2,9 @@
 
 The storage model (README, "The memory store"):
 ``memory/`` is read-only ground truth that only ingestion writes, ``user/``
-holds promoted memories, ``staging/`` untrusted proposals; ``audit/`` and
+holds promoted memories, ``staging/`` untrusted proposals, ``review/`` the
+proposals sleep held for a person to decide on (nothing that answers or
+consolidates reads it: :mod:`memctl.sleep.review_queue`); ``audit/`` and
 ``versions/`` are the store's own and never addressable through the API.
 
 A store path is a relative POSIX path such as ``user/global/editor.md``.
@@ -17,17 +19,20 @@ import unicodedata
 
 from memctl.store.errors import InvalidContentError, InvalidPathError, ReadOnlyPrefixError
 
-PUBLIC_PREFIXES = ("memory", "user", "staging")
+PUBLIC_PREFIXES = ("memory", "user", "staging", "review")
 INTERNAL_PREFIXES = ("audit", "versions")
 
 # Who may write under each public prefix. ``None``: any actor (quarantine).
 # user/ is the trusted output of the sleep cycle's validator: the model-driven
 # actors (ask, remember) may only propose into staging/. "cli" is a human
-# acting through `memctl rollback`.
+# acting through `memctl rollback`; "person" a decision taken in `memctl review`
+# on an interactive terminal. review/ is written by sleep (it holds a proposal)
+# and by a person's decision, never by ask, remember or the MCP server.
 WRITERS: dict[str, frozenset[str] | None] = {
     "memory": frozenset({"ingest"}),
-    "user": frozenset({"sleep", "cli"}),
+    "user": frozenset({"sleep", "cli", "person"}),
     "staging": None,
+    "review": frozenset({"sleep", "person"}),
 }
 
 MAX_PATH_BYTES = 1024

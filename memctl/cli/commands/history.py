@@ -1,4 +1,7 @@
-"""``memctl history``: every recorded change of one store file, with its version ids."""
+"""``memctl history``: every recorded change of one store file, with its version ids.
+
+Each record's reason names the provenance of what was written (sleep and review write it there); for a
+memory that exists now, its current provenance is also printed below the table (stderr)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, app, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, console, stdout
 from memctl.cli.store_flags import short_sha, store_from_flags
 from memctl.exit_codes import UsageError
 
@@ -36,3 +39,12 @@ def history(
             label += " ↩"
         table.add_row(label, str(v.seq), v.time[:19].replace("T", " "), v.op, v.actor, v.reason)
     stdout.print(table)
+    from memctl.sleep.user_memory import provenance_lines
+    from memctl.store import StoreError
+
+    try:
+        current = store.read_text(path)[0] if versions[-1].version else ""
+    except StoreError:
+        current = ""
+    for line in provenance_lines(current):
+        console.print(f"provenance now: {line}", highlight=False, markup=False)

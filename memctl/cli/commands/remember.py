@@ -1,5 +1,10 @@
 """``memctl remember``: stage a memory as a proposal (quarantine). Thin: parse, call :mod:`memctl.ask.proposals`.
 
+Provenance: on an interactive terminal (stdin and stderr TTYs, :mod:`memctl.cli.interactive`) the
+proposal's origin is ``person`` — sleep promotes it as the person's choice even when it would make
+the agent act; anywhere else (a pipe, a script, an agent's shell tool) it is ``agent``, and sleep
+holds an action-bearing one for review. ``--from`` records what the text was taken from.
+
 The text comes as an argument, from stdin (``-``) or from a file (``--file
 PATH``); text that starts with ``-`` (a PEM block, a Markdown list) goes
 through those or after ``--``. Whatever goes wrong, the messages never repeat
@@ -134,10 +139,13 @@ def remember(
     global_scope: Annotated[bool, typer.Option("--global", help="A global preference (promoted under user/global/).")] = False,
     kind: Annotated[Kind, typer.Option("--kind", help="What the memory is.")] = Kind.note,
     file: Annotated[Optional[Path], typer.Option("--file", metavar="PATH", help="Read the memory text from this file (UTF-8).")] = None,
+    taken_from: Annotated[Optional[str], typer.Option("--from", metavar="SOURCE", help="What the text was taken from (a tool's output, a file, a page); kept in its provenance. Default with --file: that file.")] = None,
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:
-    """Stage a memory as a proposal (quarantine): trusted only after `memctl sleep` validates it."""
+    """Stage a memory as a proposal (quarantine): trusted only after `memctl sleep` validates it.
+
+    Typed at an interactive terminal it is recorded as a person's memory; otherwise as an agent's."""
     settings = settings_from_flags(home)  # validates OLLAMA_HOST before anything imports the ollama client
     from memctl.ask.proposals import SESSION_ID, TOPIC_SLUG, stage_proposal
     from memctl.ask.topic_index import TopicIndex, UnknownTopicError
@@ -157,11 +165,18 @@ def remember(
             if TOPIC_SLUG.match(topic):
                 raise
             raise UsageError(f"unknown topic ({_shown(topic)}); `memctl doctor` lists the topics") from None
+    from memctl.cli.interactive import at_terminal
+
+    origin = "person" if at_terminal() else "agent"
+    if taken_from is None and file is not None and str(file) != "-":
+        taken_from = f"file {file}"
     proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=content, source="remember",
                               topic=topic, kind=kind.value, global_scope=global_scope,
-                              max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)
+                              max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines,
+                              origin=origin, taken_from=taken_from)
     if as_json:
         stdout.print_json(json.dumps(proposal.as_dict()))
     else:
-        stdout.print(f"staged {proposal.staged_path} (→ {proposal.path} once `memctl sleep` validates it)"
+        stdout.print(f"staged {proposal.staged_path} (→ {proposal.path} once `memctl sleep` validates it; "
+                     f"origin {origin})"
                      + (f"; {proposal.redactions} secret(s) redacted" if proposal.redactions else ""))

@@ -1,4 +1,7 @@
-"""``memctl show``: a store file now, or at one of its versions, verbatim on stdout."""
+"""``memctl show``: a store file now, or at one of its versions, verbatim on stdout.
+
+A memory's provenance (who asked for it, how, in which session, when; :mod:`memctl.store.provenance`)
+is in its front matter, which is printed as it is; a one-line summary also goes to stderr."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from memctl.cli.app import HomeOption, app
+from memctl.cli.app import HomeOption, app, console
 from memctl.cli.store_flags import store_from_flags
 from memctl.cli.terminal import write_out
 
@@ -21,3 +24,8 @@ def show(
     store = store_from_flags(home)
     content = store.read_version(path, version) if version else store.read_text(path)[0]
     write_out(content)
+    from memctl.sleep.user_memory import provenance_lines
+
+    for line in provenance_lines(content):
+        console.print(f"provenance: {line}", highlight=False, markup=False)
+

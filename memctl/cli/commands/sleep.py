@@ -44,10 +44,13 @@ def sleep(
         table.add_column("", style="bold")
         table.add_column("", justify="right")
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(data["rejected_reasons"].items()))
+        held = ", ".join(f"{k} {v}" for k, v in sorted(data["held_reasons"].items()))
         for key, value in (
             ("proposals", data["proposals"]),
             ("promoted", data["promoted"]),
             ("rejected", f"{data['rejected']}" + (f" ({reasons})" if reasons else "")),
+            ("held for review", f"{data['held']}" + (f" ({held})" if held else "")),
+            ("review queue", f"{data['review_queue']}" + (" (memctl review)" if data["review_queue"] else "")),
             ("clusters found / consolidated", f"{data['clusters_found']} / {data['clusters_consolidated']}"),
             ("memories merged", data["memories_merged"]),
             ("model calls / cache hits", f"{data['model_calls']} / {data['cache_hits']}"),

@@ -1,0 +1,79 @@
+"""Sleep's three-way outcome for a proposal the validator accepted: promote it, or hold it for a person.
+
+The validator (:func:`memctl.validator.core.validate_proposal`) refuses what must never be trusted
+(secrets, forged structure, injections, bad paths). What it accepts is promoted without a person only
+when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memctl trusts, and why"):
+
+* ``action:<reason>`` — an *agent* proposal that :func:`memctl.validator.action.classify_action` marks
+  action-bearing (it would make the agent run, install, fetch, trust, … something, or it carries a
+  command, URL, host or package name);
+* ``supersedes:<path>`` — an *agent* proposal that would replace an existing memory: the same target
+  path, or a memory of the same scope (global, one topic, one session) on the same subject
+  (:func:`memctl.sleep.clustering.related`, the relation consolidation merges by — where the newest
+  member wins) that the proposal adds words to.
+
+A person's own proposal (``origin: person``, :mod:`memctl.store.provenance`) is never held: it is
+promoted as their choice, with the classification recorded in the memory's front matter.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from memctl.sleep.clustering import related, subject_words
+from memctl.sleep.user_memory import UserMemoryFile
+from memctl.validator.action import classify_action
+
+
+@dataclass(frozen=True)
+class TrustDecision:
+    """``held`` with its ``reasons``; ``action`` the classifier's reasons (recorded even when promoted);
+    ``superseded`` the existing memories the proposal would replace."""
+
+    held: bool
+    reasons: tuple[str, ...] = ()
+    action: tuple[str, ...] = ()
+    superseded: tuple[UserMemoryFile, ...] = field(default=())
+
+
+def superseded_by(content: str, path: str, memories: list[UserMemoryFile]) -> list[UserMemoryFile]:
+    """Existing memories ``content`` (to be written at ``path``) would replace: one at ``path`` itself with
+    other text, or one of the same scope on the same subject that the new text adds subject words to."""
+    scope = path.rsplit("/", 1)[0]
+    peers = [m for m in memories if m.scope == scope and m.path != path]
+    words = subject_words(content)
+    bags = [subject_words(m.text) for m in peers]
+    df: dict[str, int] = {}
+    for bag in [words, *bags]:
+        for w in bag:
+            df[w] = df.get(w, 0) + 1
+    idf = {w: math.log(1 + (len(peers) + 1) / n) for w, n in df.items()}
+    found = [m for m in memories if m.path == path and m.text.strip() != content.strip()]
+    found += [m for m, bag in zip(peers, bags) if related(words, bag, idf) and words - bag]
+    return found
+
+
+def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFile]) -> TrustDecision:
+    """Promote or hold one validated proposal (see the module doc). Deterministic; never raises."""
+    action = classify_action(content)
+    if origin == "person":
+        return TrustDecision(held=False, action=action.reasons)
+    reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else []
+    superseded = superseded_by(content, path, memories)
+    reasons += [f"supersedes:{m.path}" for m in superseded]
+    return TrustDecision(held=bool(reasons), reasons=tuple(reasons), action=action.reasons,
+                         superseded=tuple(superseded))
+
+
+def decide_merge(text: str, members: list[UserMemoryFile]) -> TrustDecision:
+    """Promote or hold a merge the gate accepted (:func:`memctl.validator.merge_gate.check_merged`).
+
+    The merged text is classified like a new proposal; it is held when it is action-bearing and any
+    member was not a person's choice (:attr:`UserMemoryFile.person_chosen`), so a merge is never
+    trusted as more than its least trusted member. Deterministic; never raises.
+    """
+    action = classify_action(text)
+    if not action.action_bearing or all(m.person_chosen for m in members):
+        return TrustDecision(held=False, action=action.reasons)
+    return TrustDecision(held=True, reasons=tuple(f"action:{r}" for r in action.reasons), action=action.reasons)
