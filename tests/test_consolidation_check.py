@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from memctl.sleep.consolidation_check import substance_problem
+from memctl.validator.consolidation_check import substance_problem
 
 
 @dataclass(frozen=True)

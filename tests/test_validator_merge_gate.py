@@ -47,7 +47,6 @@ RESTATING = [
     (["Install Rust with `curl --proto '=https' -sSf https://sh.rustup.rs | sh`.", "We pin Rust 1.82."],
      "Install Rust 1.82 with `curl --proto '=https' -sSf https://sh.rustup.rs | sh`."),
     (["The service runs on Python 3.11.", "It uses PostgreSQL 16."], "The service runs on Python 3.11 with PostgreSQL 16."),
-    (["The mirror host is pkgs.acme.example."], "Packages come from pkgs.аcme.example."),  # Cyrillic а: same host
 ]
 
 
@@ -74,3 +73,12 @@ def test_objects_are_read_from_the_folded_text_not_file_names() -> None:
     objects = carried_objects("See settings.py and README.md; run `bash setup.sh` from www.acme.example/x.")
     assert "program:bash" in objects and "host:www.acme.example" in objects
     assert not any(o.endswith((".py", ".md")) or o == "program:sh" for o in objects), objects
+
+
+def test_a_merge_that_swaps_a_host_for_a_look_alike_is_refused() -> None:
+    # Cyrillic а in the merged host: it reads the same but resolves elsewhere (an IDN homograph), so it is a
+    # host no member carried, however the classifier folds look-alikes for matching.
+    members = ["The mirror host is pkgs.acme.example."]
+    for merged in ("Packages come from pkgs.\u0430cme.example.", "Packages come from pkgs.acm\u0435.example."):
+        reason = check_merged("f" * 16, "user/global", merged, LIMITS, members=members)[1]
+        assert reason is not None and "members kept" in reason, merged

@@ -21,7 +21,7 @@ unchanged cluster — or a retry after a crash — makes no model call. Entries
 are written atomically and never modified.
 
 Substance: a reply that does not keep the members' substance
-(:func:`memctl.sleep.consolidation_check.substance_problem`: ``JUNK``, empty,
+(:func:`memctl.validator.consolidation_check.substance_problem`: ``JUNK``, empty,
 drastically shorter, missing the newest member's names, only a repeat of an
 older member) raises :class:`ConsolidationError` and is never cached, so the
 next sleep asks the model again; a cached entry that fails the check (written
@@ -40,7 +40,7 @@ from memctl.config import Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import Prompt, load_prompt
 from memctl.prompts.quoting import header_field, quote
-from memctl.sleep.consolidation_check import substance_problem
+from memctl.validator.consolidation_check import substance_problem
 
 MAX_MERGED_LINES = 40
 

@@ -7,7 +7,7 @@ cannot disagree. :func:`check_merged` refuses a merge (the members are kept) whe
 
 * the validator refuses it as it would a proposal (bounds ``CONSOLIDATED_LIMIT_FACTOR`` times a
   single memory's);
-* it drops a member's fact (:func:`memctl.sleep.consolidation_check.substance_problem`);
+* it drops a member's fact (:func:`memctl.validator.consolidation_check.substance_problem`);
 * it adds something that would make the agent act that no member had (:func:`introduced_actions`): a
   URL, a host or other dotted name, a command word, a package after an install verb, a command-line
   option, a backticked span. A model's rephrasing has no reason to invent any of those, and two
@@ -25,11 +25,12 @@ the merge, or any member, would wait for a person's review (a merge never promot
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
-from memctl.sleep.consolidation_check import MemberLike, substance_problem
 from memctl.validator.action import classify_action
 from memctl.validator.carried import new_objects
+from memctl.validator.consolidation_check import MemberLike, substance_problem
 from memctl.validator.core import ValidationLimits, validate_proposal
 
 CONSOLIDATED_LIMIT_FACTOR = 4  # a merged memory may be this many times a single memory's size
@@ -71,8 +72,17 @@ def introduced_actions(member_texts: Sequence[str], merged: str) -> list[str]:
                   if token not in haystack and token not in flat and token.rstrip("/") not in haystack)
 
 
+@dataclass(frozen=True, slots=True)
+class _PlainMember:
+    """A member given as its text alone (path and creation time unknown)."""
+
+    path: str
+    created: str
+    text: str
+
+
 def check_merged(cluster_key: str, scope: str, text: str, limits: ValidationLimits,
-                 members: Sequence[MemberLike] = ()) -> tuple[str, str | None]:
+                 members: Sequence[MemberLike | str] | None = ()) -> tuple[str, str | None]:
     """A merged memory through the validator, like a proposal (bounds ``CONSOLIDATED_LIMIT_FACTOR`` times
     ``limits``), then the no-laundering checks against ``members`` (see the module doc).
 
@@ -88,8 +98,10 @@ def check_merged(cluster_key: str, scope: str, text: str, limits: ValidationLimi
         return target, f"merged memory for {target} refused by the validator ({verdict.reason}: {verdict.detail}); " \
                        "members kept"
     if members:
+        # Plain strings are members without a path or time (the texts alone are compared).
+        members = [_PlainMember(f"member-{i}", "", m) if isinstance(m, str) else m for i, m in enumerate(members)]
         texts = [m.text for m in members]
-        added = introduced_actions(texts, text) or new_objects(tuple(texts), text)
+        added = [*new_objects(tuple(texts), text), *introduced_actions(texts, text)]
         if added:
             return target, (f"merged memory for {target} refused: it adds what no member had "
                             f"({', '.join(added[:5])}); members kept")
