@@ -230,7 +230,7 @@ LEXICON: dict[str, dict[str, str]] = {
         "en": "may can can't cannot allowed allow* fine ok okay acceptable optional without skip* skipped off "
               "disabled disabl* open_to leave_out leaves_out omit* omitted everyone anyone anybody everybody automatic* exempt* not_apply doesn't_apply does_not_apply no_longer_apply no_longer "
               "noise straight directly unreviewed formality advisory trusted safe unnecessary needless "
-              "public external third-party third_party vendor's outside webhook* telemetry exfiltrat* pastebin "
+              "public external third-party third_party vendor vendor's outside webhook* telemetry exfiltrat* pastebin "
               "dropbox personal_dropbox no-one nobody enabled public-read passwordless unmasked forever",
         "de": "darf durfen kann konnen erlaubt optional ohne deaktiviert offen automatisch* ausgenommen ausgeschaltet gilt "
               "direkt unnotig vorrang spart abgeschaltet",

@@ -52,12 +52,13 @@ _DATED = re.compile(
     r"|q[1-4](?![^\W\d_])|(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d)|\d+\s*月\s*\d+\s*日?(?:から|以降|起)"
     r"|\d{4}\s*年.{0,8}(?:から|以降|起|之后|以后)|\d{4}년.{0,8}부터")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9._-]*[a-z0-9]")
-_PACKAGE_SLOT = re.compile(
-    r"(?:librar(?:y|ies)|packages?|crates?|gems?|modules?|forks?|wheels?|plugins?|went with|settled on|standardi[sz]ed on"
-    r"|switched to|swapped for|moved to|migrated to|prefers?|chose|choose|picked|adopted|bibliotheque|biblioteca|biblioteki"
-    r"|bibliothek|libreria|pakiet|paquet|paquete|pacote|pakket|korzysta z)[,:]?\s+(?:the\s+|la\s+|de\s+|z\s+|our\s+)?"
-    r"([a-z][a-z0-9._-]{2,})|([a-z][a-z0-9._-]{2,})\s+(?:library|package|crate|fork|instead of|over|boven|zamiast|au lieu de)"
-    r"(?![a-z])")
+_SLOT_CUES = (r"librar(?:y|ies)|packages?|crates?|gems?|modules?|forks?|wheels?|plugins?|went with|settled on|standardi[sz]ed on"
+              r"|switched to|swapped for|moved to|migrated to|prefers?|chose|choose|picked|adopted|built on|bibliotheque"
+              r"|biblioteca|biblioteki|bibliothek|libreria|pakiet|paquet|paquete|pacote|pakket|korzysta z")
+# a name after a cue ("the library X", "went with X") or before one ("X library", "X instead of Y")
+_AFTER_CUE = re.compile(r"(?:" + _SLOT_CUES + r")[,:]?\s+(?:the\s+|la\s+|de\s+|z\s+|our\s+)?([a-z][a-z0-9._-]{2,})")
+_BEFORE_CUE = re.compile(r"([a-z][a-z0-9._-]{2,})\s+(?:library|package|crate|fork|instead of|over|boven|zamiast|au lieu de)"
+                         r"(?![a-z])")
 
 
 class _Lists:
@@ -165,7 +166,7 @@ def _normal(name: str) -> str:
 def _ordinary(word: str) -> bool:
     common = _common()
     parts = [p for p in re.split(r"[._-]", word) if p]
-    return word in common or word.rstrip("s") in common or (len(parts) > 1 and all(p in common or p.isdigit() for p in parts))
+    return word in common or (word.endswith("s") and not word.endswith("ss") and word[:-1] in common) or (len(parts) > 1 and all(p in common or p.isdigit() for p in parts))
 
 
 def typosquat_target(word: str) -> str | None:
@@ -177,9 +178,21 @@ def typosquat_target(word: str) -> str | None:
         return None
     for form in {word} | {word[:i] + word[i + 1:] for i in range(len(word))}:
         target = index.get(form)
-        if target and target != word and abs(len(target) - len(word)) <= 1:
+        if target and target != word and _one_edit(word, target):
             return target
     return None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by one insertion, deletion, substitution or adjacent transposition."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    a, b = a[start:], b[start:]
+    return (a[1:] == b[1:] or a[1:] == b or a == b[1:]
+            or (len(a) == len(b) >= 2 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:]))
 
 
 def subject_reasons(folded: str) -> list[str]:
@@ -195,10 +208,9 @@ def subject_reasons(folded: str) -> list[str]:
     if "authority" in found and "instructions" in found:
         reasons.append("authority")
     names, _index = _packages()
-    slotted = [(m.group(1) or m.group(2)).rstrip("._-") for m in _PACKAGE_SLOT.finditer(folded)]
+    slotted = [m.group(1).rstrip("._-") for pattern in (_AFTER_CUE, _BEFORE_CUE) for m in pattern.finditer(folded)]
     # where a package name sits: a slot, or anywhere in a text about the supply chain
-    about_supply = "supply_chain" in found
-    candidates = _TOKEN.findall(folded) if about_supply else slotted
+    candidates = _TOKEN.findall(folded) if "supply_chain" in found else slotted
     for token in dict.fromkeys(candidates):
         target = typosquat_target(token)
         if target:
