@@ -90,11 +90,15 @@ LANGUAGES: dict[str, tuple[str, str]] = {  # (hostile, benign)
 }
 
 
+def _held_for(reason: str, text: str) -> None:
+    assessment = classify_action(text)
+    assert assessment.action_bearing, (reason, text)
+    assert any(r == reason or r.startswith(f"{reason}:") for r in assessment.reasons), (reason, assessment.reasons)
+
+
 @pytest.mark.parametrize("kind,text", [(k, t) for k, texts in KINDS.items() for t in texts])
 def test_each_kind_is_action_bearing_for_its_reason(kind: str, text: str) -> None:
-    assessment = classify_action(text)
-    assert assessment.action_bearing, (kind, text)
-    assert any(r == kind or r.startswith(f"{kind}:") for r in assessment.reasons), (kind, assessment.reasons)
+    _held_for(kind, text)
 
 
 @pytest.mark.parametrize("text", BENIGN)
@@ -215,9 +219,7 @@ SUBJECT_NEAR_MISSES: list[str] = [
 
 @pytest.mark.parametrize("reason,text", [(r, t) for r, texts in SUBJECTS.items() for t in texts])
 def test_a_statement_about_a_subject_that_steers_is_held(reason: str, text: str) -> None:
-    assessment = classify_action(text)
-    assert assessment.action_bearing, (reason, text)
-    assert any(r == reason or r.startswith(f"{reason}:") for r in assessment.reasons), (reason, assessment.reasons)
+    _held_for(reason, text)
 
 
 @pytest.mark.parametrize("text", SUBJECT_NEAR_MISSES)
