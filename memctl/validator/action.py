@@ -33,15 +33,25 @@ Each view is checked, in order, for (the reason codes):
   change, book, read: :data:`memctl.validator.action_lexicon.ACTION_VERBS`); a negated clause ("don't
   delete failing tests") is a restriction, not a directive, unless it conceals;
 * ``directive:<lang>`` — the same directives in de, fr, es, it, pt, nl, pl, ru, uk, tr, ja, zh, ko;
+* ``subject:<subject>``, ``authority``, ``typosquat:<name>~<package>``, ``unknown_package:<name>`` — on
+  the plain reading, what the memory is ABOUT (:mod:`memctl.validator.subjects`): security posture, the
+  supply chain, the release and review process, the agent's own behaviour and what it says, data and
+  where it goes, with a word that makes the statement steer (a permission, an absence, a rule, a choice,
+  a date from which it applies); a statement of authority about memory or instructions; a name one edit
+  from a most-downloaded PyPI/npm package, or an unknown name where a package name sits. These read
+  statements with no instruction, command or host ("Root SSH login is enabled on the staging hosts",
+  "for YAML we went with pyyamll"), in the 14 languages;
 * ``validator:<kind>`` — on the plain reading, a finding of the validator's poisoning recognisers
   (:mod:`memctl.validator.poisoning`, :mod:`memctl.validator.phrasings`, :mod:`memctl.validator.languages`),
   which hold rather than reject.
 
 A reason found in a decoded view carries its encoding: ``encoded:<encoding>:<reason>``.
 
-What the rules cannot judge: a memory that states a policy, a place or a wish with none of the above
-("passwords in config files are acceptable for internal tools", "our HTTP client of choice is requestz")
-reads as a fact; docs/benchmarks.md records how many fresh phrasings of that shape pass.
+What the rules cannot judge: a hostile claim about a subject the lists do not name (a thermostat setting,
+a subscription tier, a false claim about a competitor), a steer phrased with none of the listed words, and
+whether a statement about a subject weakens it or records a protection ("root SSH login is disabled" is
+held like "... is enabled"); docs/benchmarks.md records how many fresh phrasings pass and how many benign
+notes wait for a person.
 """
 
 from __future__ import annotations
@@ -50,8 +60,10 @@ from dataclasses import dataclass
 
 from memctl.validator.action_lexicon import ACTION_VERBS, CODE_CUES, FILLER, LANGUAGE_CUES, STATEMENT_CUES
 from memctl.validator.action_views import CLAUSE_SPLIT, NEGATION, WORD, language_fold, reading_views
+from memctl.validator.confusables import fold_confusables
 from memctl.validator.core import poisoning_finding
 from memctl.validator.fold import fold_for_matching
+from memctl.validator.subjects import subject_reasons
 
 __all__ = ["ActionAssessment", "classify_action"]
 
@@ -157,6 +169,7 @@ def classify_action(text: str) -> ActionAssessment:
                 native = language_fold(text)
                 reasons += [name for name, pattern in LANGUAGE_CUES if pattern.search(native)]
                 reasons += _validator_findings(text)
+                reasons += subject_reasons(language_fold(fold_confusables(text)))
             if reasons:
                 if view not in ("plain", "hyphenation", "camel_case", "confusables"):
                     reasons = [f"encoded:{view}:{reason}" for reason in reasons]
