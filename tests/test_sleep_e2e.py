@@ -119,5 +119,5 @@ def test_sleep_promotes_consolidates_rebuilds_and_ask_sees_the_consolidated_fact
     assert server.counts["/api/chat"] == 0
     # the reports of all three nights exist, HTML and JSON
     reports = sorted(p.name for p in (home / "reports").iterdir())
-    assert len([r for r in reports if r.endswith(".html")]) == 3 and len([r for r in reports if r.endswith(".json")]) == 3
+    assert len([r for r in reports if r.endswith(".html")]) == 4 and len([r for r in reports if r.endswith(".json")]) == 4
     assert MemoryStore(home / "store").verify(deep=True).ok
