@@ -500,9 +500,13 @@ def test_unmerge_restores_members_and_they_are_not_merged_again(tmp_path: Path) 
     home = tmp_path / "var"
     store = MemoryStore(home / "store")
     paths = _seed_cluster(store, "user/global", 2, "billing")
+    for path in paths:  # a person's own memories: their merge (it names hosts) is promoted, not held for review
+        text, sha = store.read_text(path)
+        store.write_text(path, text.replace("kind: note", "kind: note\nprovenance: {origin: person}", 1),
+                         expected_sha=sha, actor="person", reason="test: chosen by a person")
     with FakeOllama() as server:
         first = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
-        assert first.clusters_consolidated == 1
+        assert first.clusters_consolidated == 1, first
         (merged,) = store.list("user")
         restored = unmerge(_settings(home, server), merged, reason="bad merge")
         assert sorted(restored) == sorted(paths) and sorted(store.list("user")) == sorted(paths)
