@@ -74,7 +74,8 @@ def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
         from memctl.connectors.codex.source import resolve_codex_home
         from memctl.hooks import codex as codex_hook
 
-        codex_plan = codex_hook.plan_install(resolve_codex_home(codex_home).absolute(), DataHome(settings.home).root)
+        codex_plan = codex_hook.plan_install(resolve_codex_home(codex_home).absolute(), DataHome(settings.home).root,
+                                             env=codex_hook.carried_env())
         if print_only:
             terminal.write_out(codex_plan.after)
             return
