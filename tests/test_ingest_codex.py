@@ -226,3 +226,31 @@ def test_memory_tool_sessions_are_skipped_and_mixed_ones_distilled(tmp_path: Pat
 
     [session] = [s for s in CodexSource(home).iter_sessions() if s.info.id == mixed]
     assert memory_tool_session(session) is None
+
+
+# -- ask over the three sources ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("question", "topic"), [
+    ("Which unit test fails in calc.py, and what does the last commit say?", "alpha"),
+    ("What does deploy.env hold and how should app.py read its settings?", "beta"),
+])
+def test_ask_cites_sessions_of_each_source_and_names_it(distilled, question: str, topic: str) -> None:
+    from tests.test_cli import memctl
+
+    home, _, _, entries = distilled
+    with FakeOllama() as server:
+        proc = memctl("ask", question, "--topic", topic, "--top-k", "20", "--no-graph", "--json", "--home",
+                      str(home), env={"OLLAMA_HOST": server.url})
+        table = memctl("ask", question, "--topic", topic, "--top-k", "20", "--no-graph", "--home", str(home),
+                       env={"OLLAMA_HOST": server.url, "COLUMNS": "200"})
+    assert proc.returncode == 0 and table.returncode == 0, proc.stderr[-2000:] + table.stderr[-2000:]
+    sources = json.loads(proc.stdout)["sources"]
+    cited = {s["source_id"]: s["agent"] for s in sources}
+    expected = {key: {None: "OpenCode", "claude-code": "Claude Code", "codex": "Codex"}[split_key(key)[0]]
+                for key, e in entries.items() if e.status == "distilled" and e.topic == topic}
+    assert cited and set(cited) <= set(expected) and all(cited[k] == expected[k] for k in cited)
+    assert set(cited.values()) == {"OpenCode", "Claude Code", "Codex"}, cited
+    codex_cited = next(k for k, agent in cited.items() if agent == "Codex")
+    row = next(line for line in table.stdout.splitlines() if codex_cited in line)
+    assert "Codex" in row.replace(codex_cited, "")  # the table names the agent beside the session

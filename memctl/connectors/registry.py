@@ -31,7 +31,11 @@ from memctl.connectors.model import ReadStats, Session, SessionInfo
 from memctl.connectors.opencode.errors import SourceNotFoundError, UnknownSessionError
 from memctl.connectors.opencode.source import SessionFilter
 
-__all__ = ["SOURCES", "CombinedSource", "SourceKind", "discover", "key_of", "open_sources", "source_names", "split_key"]
+__all__ = ["LABELS", "SOURCES", "CombinedSource", "SourceKind", "discover", "key_of", "label_of", "open_sources",
+           "source_names", "split_key"]
+
+LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex"}
+"""How transcripts and answers name each source (an unknown name is used as is)."""
 
 
 def _opencode_locate(explicit: Path | None) -> Path:
@@ -134,6 +138,12 @@ def split_key(key: str) -> tuple[str | None, str]:
         if kind.prefix and key.startswith(kind.prefix):
             return kind.name, key[len(kind.prefix):]
     return None, key
+
+
+def label_of(key: str) -> str:
+    """The name of the agent whose session ``key`` is (``codex.<id>`` → Codex; a key without a prefix → OpenCode)."""
+    source, _ = split_key(key)
+    return LABELS.get(source or "opencode", source or "OpenCode")
 
 
 def discover(requested: tuple[str, ...], explicit: dict[str, Path | None],

@@ -50,11 +50,11 @@ def ask(
     terminal.write_out("\n" if stream else result.answer.rstrip() + "\n")
     if result.sources:
         table = Table(title="sources", title_justify="left")
-        for column in ("#", "session", "title", "date", "topic"):
+        for column in ("#", "session", "from", "title", "date", "topic"):
             # A session id is copied into `memctl show`/`purge --session`: never folded over lines.
             table.add_column(column, overflow="fold", no_wrap=column in ("session", "date"))
         for number, source in enumerate(result.sources, start=1):
-            table.add_row(str(number), source.source_id, source.title, source.date, source.topic)
+            table.add_row(str(number), source.source_id, source.agent, source.title, source.date, source.topic)
         stdout.print(table)
     note = f"topics: {', '.join(result.topics)} ({result.route_method})"
     if result.route_method == "fallback" and result.route_reason:
