@@ -176,7 +176,7 @@ def test_doctor_lists_codex(sources: dict[str, Path], tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "server"), [
-    ("mcp__memctl__ask", "memctl"), ("memctl__remember", "memctl"), ("memctl_ask", "memctl"),
+    ("mcp__memctl__memory_ask", "memctl"), ("memctl__memory_remember", "memctl"), ("memctl_memory_search", "memctl"),
     ("mcp__claude-mem__search", "claude-mem"), ("claude_mem_search", "claude_mem"),
     ("mcp__memory__create_entities", "memory"), ("basic_memory_read_note", "basic_memory"),
     ("exec_command", None), ("Bash", None), ("mcp__github__search", None), ("memctl", None), ("memorize", None),
@@ -198,8 +198,8 @@ def test_memory_tool_sessions_are_skipped_and_mixed_ones_distilled(tmp_path: Pat
     only_memory, mixed, plain = C.new_id(1), C.new_id(2), C.new_id(3)
     prompt = "What did we decide about deploying beta last week? Please look it up in memory."
     C.write_rollout(home, only_memory, [C.meta(only_memory, second=0), C.user(prompt, 1),
-                                        *_mcp_call("c1", "mcp__memctl__ask", 2),
-                                        *_mcp_call("c2", "mcp__memctl__remember", 4), C.assistant("Found it.", 6)])
+                                        *_mcp_call("c1", "mcp__memctl__memory_ask", 2),
+                                        *_mcp_call("c2", "mcp__memctl__memory_remember", 4), C.assistant("Found it.", 6)])
     C.write_rollout(home, mixed, [C.meta(mixed, second=10), C.user(prompt, 11), *_mcp_call("c3", "mcp__memctl__ask", 12),
                                   C.call("c4", "./deploy.sh --dry-run", 14), C.output("c4", "ok " * 100, 15),
                                   C.assistant("Ran the dry run.", 16)])
@@ -208,7 +208,7 @@ def test_memory_tool_sessions_are_skipped_and_mixed_ones_distilled(tmp_path: Pat
     claude_sid = "22222222-3333-4444-8555-666666666666"
     CC.write(CC.session_file(claude, claude_sid), [
         CC.user("u1", None, prompt, 0, claude_sid),
-        CC.assistant("a1", "u1", "msg_x1", {"type": "tool_use", "id": "toolu_m1", "name": "mcp__memctl__ask",
+        CC.assistant("a1", "u1", "msg_x1", {"type": "tool_use", "id": "toolu_m1", "name": "mcp__memctl__memory_search",
                                             "input": {"question": "deploy beta"}}, 1, claude_sid),
         CC.user("u2", "a1", [CC.tool_result("toolu_m1", "Beta deploys with deploy.sh. " * 10)], 2, claude_sid),
         CC.assistant("a2", "u2", "msg_x2", CC.text("Beta deploys with deploy.sh."), 3, claude_sid)])
