@@ -254,3 +254,16 @@ def test_ask_cites_sessions_of_each_source_and_names_it(distilled, question: str
     codex_cited = next(k for k, agent in cited.items() if agent == "Codex")
     row = next(line for line in table.stdout.splitlines() if codex_cited in line)
     assert "Codex" in row.replace(codex_cited, "")  # the table names the agent beside the session
+
+
+def test_source_agent_from_the_key() -> None:
+    from memctl.ask.retrieval import Source
+
+    def agent(key: str, path: str = "memory/t/x.md") -> str:
+        return Source(key, path, "t", "2026-12-01", "t").agent
+
+    assert agent("ses_dd509941affeQszmw8e5sGLM8D") == "OpenCode"
+    assert agent("claude-code.4ed8bb17-be13-4f4c-8906-a9f0211de90f") == "Claude Code"
+    assert agent("codex.01a2324a-e936-7bc3-9ba2-453456236b83") == "Codex"
+    assert agent("ses_1", "user/topics/alpha/m.md") == "memory"
+    assert Source("codex.x", "memory/t/x.md", "t", "d", "t").as_dict()["agent"] == "Codex"
