@@ -267,3 +267,21 @@ def test_source_agent_from_the_key() -> None:
     assert agent("codex.01a2324a-e936-7bc3-9ba2-453456236b83") == "Codex"
     assert agent("ses_1", "user/topics/alpha/m.md") == "memory"
     assert Source("codex.x", "memory/t/x.md", "t", "d", "t").as_dict()["agent"] == "Codex"
+
+
+def test_pool_workers_reopen_the_codex_source(sources: dict[str, Path], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.test_ingest_premodel_pool import _start_and_wait
+
+    started = _start_and_wait(monkeypatch)
+
+    def plan(processes: int) -> dict:
+        settings = Settings(home=tmp_path / f"var{processes}", transcript_processes=processes, settle_minutes=0)
+        summary = IngestRun(settings, IngestOptions(db=sources["db"], claude_dir=sources["claude"],
+                                                    codex_home=sources["codex"], dry_run=True)).run().as_dict()
+        return {k: v for k, v in summary.items() if k not in ("wall_s", "sessions_per_hour")}
+
+    serial = plan(1)
+    pooled = plan(2)
+    assert started == [2] and pooled == serial
+    assert any(row["source_id"].startswith("codex.") and row["action"] == "distill" for row in serial["plan"])
