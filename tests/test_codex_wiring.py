@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 import tomllib
 from pathlib import Path
@@ -210,3 +211,21 @@ def test_real_codex_session_reaches_memory_through_the_notify_hook(tmp_path: Pat
     assert "source: codex" in note
     for secret in json.loads((REPO / "tests/fixtures/codex-0.171/planted_secrets.json").read_text()):
         assert secret["value"] not in note
+
+
+def test_notify_carries_the_settings_to_the_ingest(tmp_path: Path) -> None:
+    from memctl.hooks import codex_notify as notify
+
+    out = tmp_path / "env.txt"
+    code = (f"import os, pathlib; pathlib.Path({str(out)!r}).write_text("
+            "os.environ.get('OLLAMA_HOST', '-') + ' ' + os.environ.get('MEMCTL_SETTLE_MINUTES', '-'))")
+    payload = json.dumps({"type": "agent-turn-complete", "thread-id": "01a2323d-947d-7270-9516-4c273737fdf6"})
+    argv = hook.notify_argv(tmp_path / "home", env=hook.carried_env({"OLLAMA_HOST": "http://127.0.0.1:9",
+                                                                       "PATH": "/bin", "MEMCTL_HOME": "/x"}))
+    assert argv[3:] == ["--home", str(tmp_path / "home"), "--env", "OLLAMA_HOST=http://127.0.0.1:9"]
+    assert notify.main([*argv[3:], "--ingest", json.dumps([sys.executable, "-c", code]), payload]) == 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (out.exists() and out.read_text()):
+        time.sleep(0.1)
+    assert out.read_text() == "http://127.0.0.1:9 0"
+    assert notify.main(["--home", str(tmp_path / "home"), "--env", "no equals sign", payload]) == notify.BAD_PAYLOAD
