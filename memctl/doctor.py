@@ -218,6 +218,26 @@ def check_claude_code(claude_dir: Path, read_keys: set[str] | None = None, now_m
     return Check("claude-code history", "ok", detail)
 
 
+def check_codex(codex_home: Path) -> Check:
+    """Codex CLI's history (``<CODEX_HOME>/sessions`` and ``archived_sessions``): where, which CLI
+    versions wrote it, how many sessions (subagent threads and forks folded into their parent).
+    Not there is fine (nothing to read); unreadable is a failure."""
+    from memctl.connectors.codex.source import CodexSource
+    from memctl.connectors.opencode.errors import SourceError
+
+    if not any((codex_home / sub).is_dir() for sub in ("sessions", "archived_sessions")):
+        return Check("codex history", "ok", f"none at {codex_home / 'sessions'} (not read)")
+    try:
+        source = CodexSource(codex_home)
+        layout = source.check_schema()
+    except (SourceError, OSError) as exc:
+        return Check("codex history", "fail", str(exc), "pass --codex-home DIR or set CODEX_HOME")
+    folded = layout.sessions - layout.roots
+    return Check("codex history", "ok", f"{layout.home}: {layout.roots} sessions"
+                 + (f" ({folded} subagent or fork threads folded in)" if folded else "")
+                 + f"; version {', '.join(layout.versions) or 'unknown'}")
+
+
 def check_topics(home: DataHome) -> Check:
     """The topics file reads; the detail lists each topic that has aliases (a moved or renamed project)
     with its other names and paths."""
@@ -277,7 +297,8 @@ def check_review_queue(home: DataHome) -> Check:
     return Check("review queue", "ok", "empty")
 
 
-def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None) -> list[Check]:
+def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None,
+               codex_home: Path | None = None) -> list[Check]:
     """Run every check; never raises for an environment problem. Each history source is listed
     (path, version, sessions); a missing OpenCode database only warns when another source is there."""
     home = DataHome(settings.home)
@@ -295,12 +316,15 @@ def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None
             read_keys: set[str] | None = set(Checkpoint(home.progress, home.skipped).entries)
         except CheckpointError:
             read_keys = None
-        claude = check_claude_code(claude_dir, read_keys)
-        if opencode.status == "fail" and not db_path.exists() and claude.status == "ok" and "(not read)" not in claude.detail:
-            opencode = Check(opencode.name, "warn", opencode.detail, opencode.fix)
-        checks.extend([opencode, claude])
+        others = [check_claude_code(claude_dir, read_keys)]
     else:
-        checks.append(opencode)
+        others = []
+    if codex_home is not None:
+        others.append(check_codex(codex_home))
+    if opencode.status == "fail" and not db_path.exists() and any(
+            c.status == "ok" and "(not read)" not in c.detail for c in others):
+        opencode = Check(opencode.name, "warn", opencode.detail, opencode.fix)
+    checks.extend([opencode, *others])
     checks.append(check_topics(home))
     checks.extend(check_home(home))
     checks.append(check_opencode_mcp(home))

@@ -11,7 +11,7 @@ from __future__ import annotations
 OK = 0
 FAILED_ITEMS = 1       # some sessions, clusters or topics failed; retried next run
 USAGE = 2              # bad flag, config value, path, topic, session id
-SOURCE = 3             # a history source missing or unreadable: OpenCode DB (also locked, unsupported layout), Claude Code dir
+SOURCE = 3             # a history source missing or unreadable: OpenCode DB (also locked, unsupported layout), Claude Code dir, Codex home
 ADD_FAILED = 4
 COGNIFY_FAILED = 5
 LOCKED = 6             # another ingest or sleep holds the data home

@@ -64,6 +64,7 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root / "claude"))  # never the user's ~/.claude (not created)
+    monkeypatch.setenv("CODEX_HOME", str(root / "codex"))  # never the user's ~/.codex (not created)
     monkeypatch.setenv("OLLAMA_HOST", CLOSED_PORT_HOST)
     yield root
 

@@ -112,3 +112,30 @@ def tree_state(root: Path) -> dict[str, tuple[int, int, int]]:
         st = path.lstat()
         state[str(path.relative_to(root))] = (st.st_size if path.is_file() else 0, st.st_mtime_ns, st.st_mode)
     return state
+
+
+FIXTURE_ROOT = "/tmp/memctl-codex-fixture/"
+"""Where the fixture's generator made its projects (the ``cwd`` its records carry)."""
+
+
+def relocated_fixture(target: Path, projects: Path) -> tuple[Path, dict[str, dict]]:
+    """A copy of the real fixture under ``target/codex`` whose working directories point into ``projects``.
+
+    The rollouts name ``/tmp/memctl-codex-fixture/<alpha|beta|scratch>``,
+    which is gone on another machine (and whose repositories had their own
+    root commits). The copy's paths are rewritten to ``projects/<name>`` --
+    e.g. the OpenCode fixtures' repositories made again by
+    :func:`tests.crafted_claude_code.relocated_fixture` -- so that the same
+    repository is seen from every agent. Only paths change; every record
+    stays as the binary wrote it. Returns (the copy's CODEX_HOME, its manifest).
+    """
+    import shutil
+
+    home = target / "codex"
+    shutil.copytree(FIXTURE, home)
+    new_root = f"{projects}/"
+    for path in [*home.rglob("*.jsonl"), *home.rglob("*.json")]:
+        text = path.read_text(encoding="utf-8")
+        if FIXTURE_ROOT in text:
+            path.write_text(text.replace(FIXTURE_ROOT, new_root), encoding="utf-8")
+    return home, json.loads((home / "sessions.json").read_text())

@@ -206,7 +206,7 @@ def test_every_command_registers_once_in_help_order() -> None:
     group = typer.main.get_command(app)
     assert list(group.commands) == ["ingest", "doctor", "history", "show", "rollback", "ask", "remember", "serve",
                                     "sleep", "unmerge", "forget", "purge", "export", "import", "audit", "schedule",
-                                    "mcp"]
+                                    "mcp", "hooks"]
 
 
 def test_the_console_script_and_python_m_are_the_same_app() -> None:

@@ -60,7 +60,7 @@ RESULTS = [  # several of each kind: hybrid (fused ranks), notes alone (BM25), w
     replace(_result("No proposal [1].", SOURCES[2:3], [_ranks(1, None, 0.016393)]),
             proposal_error="the proposal was not valid JSON"),
 ]
-SOURCE_KEYS = {"source_id", "path", "title", "date", "topic"}
+SOURCE_KEYS = {"source_id", "path", "title", "date", "topic", "agent"}  # agent: derived from the key
 RANK_KEYS = {"graph_rank", "notes_rank", "score"}
 RESULT_IDS = ["hybrid", "hybrid-three", "notes", "notes-busy", "proposal", "proposal-two", "empty", "no-ranks",
               "proposal-error"]

@@ -44,7 +44,8 @@ from memctl.store import MemoryStore
 
 @dataclass(frozen=True)
 class Source:
-    """Provenance of a context excerpt: session id, note path in the store, title, date, topic."""
+    """Provenance of a context excerpt: session id, note path in the store, title, date, topic; ``agent``
+    names where the session was recorded."""
 
     source_id: str
     path: str
@@ -52,8 +53,16 @@ class Source:
     date: str
     topic: str
 
+    @property
+    def agent(self) -> str:
+        """``OpenCode``, ``Claude Code``, ``Codex`` (from the session key), or ``memory`` for a promoted memory."""
+        from memctl.connectors.registry import label_of
+
+        return "memory" if self.path.startswith("user/") else label_of(self.source_id)
+
     def as_dict(self) -> dict[str, str]:
-        return dict(self.__dict__)
+        """The fields and ``agent``."""
+        return {**self.__dict__, "agent": self.agent}
 
 
 CANDIDATE_FACTOR = 2  # each list is fetched this many times top_k deep, so fusion sees more than it keeps

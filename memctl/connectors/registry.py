@@ -4,14 +4,15 @@ A source is one entry of :data:`SOURCES` (:class:`SourceKind`): its name (what
 ``--source`` takes and notes' front matter say), how its store is found
 (``locate``: the explicit option, else its environment variable, else the
 default path), whether it is there (``present``) and how it is opened
-(``open``). Adding a source (Codex) is one entry, e.g. ``SourceKind("codex", "--codex-home",
-<CODEX_HOME or ~/.codex>, <has sessions/>, CodexSource)``, plus its option in
-:class:`memctl.ingest.options.IngestOptions` and ``memctl ingest``.
+(``open``). Adding a source is one entry here plus its option in
+:class:`memctl.ingest.options.IngestOptions` and ``memctl ingest`` (as Codex's
+``--codex-home``: ``CODEX_HOME``, then ``~/.codex``; present when ``sessions/``
+or ``archived_sessions/`` is there).
 
 Identity across sources: a session's key in memctl (checkpoint, note file,
 citations) is the source's own id for OpenCode (``ses_…``: keys written
 before other sources existed stay valid) and ``<source>.<id>`` for the others
-(``claude-code.<uuid>``), so ids of two sources never collide and a key
+(``claude-code.<uuid>``, ``codex.<uuid>``), so ids of two sources never collide and a key
 names its source. ``--session`` takes either spelling.
 
 :class:`CombinedSource` has the public methods of one source (what ingest
@@ -30,7 +31,11 @@ from memctl.connectors.model import ReadStats, Session, SessionInfo
 from memctl.connectors.opencode.errors import SourceNotFoundError, UnknownSessionError
 from memctl.connectors.opencode.source import SessionFilter
 
-__all__ = ["SOURCES", "CombinedSource", "SourceKind", "discover", "key_of", "open_sources", "source_names", "split_key"]
+__all__ = ["LABELS", "SOURCES", "CombinedSource", "SourceKind", "discover", "key_of", "label_of", "open_sources",
+           "source_names", "split_key"]
+
+LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex"}
+"""How transcripts and answers name each source (an unknown name is used as is)."""
 
 
 def _opencode_locate(explicit: Path | None) -> Path:
@@ -67,6 +72,22 @@ def _claude_open(path: Path) -> Any:
     return ClaudeCodeSource(path)
 
 
+def _codex_locate(explicit: Path | None) -> Path:
+    from memctl.connectors.codex.source import resolve_codex_home
+
+    return resolve_codex_home(explicit)
+
+
+def _codex_present(path: Path) -> bool:
+    return any((path / sub).is_dir() for sub in ("sessions", "archived_sessions"))
+
+
+def _codex_open(path: Path) -> Any:
+    from memctl.connectors.codex.source import CodexSource
+
+    return CodexSource(path)
+
+
 @dataclass(frozen=True)
 class SourceKind:
     """One kind of history store.
@@ -96,6 +117,7 @@ SOURCES: dict[str, SourceKind] = {
     kind.name: kind for kind in (
         SourceKind("opencode", "--db", _opencode_locate, _opencode_present, _opencode_open),
         SourceKind("claude-code", "--claude-dir", _claude_locate, lambda p: (p / "projects").is_dir(), _claude_open),
+        SourceKind("codex", "--codex-home", _codex_locate, _codex_present, _codex_open),
     )
 }
 
@@ -116,6 +138,12 @@ def split_key(key: str) -> tuple[str | None, str]:
         if kind.prefix and key.startswith(kind.prefix):
             return kind.name, key[len(kind.prefix):]
     return None, key
+
+
+def label_of(key: str) -> str:
+    """The name of the agent whose session ``key`` is (``codex.<id>`` → Codex; a key without a prefix → OpenCode)."""
+    source, _ = split_key(key)
+    return LABELS.get(source or "opencode", source or "OpenCode")
 
 
 def discover(requested: tuple[str, ...], explicit: dict[str, Path | None],

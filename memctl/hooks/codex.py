@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ __all__ = ["HookConfigError", "HookPlan", "NOTIFY_MODULE", "apply", "config_path
 
 NOTIFY_MODULE = "memctl.hooks.codex_notify"
 THEN_FLAG = "--then"
+ENV_FLAG = "--env"
 
 
 class HookConfigError(ExitCodeError):
@@ -69,11 +71,25 @@ def config_path(codex_home: Path) -> Path:
     return Path(codex_home) / "config.toml"
 
 
-def notify_argv(home: Path | None, python: str | None = None) -> list[str]:
-    """memctl's notify program: ``<python> -m memctl.hooks.codex_notify [--home DIR]`` (absolute python)."""
+def carried_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The settings the ingest needs from this environment: ``OLLAMA_HOST`` and every ``MEMCTL_*`` variable but
+    ``MEMCTL_HOME`` (given as ``--home``). Codex starts ``notify`` with its own environment, which may lack them."""
+    env = os.environ if env is None else env
+    out = {name: value for name, value in sorted(env.items())
+           if name.startswith("MEMCTL_") and name != "MEMCTL_HOME" and value}
+    if env.get("OLLAMA_HOST"):
+        out["OLLAMA_HOST"] = env["OLLAMA_HOST"]
+    return out
+
+
+def notify_argv(home: Path | None, python: str | None = None, env: dict[str, str] | None = None) -> list[str]:
+    """memctl's notify program: ``<python> -m memctl.hooks.codex_notify [--home DIR] [--env NAME=VALUE …]``
+    (absolute python; ``--env``: :func:`carried_env` of ``env``, none when ``env`` is None)."""
     argv = [python or sys.executable, "-m", NOTIFY_MODULE]
     if home is not None:
         argv += ["--home", str(Path(home).expanduser().absolute())]
+    for name, value in (env or {}).items():
+        argv += [ENV_FLAG, f"{name}={value}"]
     return argv
 
 
@@ -123,11 +139,14 @@ def _array(values: list[str]):
     return array
 
 
-def plan_install(codex_home: Path, home: Path | None, *, python: str | None = None) -> HookPlan:
+def plan_install(codex_home: Path, home: Path | None, *, python: str | None = None,
+                 env: dict[str, str] | None = None) -> HookPlan:
     """The edit that makes memctl Codex's ``notify`` program (nothing is written).
 
     An existing non-memctl ``notify`` program is chained (run after memctl's);
-    an older memctl entry is replaced, keeping what it chained.
+    an older memctl entry is replaced, keeping what it chained. ``env``: the
+    settings carried to the ingest (``--env NAME=VALUE``; None: none; the CLI
+    passes :func:`carried_env`).
 
     Raises:
         HookConfigError: the file is not TOML or ``notify`` has the wrong type (exit 2).
@@ -138,7 +157,7 @@ def plan_install(codex_home: Path, home: Path | None, *, python: str | None = No
     current = doc.get("notify")
     current_list = [str(v) for v in current] if current is not None else None
     chained = _previous(current_list) if is_ours(current_list) else current_list
-    argv = notify_argv(home, python)
+    argv = notify_argv(home, python, env)
     if chained:
         argv += [THEN_FLAG, json.dumps(chained)]
     if current is not None:

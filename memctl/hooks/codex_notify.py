@@ -5,7 +5,7 @@ Installed by :mod:`memctl.hooks.codex` as ``notify = [<python>, "-m",
 a JSON object whose ``type`` is ``agent-turn-complete`` and whose
 ``thread-id`` is the rollout's uuid (Codex ``docs/config.md``, ``notify``).
 
-``python -m memctl.hooks.codex_notify [--home DIR] [--then JSON] [--ingest JSON] PAYLOAD``
+``python -m memctl.hooks.codex_notify [--home DIR] [--env NAME=VALUE …] [--then JSON] [--ingest JSON] PAYLOAD``
 returns at once: it starts a detached runner (its own session, stdin closed,
 output appended to ``<home>/logs/hooks/codex-notify.log``) and, with
 ``--then``, the program that was Codex's ``notify`` before memctl (a JSON
@@ -18,7 +18,11 @@ per thread waits (a second notification while one is queued ends at once,
 the queued one reads the newer rollout anyway), it waits for the data home's
 lock (one ingest or sleep at a time) at most :data:`MAX_WAIT_S`, then runs
 ``memctl ingest --source codex --session <id> --wait`` (``--ingest``: another
-argv, ``{session}`` replaced; used by tests) for at most :data:`MAX_RUN_S`.
+argv, ``{session}`` replaced; used by tests) for at most :data:`MAX_RUN_S`, with
+each ``--env`` variable set (memctl's settings as they were at install:
+Codex's own environment may lack ``OLLAMA_HOST``) and ``MEMCTL_SETTLE_MINUTES=0``
+unless ``--env`` sets it: the turn that was just notified is written whole, so
+it is not left to settle (a later turn is read as a continuation).
 """
 
 from __future__ import annotations
@@ -99,7 +103,7 @@ def _detach(argv: list[str], home: _Home) -> None:
                          close_fds=True)
 
 
-def _run(session: str, home: _Home, template: list[str] | None) -> int:
+def _run(session: str, home: _Home, template: list[str] | None, extra: dict[str, str] | None = None) -> int:
     pending = FileLock(str(home.logs / "hooks" / f"codex-{session}.pending"))
     try:
         pending.acquire(timeout=0)
@@ -118,7 +122,8 @@ def _run(session: str, home: _Home, template: list[str] | None) -> int:
     argv = ingest_argv(session, home, template)
     _log(home, f"thread {session}: {' '.join(argv)}")
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=MAX_RUN_S, check=False)
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=MAX_RUN_S, check=False,
+                              env={**os.environ, "MEMCTL_SETTLE_MINUTES": "0", **(extra or {})})
     except subprocess.TimeoutExpired:
         _log(home, f"thread {session}: ingest stopped after {MAX_RUN_S:.0f} s")
         return 0
@@ -126,10 +131,20 @@ def _run(session: str, home: _Home, template: list[str] | None) -> int:
     return done.returncode
 
 
+def _variable(item: str) -> tuple[str, str]:
+    """``NAME=VALUE`` of ``--env`` → (name, value). Raises ValueError for another shape."""
+    name, found, value = item.partition("=")
+    if not found or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(f"--env {item!r} is not NAME=VALUE")
+    return name, value
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point (see the module doc for arguments and exit codes)."""
     ap = argparse.ArgumentParser(prog="python -m memctl.hooks.codex_notify", description=__doc__.splitlines()[0])
     ap.add_argument("--home", default=None)
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="a variable set for the ingest (repeatable)")
     ap.add_argument("--then", default=None, help="JSON argv of the notify program to run after memctl's")
     ap.add_argument("--ingest", default=None, help="JSON argv replacing the ingest command ({session} replaced)")
     ap.add_argument("--run", default=None, metavar="THREAD_ID", help=argparse.SUPPRESS)
@@ -140,10 +155,11 @@ def main(argv: list[str] | None = None) -> int:
         template = json.loads(args.ingest) if args.ingest else None
         if template is not None and not (isinstance(template, list) and all(isinstance(v, str) for v in template)):
             raise ValueError("--ingest must be a JSON array of strings")
+        extra = dict(_variable(item) for item in args.env)
         if args.run:
             if not _UUID.match(args.run):
                 raise ValueError(f"thread id {args.run!r} is not a uuid")
-            return _run(args.run.lower(), home, template)
+            return _run(args.run.lower(), home, template, extra)
         if args.payload is None:
             raise ValueError("no notify payload (Codex passes a JSON object as the last argument)")
         session = thread_id(args.payload)
@@ -153,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     if session is not None:
         runner = [sys.executable, "-m", __name__ if __name__ != "__main__" else "memctl.hooks.codex_notify",
                   "--home", str(home.root), "--run", session]
+        for item in args.env:
+            runner += ["--env", item]
         if args.ingest:
             runner += ["--ingest", args.ingest]
         _detach(runner, home)

@@ -37,10 +37,11 @@ class IngestOptions:
     wait: bool = False  # block on the data-home lock instead of exiting 6
     sources: tuple[str, ...] = ()  # --source: only these (empty: every source found)
     claude_dir: Path | None = None  # --claude-dir (None: CLAUDE_CONFIG_DIR, then ~/.claude)
-    named: tuple[str, ...] = ()  # sources whose location was given on the command line (--db, --claude-dir)
+    codex_home: Path | None = None  # --codex-home (None: CODEX_HOME, then ~/.codex)
+    named: tuple[str, ...] = ()  # sources whose location was given on the command line (--db, --claude-dir, --codex-home)
 
     def source_spec(self) -> tuple[tuple[str, str], ...]:
         """The sources to read and where (:func:`memctl.connectors.registry.discover`)."""
         from memctl.connectors.registry import discover
 
-        return discover(self.sources, {"opencode": self.db, "claude-code": self.claude_dir}, self.named)
+        return discover(self.sources, {"opencode": self.db, "claude-code": self.claude_dir, "codex": self.codex_home}, self.named)

@@ -44,6 +44,7 @@ from memctl.connectors.model import ReadStats, Session, SessionInfo
 from memctl.connectors.registry import CombinedSource, open_sources
 from memctl.exit_codes import FAILED_ITEMS, ExitCodeError, Terminated
 from memctl.ingest.checkpoint import Entry
+from memctl.ingest.memory_tools import memory_tool_session
 from memctl.ingest.plan import Action, Work, plan_work
 from memctl.ingest.transcript import Transcript, build_transcript
 
@@ -106,6 +107,8 @@ def prepare(source: CombinedSource, settings: Settings, request: Request) -> Pre
     work = plan_work(source.read_session(request.info), request.entry, request.action,
                      title=request.title, topic=request.topic)
     transcript = build_transcript(work.session, settings) if work is not None else None
+    if transcript is not None and work is not None and not transcript.skip_reason:
+        transcript.skip_reason = memory_tool_session(work.session)  # memctl's or a peer's memory work only
     if work is not None:
         work = replace(work, session=Session(info=work.session.info))
     counts = {name: getattr(stats, name) - was for name, was in zip(_COUNTERS, before) if getattr(stats, name) != was}

@@ -71,6 +71,7 @@ from typing import Any
 
 from memctl.config import Settings
 from memctl.connectors.model import Part, Session
+from memctl.connectors.registry import LABELS
 from memctl.scrub.core import multiline_secret_before, scrub_texts
 from memctl.scrub.sensitive_source import KIND as SOURCE_KIND, redact_tool_part
 
@@ -754,7 +755,7 @@ def _sample(sizes: list[int], budget: int, head_fraction: float) -> tuple[int, i
     return head_count, tail_start
 
 
-SOURCE_LABELS = {"opencode": "OpenCode", "claude-code": "Claude Code", "codex": "Codex"}
+SOURCE_LABELS = LABELS
 """How the transcript header names each source (an unknown name is used as is)."""
 
 

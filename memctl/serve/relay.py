@@ -57,6 +57,7 @@ def settings_fingerprint(settings: Settings) -> str:
 
 
 _SOURCE_FIELDS = frozenset(f.name for f in fields(Source))
+_SOURCE_DERIVED = frozenset({"agent"})  # in as_dict, computed from the fields: neither a field nor a rank
 
 
 def result_from_dict(data: dict) -> AskResult:
@@ -73,7 +74,7 @@ def result_from_dict(data: dict) -> AskResult:
     for entry in document.get("sources") or []:
         source = Source(**{k: v for k, v in entry.items() if k in _SOURCE_FIELDS})
         sources.append(source)
-        rank = {k: v for k, v in entry.items() if k not in _SOURCE_FIELDS}
+        rank = {k: v for k, v in entry.items() if k not in _SOURCE_FIELDS | _SOURCE_DERIVED}
         if rank:
             ranks[source.path] = rank
     document["sources"], document["source_ranks"] = sources, ranks

@@ -50,11 +50,14 @@ def ask(
     terminal.write_out("\n" if stream else result.answer.rstrip() + "\n")
     if result.sources:
         table = Table(title="sources", title_justify="left")
-        for column in ("#", "session", "title", "date", "topic"):
+        # Which agent recorded each session, when any is not OpenCode's (an OpenCode-only table stays as it was).
+        agents = any(source.agent not in ("OpenCode", "memory") for source in result.sources)
+        for column in ("#", "session", *(("from",) if agents else ()), "title", "date", "topic"):
             # A session id is copied into `memctl show`/`purge --session`: never folded over lines.
             table.add_column(column, overflow="fold", no_wrap=column in ("session", "date"))
         for number, source in enumerate(result.sources, start=1):
-            table.add_row(str(number), source.source_id, source.title, source.date, source.topic)
+            table.add_row(str(number), source.source_id, *((source.agent,) if agents else ()), source.title,
+                          source.date, source.topic)
         stdout.print(table)
     note = f"topics: {', '.join(result.topics)} ({result.route_method})"
     if result.route_method == "fallback" and result.route_reason:

@@ -17,17 +17,20 @@ from memctl.exit_codes import DOCTOR, OK
 def doctor(
     db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="OpenCode database to check.")] = None,
     claude_dir: Annotated[Optional[Path], typer.Option("--claude-dir", metavar="DIR", help="Claude Code's configuration directory to check (default: $CLAUDE_CONFIG_DIR, then ~/.claude).")] = None,
+    codex_home: Annotated[Optional[Path], typer.Option("--codex-home", metavar="DIR", help="Codex CLI's home to check (default: $CODEX_HOME, then ~/.codex).")] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
     engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Also check this sleep engine (flyte: the extra, the Flyte config, the tasks' model endpoint). Default: config sleep_engine.")] = None,
 ) -> None:
-    """Check Ollama, models, embedding dimensions, each history source (OpenCode DB, Claude Code), the data home and disk — with fixes."""
+    """Check Ollama, models, embedding dimensions, each history source (OpenCode DB, Claude Code, Codex), the data home and disk — with fixes."""
     from memctl.connectors.claude_code.source import resolve_claude_dir
+    from memctl.connectors.codex.source import resolve_codex_home
     from memctl.connectors.opencode.source import resolve_db_path
     from memctl.doctor import run_checks
 
     settings = settings_from_flags(home)
-    checks = run_checks(settings, resolve_db_path(db), resolve_claude_dir(claude_dir))
+    checks = run_checks(settings, resolve_db_path(db), resolve_claude_dir(claude_dir),
+                         resolve_codex_home(codex_home))
     if (engine or settings.sleep_engine) == "flyte":
         from memctl.sleep.engine_doctor import check_flyte_engine
 

@@ -1,7 +1,8 @@
-"""``memctl hooks``: capture sessions while an agent works (Claude Code's ``SessionEnd`` hook).
+"""``memctl hooks``: capture sessions while an agent works (Claude Code's ``SessionEnd`` hook, Codex's ``notify``).
 
-Thin: parse, plan the edit (:mod:`memctl.hooks.claude_code`), show the diff on
-stderr, ask (or ``--yes``), write atomically; ``hooks run`` is what the hook calls.
+Thin: parse, plan the edit (:mod:`memctl.hooks.claude_code`, :mod:`memctl.hooks.codex`),
+show the diff on stderr, ask (or ``--yes``), write atomically; ``hooks run`` is
+what the Claude Code hook calls (Codex calls :mod:`memctl.hooks.codex_notify`).
 """
 
 from __future__ import annotations
@@ -16,18 +17,29 @@ from memctl.cli import terminal
 from memctl.cli.app import HomeOption, app, console, settings_from_flags
 from memctl.exit_codes import FAILED_ITEMS, UsageError
 
-hooks_app = typer.Typer(help="Capture sessions while an agent works: Claude Code's SessionEnd hook.",
+hooks_app = typer.Typer(help="Capture sessions while an agent works: Claude Code's SessionEnd hook, Codex's "
+                             "notify program.",
                         no_args_is_help=True)
 app.add_typer(hooks_app, name="hooks")
 
 ClaudeCodeFlag = Annotated[bool, typer.Option("--claude-code", help="Claude Code's settings.json (in --claude-dir).")]
 ClaudeDir = Annotated[Optional[Path], typer.Option("--claude-dir", metavar="DIR", help="Claude Code's configuration "
                                                    "directory (default: $CLAUDE_CONFIG_DIR, then ~/.claude).")]
+CodexFlag = Annotated[bool, typer.Option("--codex", help="Codex CLI's config.toml (in --codex-home): memctl as "
+                                         "its notify program (a notify program already there still runs).")]
+CodexHome = Annotated[Optional[Path], typer.Option("--codex-home", metavar="DIR", help="Codex CLI's home (default: "
+                                                   "$CODEX_HOME, then ~/.codex).")]
 YesFlag = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking (the diff is still shown).")]
 
 
-def _apply(plan, yes: bool, done: str) -> None:
-    from memctl.hooks.claude_code import apply
+def _which(claude_code: bool, codex: bool) -> None:
+    if claude_code == codex:
+        raise UsageError("say which agent: --claude-code or --codex (one at a time)")
+
+
+def _apply(plan, yes: bool, done: str, apply=None) -> None:
+    if apply is None:
+        from memctl.hooks.claude_code import apply
 
     if not plan.changed:
         console.print(f"{plan.path}: nothing to change", highlight=False)
@@ -47,17 +59,29 @@ def _apply(plan, yes: bool, done: str) -> None:
 
 @hooks_app.command("install")
 def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
-            print_only: Annotated[bool, typer.Option("--print", help="Print the settings.json it would write; "
-                                                     "change nothing.")] = False,
+            codex: CodexFlag = False, codex_home: CodexHome = None,
+            print_only: Annotated[bool, typer.Option("--print", help="Print the settings.json (or config.toml) it "
+                                                     "would write; change nothing.")] = False,
             yes: YesFlag = False, home: HomeOption = None) -> None:
-    """Add a SessionEnd hook that ingests each finished Claude Code session (diff shown first)."""
+    """Add a SessionEnd hook (Claude Code) or the notify program (Codex) that ingests each finished session (diff shown first)."""
     from memctl.config import DataHome
     from memctl.connectors.claude_code.source import resolve_claude_dir
     from memctl.hooks.claude_code import plan_install
 
-    if not claude_code:
-        raise UsageError("say which agent: --claude-code")
+    _which(claude_code, codex)
     settings = settings_from_flags(home)
+    if codex:
+        from memctl.connectors.codex.source import resolve_codex_home
+        from memctl.hooks import codex as codex_hook
+
+        codex_plan = codex_hook.plan_install(resolve_codex_home(codex_home).absolute(), DataHome(settings.home).root,
+                                             env=codex_hook.carried_env())
+        if print_only:
+            terminal.write_out(codex_plan.after)
+            return
+        _apply(codex_plan, yes, "each finished turn's thread is ingested in the background "
+               "(log: <home>/logs/hooks/codex-notify.log)", codex_hook.apply)
+        return
     directory = resolve_claude_dir(claude_dir).absolute()
     plan = plan_install(directory, DataHome(settings.home).root)
     if print_only:
@@ -67,13 +91,21 @@ def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
 
 
 @hooks_app.command("uninstall")
-def uninstall(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None, yes: YesFlag = False) -> None:
-    """Remove memctl's hooks (only those) from Claude Code's settings.json (diff shown first)."""
+def uninstall(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None, codex: CodexFlag = False,
+              codex_home: CodexHome = None, yes: YesFlag = False) -> None:
+    """Remove memctl's hooks (only those) from Claude Code's settings.json or Codex's config.toml (diff shown first;
+    a notify program memctl chained is put back)."""
     from memctl.connectors.claude_code.source import resolve_claude_dir
     from memctl.hooks.claude_code import plan_uninstall
 
-    if not claude_code:
-        raise UsageError("say which agent: --claude-code")
+    _which(claude_code, codex)
+    if codex:
+        from memctl.connectors.codex.source import resolve_codex_home
+        from memctl.hooks import codex as codex_hook
+
+        _apply(codex_hook.plan_uninstall(resolve_codex_home(codex_home).absolute()), yes, "memctl's notify removed",
+               codex_hook.apply)
+        return
     _apply(plan_uninstall(resolve_claude_dir(claude_dir).absolute()), yes, "memctl's hooks removed")
 
 

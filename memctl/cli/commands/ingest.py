@@ -1,4 +1,4 @@
-"""``memctl ingest``: OpenCode / Claude Code history → distilled notes → the memory store → Cognee. Thin: parse, run, render."""
+"""``memctl ingest``: OpenCode / Claude Code / Codex history → distilled notes → the memory store → Cognee. Thin: parse, run, render."""
 
 from __future__ import annotations
 
@@ -19,11 +19,14 @@ DbOption = Annotated[Optional[Path], typer.Option(
 
 
 SourceOption = Annotated[Optional[list[str]], typer.Option(
-    "--source", metavar="NAME", help="Only this history source (repeatable): opencode, claude-code. Default: every "
+    "--source", metavar="NAME", help="Only this history source (repeatable): opencode, claude-code, codex. Default: every "
                                      "source whose store is found.")]
 ClaudeDirOption = Annotated[Optional[Path], typer.Option(
     "--claude-dir", metavar="DIR", help="Claude Code's configuration directory, holding projects/ (default: "
                                         "$CLAUDE_CONFIG_DIR, then ~/.claude).")]
+CodexHomeOption = Annotated[Optional[Path], typer.Option(
+    "--codex-home", metavar="DIR", help="Codex CLI's home, holding sessions/ and archived_sessions/ (default: "
+                                        "$CODEX_HOME, then ~/.codex).")]
 
 
 def _summary_table(data: dict) -> Table:
@@ -81,11 +84,12 @@ def ingest(
     db: DbOption = None,
     source: SourceOption = None,
     claude_dir: ClaudeDirOption = None,
+    codex_home: CodexHomeOption = None,
     home: HomeOption = None,
     phase: Annotated[Phase, typer.Option("--phase", help="Which phases to run.")] = Phase.all,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Read, normalize, scrub, sample and plan; no model, nothing written.")] = False,
     since: Annotated[Optional[str], typer.Option("--since", metavar="DATE|AGE", help="Only sessions updated since a date (2026-11-01) or age (7d, 12h).")] = None,
-    session: Annotated[Optional[list[str]], typer.Option("--session", metavar="ID", help="Only this session id of any source (repeatable; claude-code.<id> or the bare id); a subagent id selects its parent.")] = None,
+    session: Annotated[Optional[list[str]], typer.Option("--session", metavar="ID", help="Only this session id of any source (repeatable; claude-code.<id>, codex.<id> or the bare id); a subagent id selects its parent.")] = None,
     project: Annotated[Optional[str], typer.Option("--project", metavar="NAME", help="Only this project: topic slug or alias, project id, worktree path (current or earlier) or its name.")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", metavar="N", min=1, help="At most N top-level sessions.")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", metavar="N", min=1, max=64, help="Concurrent model calls (default from config: 2).")] = None,
@@ -98,7 +102,7 @@ def ingest(
     as_json: JsonOption = False,
     wait: WaitOption = False,
 ) -> None:
-    """Read OpenCode and Claude Code history → distill notes → add to Cognee → cognify. Resumable."""
+    """Read OpenCode, Claude Code and Codex history → distill notes → add to Cognee → cognify. Resumable."""
     from memctl.connectors.registry import source_names
     from memctl.durations import parse_since
     from memctl.exit_codes import USAGE
@@ -119,8 +123,9 @@ def ingest(
     options = IngestOptions(
         db=resolve_db_path(db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
         project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, verify_graph=verify_graph, wait=wait,
-        sources=tuple(dict.fromkeys(source or ())), claude_dir=claude_dir,
-        named=tuple(name for name, given in (("opencode", db), ("claude-code", claude_dir)) if given is not None),
+        sources=tuple(dict.fromkeys(source or ())), claude_dir=claude_dir, codex_home=codex_home,
+        named=tuple(name for name, given in (("opencode", db), ("claude-code", claude_dir), ("codex", codex_home))
+                    if given is not None),
     )
     with reporter_for(console, as_json) as reporter:
         summary = IngestRun(settings, options, reporter).run()
