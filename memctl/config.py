@@ -5,7 +5,9 @@ Precedence (highest first): CLI flags (passed as keyword arguments by
 the standard ``OLLAMA_HOST``), the TOML config file, built-in defaults.
 
 The config file is ``$MEMCTL_CONFIG`` if set, else ``<user config dir>/memctl/
-config.toml`` (platformdirs), and is optional. Keys are the field names below,
+config.toml`` (platformdirs), and is optional. The data home defaults to one per user, wherever the
+command runs: ``<user data dir>/memctl`` (platformdirs; ``$XDG_DATA_HOME/memctl``, else
+``~/.local/share/memctl`` on Linux), unless ``--home``, ``MEMCTL_HOME`` or the file's ``home`` names another. Keys are the field names below,
 e.g. ``distill_model = "llama3.1:8b"``.
 
 Model defaults follow Cognee's own Ollama table
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal
 
 import httpx
-from platformdirs import user_config_dir
+from platformdirs import user_config_dir, user_data_dir
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -42,14 +44,21 @@ def config_file_path() -> Path:
     return Path(user_config_dir("memctl")) / "config.toml"
 
 
+def default_home() -> Path:
+    """The per-user data home: platformdirs' user data dir for ``memctl`` (``$XDG_DATA_HOME/memctl``, else
+    ``~/.local/share/memctl`` on Linux; ``~/Library/Application Support/memctl`` on macOS), the same
+    whichever directory the command runs in (llm and basic-memory keep theirs the same way)."""
+    return Path(user_data_dir("memctl", appauthor=False))
+
+
 class Settings(BaseSettings):
     """All tunables of memctl. Sizes are characters unless named ``*_bytes``."""
 
     # An empty variable (`MEMCTL_HOME= memctl …`) means "not set", never "the current directory".
     model_config = SettingsConfigDict(env_prefix="MEMCTL_", extra="forbid", populate_by_name=True, env_ignore_empty=True)
 
-    # Where runtime data lives (see README "Where data goes").
-    home: Path = Field(default=Path("var"))
+    # Where runtime data lives (see README "Where data goes"): one per user unless told otherwise.
+    home: Path = Field(default_factory=default_home)
 
     # Ollama
     ollama_host: str = Field(
@@ -186,7 +195,7 @@ def _normal_root(root: Path) -> Path:
 
 
 class DataHome:
-    """The layout of the data home (``var/`` by default; README "Where data goes"), and its lock.
+    """The layout of the data home (:func:`default_home` by default; README "Where data goes"), and its lock.
 
     Every state path of the data home is a property here. Only computes
     paths; creating directories is the writer's job so that a dry run touches

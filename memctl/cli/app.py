@@ -50,7 +50,7 @@ console = Console(file=terminal.ERR, soft_wrap=True)
 stdout = Console(file=terminal.OUT, soft_wrap=True)
 
 HomeOption = Annotated[Optional[Path], typer.Option(
-    "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default ./var; also MEMCTL_HOME).")]
+    "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default: one per user, `memctl config show` says where; also MEMCTL_HOME).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 WaitOption = Annotated[bool, typer.Option(
     "--wait", help="If another ingest or sleep holds the data home, wait for it instead of exiting 6.")]
@@ -72,6 +72,13 @@ def _root(
                                           "LanceDB, …) on stderr; they always go to <home>/logs/library.log.")] = False,
 ) -> None:
     """Local-first memory for coding agents: OpenCode history → distilled notes → Cognee graph memory."""
+
+
+def given_on_command_line(ctx: typer.Context, **values: object) -> dict[str, object]:
+    """The ``values`` (option name -> value) the command line gave, without those Click filled from an
+    environment variable (``--home`` reads ``MEMCTL_HOME``) or a default: what ``config show`` calls a flag."""
+    return {name: value for name, value in values.items() if value is not None
+            and getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"}
 
 
 class ConfigError(UsageError):

@@ -9,12 +9,13 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, app, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, given_on_command_line, settings_from_flags, stdout
 from memctl.exit_codes import DOCTOR, OK
 
 
 @app.command()
 def doctor(
+    ctx: typer.Context,
     db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="OpenCode database to check.")] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
@@ -24,8 +25,12 @@ def doctor(
     from memctl.connectors.opencode.source import resolve_db_path
     from memctl.doctor import run_checks
 
+    from memctl.config import config_file_path
+    from memctl.settings_origin import origin_of
+
     settings = settings_from_flags(home)
-    checks = run_checks(settings, resolve_db_path(db))
+    chosen = origin_of("home", settings, given_on_command_line(ctx, home=home), config_file_path())
+    checks = run_checks(settings, resolve_db_path(db), f"{chosen.source} {chosen.where}".strip())
     if (engine or settings.sleep_engine) == "flyte":
         from memctl.sleep.engine_doctor import check_flyte_engine
 
