@@ -13,10 +13,13 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Optional
 
-from memctl.settings_origin import env_names as _env_names
-from memctl.settings_origin import env_prefix as _prefix
-from memctl.settings_origin import environment_variable, file_settings as _file_settings
-from memctl.settings_origin import field_keys as _field_keys
+from memctl.settings_origin import (
+    env_names as _env_names,
+    env_prefix as _prefix,
+    environment_variable,
+    field_keys as _field_keys,
+    file_settings as _file_settings,
+)
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -22,10 +22,9 @@ def doctor(
     engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Also check this sleep engine (flyte: the extra, the Flyte config, the tasks' model endpoint). Default: config sleep_engine.")] = None,
 ) -> None:
     """Check Ollama, models, embedding dimensions, the OpenCode DB, the data home and disk — with fixes."""
+    from memctl.config import config_file_path
     from memctl.connectors.opencode.source import resolve_db_path
     from memctl.doctor import run_checks
-
-    from memctl.config import config_file_path
     from memctl.settings_origin import origin_of
 
     settings = settings_from_flags(home)
