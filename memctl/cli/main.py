@@ -16,7 +16,7 @@ from memctl.cli.commands import serve  # noqa: F401
 from memctl.cli.commands import sleep, unmerge  # noqa: F401
 from memctl.cli.commands import forget, purge  # noqa: F401
 from memctl.cli.commands import export, import_  # noqa: F401
-from memctl.cli.commands import audit, schedule, mcp, config  # noqa: F401 - command groups (listed after commands)
+from memctl.cli.commands import audit, schedule, mcp, mcp_uninstall, config  # noqa: F401 - command groups (listed after commands)
 # isort: on
 
 __all__ = ["app", "main"]
