@@ -35,6 +35,8 @@ from pydantic_settings import (
 
 from memctl.exit_codes import HOME, LOCKED, ExitCodeError, HomeBusyError, HomeError
 
+OLLAMA_DEFAULT_PORT = 11434  # Ollama's port when OLLAMA_HOST names none (and no scheme)
+
 
 def config_file_path() -> Path:
     """Return the path of the optional TOML config file (may not exist)."""
@@ -174,11 +176,23 @@ class Settings(BaseSettings):
 
     @property
     def ollama_base_url(self) -> str:
-        """``OLLAMA_HOST`` as a URL (Ollama accepts a bare ``host:port``)."""
-        host = self.ollama_host.strip().rstrip("/")
-        if "://" not in host:
-            host = "http://" + host
-        return host
+        """``OLLAMA_HOST`` as a URL with its port, by Ollama's own rule (ollama-python's ``_parse_host``, whose
+        doctests are the table): no scheme means ``http`` and port 11434 (``0.0.0.0`` ->
+        ``http://0.0.0.0:11434``); ``http://`` without a port means 80, ``https://`` 443; a path is kept."""
+        from urllib.parse import urlsplit
+
+        host = self.ollama_host.strip()
+        scheme, given, rest = host.partition("://")
+        if not given:
+            scheme, rest, default_port = "http", host, OLLAMA_DEFAULT_PORT
+        else:
+            default_port = 443 if scheme == "https" else 80
+        rest, _, path = rest.partition("/")
+        parsed = urlsplit(f"{scheme}://{rest}")
+        name = parsed.hostname or "127.0.0.1"
+        name = f"[{name}]" if ":" in name else name
+        path = path.strip("/")
+        return f"{scheme}://{name}:{parsed.port or default_port}" + (f"/{path}" if path else "")
 
 
 _held_locks: set[Path] = set()  # data-home roots whose lock this process holds
