@@ -41,7 +41,8 @@ app = typer.Typer(
     # Plain help: Typer's Rich help prints a type such as <bool> after every flag (its --help too).
     rich_markup_mode=None,
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion (bash, zsh, fish, PowerShell; Typer's, shell found by shellingham)
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 # soft_wrap: a line is never cut by Rich (a pipe is 80 columns to Rich, and a path split across two
@@ -69,7 +70,8 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Also show the libraries' log lines (Cognee, litellm, "
-                                          "LanceDB, …) on stderr; they always go to <home>/logs/library.log.")] = False,
+                                          "LanceDB, …) on stderr; they always go to <home>/logs/library.log. "
+                                          "Accepted after the command too (memctl ingest --verbose).")] = False,
 ) -> None:
     """Local-first memory for coding agents: OpenCode history → distilled notes → Cognee graph memory."""
 

@@ -55,8 +55,25 @@ def _json_requested(ctx: typer.Context) -> bool:
     return "--json" in (args[:args.index("--")] if "--" in args else args)
 
 
+ROOT_FLAGS = ("--verbose",)  # root options also accepted after the command name (`memctl ingest --verbose`)
+
+
+def hoist_root_flags(args: list[str]) -> list[str]:
+    """``args`` with every :data:`ROOT_FLAGS` word that comes after the command name moved before it, so
+    ``memctl ingest --verbose`` means ``memctl --verbose ingest``. Words after a ``--`` (text such as
+    ``remember -- --verbose``) stay where they are."""
+    end = args.index("--") if "--" in args else len(args)
+    hoisted = [a for a in args[:end] if a in ROOT_FLAGS]
+    if not hoisted:
+        return list(args)
+    return [*dict.fromkeys(hoisted), *(a for a in args[:end] if a not in ROOT_FLAGS), *args[end:]]
+
+
 class ErrorBoundaryGroup(TyperGroup):
     """The root ``memctl`` group: runs the chosen command and maps what it raises to an exit code."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_root_flags(args))
 
     def invoke(self, ctx: typer.Context) -> Any:
         global _json_errors

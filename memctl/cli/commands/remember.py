@@ -128,7 +128,7 @@ def _read_text(text: Optional[str], file: Optional[Path]) -> str:
 
 @app.command(cls=RememberCommand)
 def remember(
-    session: Annotated[str, typer.Option("--session", "-s", metavar="ID", help="Session id the memory belongs to.")],
+    session: Annotated[str, typer.Option("--session", "-s", metavar="ID", help="Session id the memory belongs to (default 'cli', as for ask).")] = "cli",
     text: Annotated[Optional[str], typer.Argument(metavar="[TEXT]", help="The memory, e.g. \"Use pnpm, not npm, in this repo\"; - reads it from stdin. Text starting with '-': after --.")] = None,
     topic: Annotated[Optional[str], typer.Option("--topic", "-t", metavar="TOPIC", help="Scope it to a topic (promoted under user/topics/<topic>/).")] = None,
     global_scope: Annotated[bool, typer.Option("--global", help="A global preference (promoted under user/global/).")] = False,
