@@ -11,6 +11,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, stdout
 from memctl.cli.store_flags import note_missing_store, short_sha, store_from_flags
+from memctl.cli.tables import print_table
 from memctl.exit_codes import INTEGRITY, OK
 
 audit_app = typer.Typer(help="Read and verify the append-only, hash-chained audit log of the memory store.",
@@ -49,7 +50,7 @@ def audit(
     for r in records:
         table.add_row(str(r["seq"]), r["time"][:19].replace("T", " "), r["op"], r["path"], r["actor"], r["reason"],
                       f"{short_sha(r['old_sha'])} → {short_sha(r['new_sha'])}")
-    stdout.print(table)
+    print_table(stdout, table, whole=("seq", "time", "op", "path", "old → new"))
 
 
 @audit_app.command("verify")

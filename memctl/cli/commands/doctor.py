@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, given_on_command_line, settings_from_flags, stdout
+from memctl.cli.tables import print_table
 from memctl.exit_codes import DOCTOR, OK
 
 
@@ -43,5 +44,5 @@ def doctor(
         style = {"ok": "green", "warn": "yellow", "fail": "red"}
         for c in checks:
             table.add_row(c.name, f"[{style[c.status]}]{c.status}[/]", c.detail, c.fix or "")
-        stdout.print(table)
+        print_table(stdout, table, whole=("check", "detail", "fix"))  # URLs, paths and commands stay whole
     raise typer.Exit(DOCTOR if any(c.status == "fail" for c in checks) else OK)

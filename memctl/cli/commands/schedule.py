@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
+from memctl.cli.tables import print_table
 from memctl.cli.terminal import write_out
 from memctl.exit_codes import UsageError
 from memctl.schedule.jobs import Platform
@@ -193,7 +194,7 @@ def status(
         loaded = "?" if s.loaded is None else ("yes" if s.loaded else "no")
         details = ", ".join(f"{k}={v}" for k, v in s.details.items()) or "-"
         table.add_row(s.name, s.state, loaded, details, str(s.logs[0].parent))
-    stdout.print(table)
+    print_table(stdout, table, whole=("job", "logs"))
     for s in statuses:
         if s.next_step and s.state != "absent":
             console.print(f"{s.name}: {s.next_step}", highlight=False, soft_wrap=True)

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
+from memctl.cli.tables import print_table
 
 
 @app.command()
@@ -57,7 +58,7 @@ def sleep(
             ("report", data["report_html"]),
         ):
             table.add_row(key, str(value))
-        stdout.print(table)
+        print_table(stdout, table, whole=("",))  # the report path is what a scheduled log keeps: never cut
         for error in data["errors"][:10]:
             console.print(f"[yellow]error:[/] {error}", highlight=False)
         for topic, error in data["topics_failed"].items():
