@@ -130,7 +130,7 @@ class Settings(BaseSettings):
     # Sleep (`memctl sleep`)
     consolidate_model: str = Field(default="llama3.1:8b", min_length=1)
     sleep_concurrency: int = Field(default=3, ge=1, le=32)  # parallel consolidations and topic rebuilds
-    # Sleep's engine (memctl.sleep.engine): "flyte" needs the extra memctl[flyte]. flyte_config: a Flyte/Union
+    # Sleep's engine (memctl.sleep.engine): "flyte" needs the extra flyte (memctl-local[flyte]). flyte_config: a Flyte/Union
     # config.yaml (None: Flyte's local mode, in this process); flyte_model_host: Ollama as the tasks reach it.
     sleep_engine: Literal["local", "flyte"] = "local"
     flyte_config: Path | None = None

@@ -59,9 +59,9 @@ WaitOption = Annotated[bool, typer.Option(
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from memctl.about import installed_version
 
-        stdout.print(f"memctl {version('memctl')}")
+        stdout.print(f"memctl {installed_version()}")
         raise typer.Exit(OK)
 
 

@@ -18,7 +18,7 @@ def sleep(
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", metavar="N", min=1, max=32, help="Parallel consolidations and topic rebuilds (default 3; config sleep_concurrency).")] = None,
     wait: WaitOption = False,
     no_rebuild: Annotated[bool, typer.Option("--no-rebuild", help="Skip the Cognee rebuild (changed topics stay pending for the next run).")] = False,
-    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Where consolidations run: local (a thread pool, the default) or flyte (Flyte tasks; needs pip install 'memctl[flyte]'). Config sleep_engine.")] = None,
+    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Where consolidations run: local (a thread pool, the default) or flyte (Flyte tasks; needs the flyte extra: pip install -e '.[flyte]' in memctl's checkout). Config sleep_engine.")] = None,
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:
