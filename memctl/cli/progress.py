@@ -84,9 +84,17 @@ class RichReporter:
         self.progress.start()
 
     def phase(self, name: str, total: int | None) -> None:
-        if self.task is not None:
-            self.progress.stop_task(self.task)
+        self._close_task()
         self.task = self.progress.add_task(name, total=total)
+
+    def _close_task(self) -> None:
+        """Stop the current bar; one whose total was never known ends as ``N/N`` (not ``N/?``)."""
+        if self.task is None:
+            return
+        task = next(t for t in self.progress.tasks if t.id == self.task)
+        if task.total is None:
+            self.progress.update(self.task, total=task.completed)
+        self.progress.stop_task(self.task)
 
     def advance(self, n: int = 1) -> None:
         if self.task is not None:
@@ -96,6 +104,7 @@ class RichReporter:
         self.progress.console.print(message)
 
     def done(self) -> None:
+        self._close_task()
         self.progress.stop()
 
 
