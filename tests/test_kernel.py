@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import time
 from datetime import datetime, timedelta, timezone
@@ -223,4 +224,4 @@ def test_an_empty_variable_counts_as_unset(monkeypatch: pytest.MonkeyPatch, tmp_
     settings = Settings()
     assert (settings.home, settings.ollama_host, settings.workers) == (defaults.home, defaults.ollama_host,
                                                                        defaults.workers)
-    assert settings.home == Path("var")
+    assert settings.home == Path(os.environ["XDG_DATA_HOME"]) / "memctl"  # the per-user default, never "."
