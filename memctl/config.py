@@ -313,7 +313,8 @@ class DataHome:
     def lock(self, *, wait: bool, offer_wait: bool = True,
              error: Callable[[str, int], ExitCodeError] | None = None) -> Iterator[None]:
         """Hold the data home's exclusive lock for the block: one ingest or sleep at a time (``ask`` never
-        takes it). Creates the data home directory. ``wait`` blocks until the lock is free.
+        takes it). Creates the data home directory, and removes it again when the block wrote nothing
+        into it (:meth:`_remove_if_untouched`). ``wait`` blocks until the lock is free.
 
         ``error`` builds the exception from a message and an exit code (a run's own error type,
         e.g. ``IngestError``); by default :class:`HomeError` / :class:`HomeBusyError`.
@@ -326,6 +327,7 @@ class DataHome:
         from filelock import FileLock, Timeout
 
         self.refuse_file(error)
+        created = not self.root.exists()
         self.root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(self.lock_file))
         try:
@@ -340,6 +342,19 @@ class DataHome:
         finally:
             _held_locks.discard(self.root)
             lock.release()
+            if created:
+                self._remove_if_untouched()
+
+    def _remove_if_untouched(self) -> None:
+        """Remove the data home :meth:`lock` created when the run wrote nothing into it (it failed first,
+        e.g. Ollama down): no empty home holding only a lock file is left behind, so a typo in ``--home`` or
+        a failed first run leaves no trace. Anything else in it keeps it."""
+        try:
+            if [p.name for p in self.root.iterdir()] == [self.lock_file.name]:
+                self.lock_file.unlink()
+                self.root.rmdir()
+        except OSError:
+            pass  # another run started using it meanwhile: it stays
 
     def holds_lock(self) -> bool:
         """Whether this process holds :meth:`lock` now (a second ``flock`` on the same file from

@@ -61,3 +61,46 @@ def test_show_of_a_deleted_file_points_at_its_history(tmp_path: Path) -> None:
     assert old.exit_code == 0 and old.stdout == "Use vim.\n"
     never = runner.invoke(app, ["show", "user/global/never.md", "--home", str(tmp_path / "home")])
     assert never.exit_code == result.exit_code and "history" not in never.stderr
+
+
+def test_a_run_that_fails_before_writing_leaves_no_home_behind(tmp_path: Path) -> None:
+    from memctl.config import DataHome
+    from memctl.exit_codes import HomeError
+
+    home = DataHome(tmp_path / "typo" / "home")
+    try:
+        with home.lock(wait=False):
+            raise HomeError("the model is down")
+    except HomeError:
+        pass
+    assert not home.root.exists() and (tmp_path / "typo").is_dir()  # only what the lock created goes
+    used = DataHome(tmp_path / "used")
+    with used.lock(wait=False):
+        (used.root / "progress.json").write_text("{}", encoding="utf-8")
+    assert (used.root / "progress.json").is_file()
+    existing = DataHome(tmp_path / "existing")
+    existing.root.mkdir()
+    with existing.lock(wait=False):
+        pass
+    assert existing.root.is_dir()  # a home that was there stays, even empty
+
+
+def test_ingest_with_ollama_down_leaves_no_empty_home(tmp_path: Path) -> None:
+    import shutil
+
+    from memctl.exit_codes import MODEL
+
+    fixture = Path(__file__).resolve().parent / "fixtures" / "opencode-1.18"
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        shutil.copy2(fixture / name, tmp_path / name)
+    result = runner.invoke(app, ["ingest", "--db", str(tmp_path / "opencode.db"), "--home", str(tmp_path / "home")],
+                           env={"MEMCTL_SETTLE_MINUTES": "0"})
+    assert result.exit_code == MODEL and "cannot reach Ollama" in result.stderr
+    assert not (tmp_path / "home").exists()
+
+
+def test_remember_into_a_home_that_did_not_exist_says_so(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["remember", "Prefers pnpm.", "--home", str(tmp_path / "typo")])
+    assert result.exit_code == 0 and f"{tmp_path / 'typo'} did not exist" in result.stderr
+    again = runner.invoke(app, ["remember", "Prefers tabs.", "--home", str(tmp_path / "typo")])
+    assert again.exit_code == 0 and "did not exist" not in again.stderr

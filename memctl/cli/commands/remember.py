@@ -18,7 +18,7 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperCommand
 
-from memctl.cli.app import HomeOption, JsonOption, app, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
 from memctl.exit_codes import UsageError
 
 MAX_REMEMBER_INPUT_BYTES = 64 * 1024  # far above a memory's limit; only bounds what is read
@@ -157,9 +157,14 @@ def remember(
             if TOPIC_SLUG.match(topic):
                 raise
             raise UsageError(f"unknown topic ({_shown(topic)}); `memctl doctor` lists the topics") from None
+    new_home = not data_home.root.exists()
     proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=content, source="remember",
                               topic=topic, kind=kind.value, global_scope=global_scope,
                               max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines)
+    if new_home:  # a typo in --home must not pass unnoticed: this memory went to a home nothing else reads
+        console.print(f"[yellow]note:[/] {data_home.root} did not exist: it is a new data home holding only this "
+                      "proposal (check --home / MEMCTL_HOME; `memctl config show` names the configured home)",
+                      highlight=False)
     if as_json:
         stdout.print_json(json.dumps(proposal.as_dict()))
     else:
