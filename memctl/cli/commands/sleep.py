@@ -64,5 +64,6 @@ def sleep(
         for topic, error in data["topics_failed"].items():
             console.print(f"[yellow]topic {topic}:[/] {error}", highlight=False)
         if data["model_unavailable"]:
-            console.print(f"[red]consolidation skipped:[/] {data['model_unavailable']}", highlight=False)
+            console.print(f"[red]skipped for want of a model (retried next run):[/] {data['model_unavailable']}",
+                          highlight=False)
     raise typer.Exit(summary.exit_code)
