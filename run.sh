@@ -17,6 +17,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # Reinstall only when the pins or the project metadata changed since the last install.
 if [ ! -f .venv/.installed-run ] || [ constraints.txt -nt .venv/.installed-run ] || [ pyproject.toml -nt .venv/.installed-run ]; then
+  # The distribution was called memctl before (now memctl-local): drop that install so one copy remains.
+  .venv/bin/python -m pip uninstall -q -y --disable-pip-version-check memctl >/dev/null 2>&1 || true
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e .
   touch .venv/.installed-run
 fi

@@ -10,6 +10,8 @@ fi
 # The tests run the optional Flyte engine in local mode too, so its extra is installed here.
 # Reinstall only when the pins or the project metadata changed since the last install.
 if [ ! -f .venv/.installed-test ] || [ constraints.txt -nt .venv/.installed-test ] || [ pyproject.toml -nt .venv/.installed-test ]; then
+  # The distribution was called memctl before (now memctl-local): drop that install so one copy remains.
+  .venv/bin/python -m pip uninstall -q -y --disable-pip-version-check memctl >/dev/null 2>&1 || true
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test,flyte]'
   touch .venv/.installed-test
 fi

@@ -219,13 +219,9 @@ def export_home(home: DataHome, archive: Path, *, wait: bool = False, overwrite:
 
 
 def _manifest(home: DataHome, files: int) -> dict:
-    from importlib.metadata import PackageNotFoundError, version
+    from memctl.about import installed_version
 
-    try:
-        memctl_version = version("memctl")
-    except PackageNotFoundError:  # pragma: no cover - a source tree without its metadata
-        memctl_version = "unknown"
-    return {"format": FORMAT, "memctl": memctl_version, "root": str(home.root), "files": files,
+    return {"format": FORMAT, "memctl": installed_version(), "root": str(home.root), "files": files,
             "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 

@@ -5,7 +5,9 @@ Precedence (highest first): CLI flags (passed as keyword arguments by
 the standard ``OLLAMA_HOST``), the TOML config file, built-in defaults.
 
 The config file is ``$MEMCTL_CONFIG`` if set, else ``<user config dir>/memctl/
-config.toml`` (platformdirs), and is optional. Keys are the field names below,
+config.toml`` (platformdirs), and is optional. The data home defaults to one per user, wherever the
+command runs: ``<user data dir>/memctl`` (platformdirs; ``$XDG_DATA_HOME/memctl``, else
+``~/.local/share/memctl`` on Linux), unless ``--home``, ``MEMCTL_HOME`` or the file's ``home`` names another. Keys are the field names below,
 e.g. ``distill_model = "llama3.1:8b"``.
 
 Model defaults follow Cognee's own Ollama table
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Literal
 
 import httpx
-from platformdirs import user_config_dir
+from platformdirs import user_config_dir, user_data_dir
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import (
     BaseSettings,
@@ -33,6 +35,8 @@ from pydantic_settings import (
 
 from memctl.exit_codes import HOME, LOCKED, ExitCodeError, HomeBusyError, HomeError
 
+OLLAMA_DEFAULT_PORT = 11434  # Ollama's port when OLLAMA_HOST names none (and no scheme)
+
 
 def config_file_path() -> Path:
     """Return the path of the optional TOML config file (may not exist)."""
@@ -42,14 +46,21 @@ def config_file_path() -> Path:
     return Path(user_config_dir("memctl")) / "config.toml"
 
 
+def default_home() -> Path:
+    """The per-user data home: platformdirs' user data dir for ``memctl`` (``$XDG_DATA_HOME/memctl``, else
+    ``~/.local/share/memctl`` on Linux; ``~/Library/Application Support/memctl`` on macOS), the same
+    whichever directory the command runs in (llm and basic-memory keep theirs the same way)."""
+    return Path(user_data_dir("memctl", appauthor=False))
+
+
 class Settings(BaseSettings):
     """All tunables of memctl. Sizes are characters unless named ``*_bytes``."""
 
     # An empty variable (`MEMCTL_HOME= memctl …`) means "not set", never "the current directory".
     model_config = SettingsConfigDict(env_prefix="MEMCTL_", extra="forbid", populate_by_name=True, env_ignore_empty=True)
 
-    # Where runtime data lives (see README "Where data goes").
-    home: Path = Field(default=Path("var"))
+    # Where runtime data lives (see README "Where data goes"): one per user unless told otherwise.
+    home: Path = Field(default_factory=default_home)
 
     # Ollama
     ollama_host: str = Field(
@@ -119,7 +130,7 @@ class Settings(BaseSettings):
     # Sleep (`memctl sleep`)
     consolidate_model: str = Field(default="llama3.1:8b", min_length=1)
     sleep_concurrency: int = Field(default=3, ge=1, le=32)  # parallel consolidations and topic rebuilds
-    # Sleep's engine (memctl.sleep.engine): "flyte" needs the extra memctl[flyte]. flyte_config: a Flyte/Union
+    # Sleep's engine (memctl.sleep.engine): "flyte" needs the extra flyte (memctl-local[flyte]). flyte_config: a Flyte/Union
     # config.yaml (None: Flyte's local mode, in this process); flyte_model_host: Ollama as the tasks reach it.
     sleep_engine: Literal["local", "flyte"] = "local"
     flyte_config: Path | None = None
@@ -165,11 +176,23 @@ class Settings(BaseSettings):
 
     @property
     def ollama_base_url(self) -> str:
-        """``OLLAMA_HOST`` as a URL (Ollama accepts a bare ``host:port``)."""
-        host = self.ollama_host.strip().rstrip("/")
-        if "://" not in host:
-            host = "http://" + host
-        return host
+        """``OLLAMA_HOST`` as a URL with its port, by Ollama's own rule (ollama-python's ``_parse_host``, whose
+        doctests are the table): no scheme means ``http`` and port 11434 (``0.0.0.0`` ->
+        ``http://0.0.0.0:11434``); ``http://`` without a port means 80, ``https://`` 443; a path is kept."""
+        from urllib.parse import urlsplit
+
+        host = self.ollama_host.strip()
+        scheme, given, rest = host.partition("://")
+        if not given:
+            scheme, rest, default_port = "http", host, OLLAMA_DEFAULT_PORT
+        else:
+            default_port = 443 if scheme == "https" else 80
+        rest, _, path = rest.partition("/")
+        parsed = urlsplit(f"{scheme}://{rest}")
+        name = parsed.hostname or "127.0.0.1"
+        name = f"[{name}]" if ":" in name else name
+        path = path.strip("/")
+        return f"{scheme}://{name}:{parsed.port or default_port}" + (f"/{path}" if path else "")
 
 
 _held_locks: set[Path] = set()  # data-home roots whose lock this process holds
@@ -186,7 +209,7 @@ def _normal_root(root: Path) -> Path:
 
 
 class DataHome:
-    """The layout of the data home (``var/`` by default; README "Where data goes"), and its lock.
+    """The layout of the data home (:func:`default_home` by default; README "Where data goes"), and its lock.
 
     Every state path of the data home is a property here. Only computes
     paths; creating directories is the writer's job so that a dry run touches
@@ -290,7 +313,8 @@ class DataHome:
     def lock(self, *, wait: bool, offer_wait: bool = True,
              error: Callable[[str, int], ExitCodeError] | None = None) -> Iterator[None]:
         """Hold the data home's exclusive lock for the block: one ingest or sleep at a time (``ask`` never
-        takes it). Creates the data home directory. ``wait`` blocks until the lock is free.
+        takes it). Creates the data home directory, and removes it again when the block wrote nothing
+        into it (:meth:`_remove_if_untouched`). ``wait`` blocks until the lock is free.
 
         ``error`` builds the exception from a message and an exit code (a run's own error type,
         e.g. ``IngestError``); by default :class:`HomeError` / :class:`HomeBusyError`.
@@ -303,6 +327,7 @@ class DataHome:
         from filelock import FileLock, Timeout
 
         self.refuse_file(error)
+        created = not self.root.exists()
         self.root.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(self.lock_file))
         try:
@@ -317,6 +342,19 @@ class DataHome:
         finally:
             _held_locks.discard(self.root)
             lock.release()
+            if created:
+                self._remove_if_untouched()
+
+    def _remove_if_untouched(self) -> None:
+        """Remove the data home :meth:`lock` created when the run wrote nothing into it (it failed first,
+        e.g. Ollama down): no empty home holding only a lock file is left behind, so a typo in ``--home`` or
+        a failed first run leaves no trace. Anything else in it keeps it."""
+        try:
+            if [p.name for p in self.root.iterdir()] == [self.lock_file.name]:
+                self.lock_file.unlink()
+                self.root.rmdir()
+        except OSError:
+            pass  # another run started using it meanwhile: it stays
 
     def holds_lock(self) -> bool:
         """Whether this process holds :meth:`lock` now (a second ``flock`` on the same file from

@@ -257,16 +257,24 @@ def check_topics(home: DataHome) -> Check:
     return Check("topics", "ok", count + ("; " + "; ".join(moved) if moved else ""))
 
 
-def check_home(home: DataHome) -> list[Check]:
-    """The data home is writable and has free disk."""
+def check_home(home: DataHome, origin: str = "") -> list[Check]:
+    """The data home: where it is and what chose it (``origin``, e.g. ``default`` or ``environment
+    MEMCTL_HOME``), writable, free disk; a warning when the default per-user home is used while the
+    current directory holds an older per-directory home (``./var`` with a ``progress.json``)."""
     checks = []
+    chosen = f" ({origin})" if origin else ""
     probe_dir = home.root if home.root.exists() else next((p for p in home.root.parents if p.exists()), Path("/"))
     try:
         with tempfile.NamedTemporaryFile(dir=probe_dir, prefix=".memctl-doctor-"):
             pass
-        checks.append(Check("data home", "ok", f"{home.root} writable"))
+        checks.append(Check("data home", "ok", f"{home.root} writable{chosen}"))
     except OSError as exc:
-        checks.append(Check("data home", "fail", f"{home.root}: {exc}", "use --home DIR or MEMCTL_HOME with a writable directory"))
+        checks.append(Check("data home", "fail", f"{home.root}{chosen}: {exc}", "use --home DIR or MEMCTL_HOME with a writable directory"))
+    older = Path("var").absolute()
+    if origin == "default" and (older / "progress.json").is_file() and older != home.root:
+        checks.append(Check("older data home", "warn", f"{older} holds a data home; memctl now uses one per user, "
+                            f"{home.root}", f"use it with --home {older} (or MEMCTL_HOME), or move it: "
+                            f"mv {older} {home.root}"))
     free = shutil.disk_usage(probe_dir).free
     status = "ok" if free >= MIN_FREE_BYTES else "warn"
     checks.append(Check("disk", status, f"{free / 1024**3:.1f} GiB free at {probe_dir}",
@@ -298,9 +306,11 @@ def check_review_queue(home: DataHome) -> Check:
 
 
 def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None,
-               codex_home: Path | None = None) -> list[Check]:
+               codex_home: Path | None = None, home_origin: str = "") -> list[Check]:
     """Run every check; never raises for an environment problem. Each history source is listed
-    (path, version, sessions); a missing OpenCode database only warns when another source is there."""
+    (path, version, sessions); a missing OpenCode database only warns when another source is there.
+    ``home_origin``: what chose the data home (:class:`memctl.settings_origin.Origin`'s source and where,
+    e.g. ``flag --home``)."""
     home = DataHome(settings.home)
     checks = check_ollama(settings)
     checks.append(check_vector_store(settings, home))
@@ -326,6 +336,6 @@ def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None
         opencode = Check(opencode.name, "warn", opencode.detail, opencode.fix)
     checks.extend([opencode, *others])
     checks.append(check_topics(home))
-    checks.extend(check_home(home))
+    checks.extend(check_home(home, home_origin))
     checks.append(check_opencode_mcp(home))
     return checks

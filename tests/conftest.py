@@ -5,8 +5,10 @@ and the offline guard.
     Every test runs as if on a machine without memctl set up: no ``MEMCTL_*``
     variable, no ``OPENCODE_DB`` or ``AI_MEMORY_STORE_DEBUG``; ``MEMCTL_HOME``,
     ``XDG_CONFIG_HOME`` and ``XDG_DATA_HOME`` point into the test's own temp
-    directory (so the user's config file and OpenCode history are never read
-    and a forgotten ``--home`` never writes into the repository), and
+    directory (so the user's config file and OpenCode history are never read,
+    a forgotten ``--home`` never writes into the repository, and a test that
+    drops ``MEMCTL_HOME`` gets the per-user default home, ``$XDG_DATA_HOME/memctl``,
+    inside that directory too, never the real user's), and
     ``OLLAMA_HOST`` at a closed local port (127.0.0.1:9), so only a test that
     starts a fake server reaches a model. It changes ``os.environ``, so child
     processes inherit it. Yields the temp directory.

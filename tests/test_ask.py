@@ -214,8 +214,8 @@ def test_ask_without_graph_answers_from_raw_notes_and_cites(ingested_home: Path)
     assert "[1]" in result.answer and result.ctx_chars <= s.max_context_chars
 
 
-def test_retrieval_falls_back_when_the_graph_returns_nothing(ingested_home: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_retrieval_falls_back_when_the_graph_returns_nothing(ingested_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             fake_chat) -> None:  # noqa: ANN001 - Ollama has the models
     home = DataHome(ingested_home)
     home.cognee.mkdir(exist_ok=True)
     monkeypatch.setattr("memctl.ask.retrieval._graph_hits", lambda *a, **k: [])

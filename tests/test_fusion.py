@@ -272,6 +272,7 @@ def test_retrieve_fuses_graph_and_notes_and_shows_ranks(tmp_path: Path, monkeypa
     home.cognee.mkdir(parents=True)
     graph = [ContextHit("chunk", Source("ses_n1", "memory/t/ses_n1.md", "Kuzu lock", "2026-11-02", "t"), 0.1, 1)]
     monkeypatch.setattr("memctl.ask.retrieval._location_problem", lambda home: None)
+    monkeypatch.setattr("memctl.ask.retrieval._embedding_model_problem", lambda settings: None)  # Ollama has it
     monkeypatch.setattr("memctl.ask.retrieval._graph_hits", lambda *a, **k: graph)
     result = retrieve("pytest-asyncio kuzu lock", ["t"], Settings(home=home.root), home, index, top_k=3)
     assert result.method == "hybrid" and not result.fallback_used and result.fallback_reason is None
@@ -293,6 +294,7 @@ def test_retrieve_weighs_bm25_hits_by_the_question_words_they_hold(tmp_path: Pat
                         0.1, 1),
              ContextHit("the kuzu lock", Source("ses_n1", "memory/t/ses_n1.md", "Kuzu lock", "2026-11-02", "t"), 0.2, 2)]
     monkeypatch.setattr("memctl.ask.retrieval._location_problem", lambda home: None)
+    monkeypatch.setattr("memctl.ask.retrieval._embedding_model_problem", lambda settings: None)  # Ollama has it
     monkeypatch.setattr("memctl.ask.retrieval._graph_hits", lambda *a, **k: graph)
     weighed = retrieve(question, ["t"], Settings(home=home.root), home, index, top_k=3)
     plain = retrieve(question, ["t"], Settings(home=home.root, fusion_notes_coverage_power=0), home, index, top_k=3)
@@ -314,6 +316,7 @@ def test_retrieve_falls_back_to_notes_alone_and_says_so(tmp_path: Path, monkeypa
         return graph_result
 
     monkeypatch.setattr("memctl.ask.retrieval._location_problem", lambda home: None)
+    monkeypatch.setattr("memctl.ask.retrieval._embedding_model_problem", lambda settings: None)  # Ollama has it
     monkeypatch.setattr("memctl.ask.retrieval._graph_hits", graph)
     result = retrieve("kuzu lock", ["t"], Settings(home=home.root), home, index, top_k=3)
     assert result.method == "notes" and result.fallback_used and result.fallback_reason.startswith(reason)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import time
 from datetime import datetime, timedelta, timezone
@@ -153,7 +154,7 @@ def test_every_reporter_follows_the_protocol(capsys: pytest.CaptureFixture[str])
     from memctl.cli.progress import LineReporter, RichReporter, reporter_for
     from memctl.reporting import Reporter, SilentReporter
 
-    for reporter in (LineReporter(), SilentReporter(), RichReporter(Console(file=io.StringIO()))):
+    for reporter in (LineReporter(min_interval_s=0), SilentReporter(), RichReporter(Console(file=io.StringIO()))):
         assert all(callable(getattr(reporter, m)) for m in Reporter.__dict__ if not m.startswith("_"))
         reporter.phase("distill", 40)
         reporter.advance(2)
@@ -179,7 +180,7 @@ def test_line_reporter_prints_each_step_passed_even_in_one_jump(capsys: pytest.C
                                                               advances: list[int], expected: list[int]) -> None:
     from memctl.cli.progress import LineReporter
 
-    reporter = LineReporter()
+    reporter = LineReporter(min_interval_s=0)
     reporter.phase("cognify", total)
     for n in advances:
         reporter.advance(n)
@@ -187,6 +188,28 @@ def test_line_reporter_prints_each_step_passed_even_in_one_jump(capsys: pytest.C
     assert [int(line.split()[2].split("/")[0]) for line in lines] == expected
     assert all(f"/{total} (" in line and "/h" in line for line in lines)
     assert ("ETA" in lines[-1]) is (expected[-1] < total)
+
+
+def test_line_reporter_in_a_pipe_prints_no_line_per_item_of_a_short_phase(capsys: pytest.CaptureFixture[str]) -> None:
+    from memctl.cli.progress import LineReporter
+
+    now = [100.0]
+    reporter = LineReporter(min_interval_s=2.0, clock=lambda: now[0])
+    reporter.phase("plan", 10)
+    for _ in range(9):
+        now[0] += 0.01
+        reporter.advance()
+    now[0] += 3.0  # a slow item: the next step passed prints again
+    reporter.advance()
+    reporter.phase("cognify", 40)
+    for _ in range(40):
+        now[0] += 0.5
+        reporter.advance()
+    lines = capsys.readouterr().err.splitlines()
+    plan = [line for line in lines if " plan " in line or "phase plan" in line]
+    assert [line.split()[2] if "/" in line else "start" for line in plan] == ["start", "10/10"]
+    cognify = [line.split()[2] for line in lines if line.startswith("memctl: cognify ")]
+    assert cognify == ["4/40", "8/40", "12/40", "16/40", "20/40", "24/40", "28/40", "32/40", "36/40", "40/40"]
 
 
 @pytest.mark.parametrize("variable", ["MEMCTL_HOME", "OLLAMA_HOST", "MEMCTL_WORKERS"])
@@ -201,4 +224,4 @@ def test_an_empty_variable_counts_as_unset(monkeypatch: pytest.MonkeyPatch, tmp_
     settings = Settings()
     assert (settings.home, settings.ollama_host, settings.workers) == (defaults.home, defaults.ollama_host,
                                                                        defaults.workers)
-    assert settings.home == Path("var")
+    assert settings.home == Path(os.environ["XDG_DATA_HOME"]) / "memctl"  # the per-user default, never "."

@@ -181,7 +181,9 @@ def test_cli_print_gives_claude_and_generic_lines(tmp_path: Path) -> None:
     result = _cli("mcp", "install", "--print", "--home", str(tmp_path / "var"))
     assert result.exit_code == 0, result.output
     claude = next(line for line in result.stdout.splitlines() if line.startswith("claude mcp add"))
-    assert claude.startswith(f"claude mcp add memctl -e MEMCTL_HOME={tmp_path / 'var'} -- ") and claude.endswith(" serve")
+    # The tests' OLLAMA_HOST differs from the default, so it travels with the command.
+    assert claude.startswith(f"claude mcp add memctl -e MEMCTL_HOME={tmp_path / 'var'} -e OLLAMA_HOST=127.0.0.1:9 -- ")
+    assert claude.endswith(" serve")
     generic = json.loads(result.stdout.split("(mcpServers JSON)\n", 1)[1])
     assert generic["mcpServers"]["memctl"]["args"][-1] == "serve"
     assert not list(tmp_path.glob("**/opencode.json*"))

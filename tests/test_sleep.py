@@ -342,8 +342,8 @@ def test_an_interrupted_apply_is_finished_without_a_model_call(tmp_path: Path) -
 # -- rebuild orchestration (Cognee stubbed; the real thing is in test_sleep_e2e.py) ----------------
 
 
-def test_a_failing_topic_is_reported_and_does_not_stop_the_others(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_topic_is_reported_and_does_not_stop_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  fake_chat) -> None:  # noqa: ANN001 - Ollama has the models
     from memctl.graph.rebuild import RebuildResult
 
     home = tmp_path / "var"
@@ -534,7 +534,8 @@ def test_a_member_restored_by_rollback_is_not_taken_for_an_interrupted_merge(tmp
 
 @pytest.mark.parametrize("staged, expect_started", [(0, False), (1, True), (3, True)])
 def test_cognee_configure_starts_in_the_background_only_when_a_rebuild_is_likely(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, staged: int, expect_started: bool) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, staged: int, expect_started: bool,
+        fake_chat) -> None:  # noqa: ANN001 - Ollama has the rebuild's models
     import threading
 
     from memctl.graph.rebuild import RebuildResult

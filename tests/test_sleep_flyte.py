@@ -16,6 +16,7 @@ import pytest
 from memctl.exit_codes import USAGE
 from memctl.sleep.engine import EngineUnavailableError
 from memctl.sleep.engine_flyte import EngineTaskError
+from memctl.sleep.engine_flyte_sdk import FLYTE_EXTRA_HINT
 from memctl.sleep.run import SleepOptions, SleepRun
 from memctl.sleep.user_memory import render_memory
 from memctl.store import MemoryStore
@@ -214,11 +215,11 @@ def test_the_flyte_engine_without_the_extra_is_one_usage_error(tmp_path: Path, m
     monkeypatch.setitem(sys.modules, blocked, None)  # `import flyte` (or a part of it) fails as if not installed
     with pytest.raises(EngineUnavailableError) as raised:
         SleepRun(_settings(tmp_path / "var"), SleepOptions(engine="flyte"))
-    assert raised.value.exit_code == USAGE and "pip install 'memctl[flyte]'" in str(raised.value)
+    assert raised.value.exit_code == USAGE and FLYTE_EXTRA_HINT in str(raised.value) and "memctl[flyte]" not in str(raised.value)
     result = CliRunner().invoke(app, ["sleep", "--engine", "flyte", "--home", str(tmp_path / "var")])
     assert result.exit_code == USAGE
     lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and "pip install 'memctl[flyte]'" in lines[0] and "Traceback" not in result.output
+    assert len(lines) == 1 and FLYTE_EXTRA_HINT in lines[0] and "Traceback" not in result.output
     assert not (tmp_path / "var" / "store").exists()  # nothing ran
 
 
@@ -278,7 +279,7 @@ def test_doctor_without_the_extra_names_it(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setitem(sys.modules, "flyte", None)
     checks = _doctor(_settings(tmp_path / "var"))
     assert list(checks) == ["flyte extra"] and checks["flyte extra"].status == "fail"
-    assert checks["flyte extra"].fix == "pip install 'memctl[flyte]'"
+    assert checks["flyte extra"].fix == FLYTE_EXTRA_HINT
 
 
 def test_local_mode_tasks_call_the_flyte_model_host(tmp_path: Path) -> None:

@@ -226,6 +226,8 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         reason = f"no graph store at {home.cognee} (run `memctl ingest` to build it)"
     elif (moved := _location_problem(home)) is not None:
         reason = moved
+    elif (missing := _embedding_model_problem(settings)) is not None:
+        reason = missing  # in milliseconds, where Cognee would wait out its timeout and blame it
     else:
         try:
             graph = _graph_hits(question, topics, settings, home, index, depth)
@@ -243,6 +245,22 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
     result.hits = newer_first(result.hits)
     result.retrieve_s = time.monotonic() - started
     return result
+
+
+MODEL_CHECK_TIMEOUT_S = 5.0  # /api/show of a running Ollama answers in milliseconds
+
+
+def _embedding_model_problem(settings: Settings) -> str | None:
+    """Why the graph search cannot run for want of its embedding model (not pulled, Ollama down), naming the
+    model and the fix (``ollama pull …``); None when Ollama has it."""
+    from memctl.ollama_client import ModelError, check_model, client_for
+
+    timeout_s = min(MODEL_CHECK_TIMEOUT_S, settings.graph_search_timeout_s)
+    try:
+        check_model(client_for(settings, timeout_s), settings, settings.embedding_model, timeout_s)
+    except ModelError as exc:
+        return f"the graph search needs the embedding model: {exc}"
+    return None
 
 
 def _graph_failure_reason(exc: BaseException) -> str:

@@ -41,7 +41,8 @@ app = typer.Typer(
     # Plain help: Typer's Rich help prints a type such as <bool> after every flag (its --help too).
     rich_markup_mode=None,
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion (bash, zsh, fish, PowerShell; Typer's, shell found by shellingham)
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 # soft_wrap: a line is never cut by Rich (a pipe is 80 columns to Rich, and a path split across two
@@ -50,7 +51,7 @@ console = Console(file=terminal.ERR, soft_wrap=True)
 stdout = Console(file=terminal.OUT, soft_wrap=True)
 
 HomeOption = Annotated[Optional[Path], typer.Option(
-    "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default ./var; also MEMCTL_HOME).")]
+    "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default: one per user, `memctl config show` says where; also MEMCTL_HOME).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 WaitOption = Annotated[bool, typer.Option(
     "--wait", help="If another ingest or sleep holds the data home, wait for it instead of exiting 6.")]
@@ -58,9 +59,9 @@ WaitOption = Annotated[bool, typer.Option(
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from memctl.about import installed_version
 
-        stdout.print(f"memctl {version('memctl')}")
+        stdout.print(f"memctl {installed_version()}")
         raise typer.Exit(OK)
 
 
@@ -69,9 +70,17 @@ def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Also show the libraries' log lines (Cognee, litellm, "
-                                          "LanceDB, …) on stderr; they always go to <home>/logs/library.log.")] = False,
+                                          "LanceDB, …) on stderr; they always go to <home>/logs/library.log. "
+                                          "Accepted after the command too (memctl ingest --verbose).")] = False,
 ) -> None:
     """Local-first memory for coding agents: OpenCode history → distilled notes → Cognee graph memory."""
+
+
+def given_on_command_line(ctx: typer.Context, **values: object) -> dict[str, object]:
+    """The ``values`` (option name -> value) the command line gave, without those Click filled from an
+    environment variable (``--home`` reads ``MEMCTL_HOME``) or a default: what ``config show`` calls a flag."""
+    return {name: value for name, value in values.items() if value is not None
+            and getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"}
 
 
 class ConfigError(UsageError):

@@ -55,8 +55,28 @@ def _json_requested(ctx: typer.Context) -> bool:
     return "--json" in (args[:args.index("--")] if "--" in args else args)
 
 
+# Commands that only read the data home: an interrupted one left nothing to resume. (`ask` stages a
+# proposal only at its very end, atomically.)
+READ_ONLY_COMMANDS = frozenset({"ask", "search", "topics", "list", "show", "history", "doctor", "config"})
+ROOT_FLAGS = ("--verbose",)  # root options also accepted after the command name (`memctl ingest --verbose`)
+
+
+def hoist_root_flags(args: list[str]) -> list[str]:
+    """``args`` with every :data:`ROOT_FLAGS` word that comes after the command name moved before it, so
+    ``memctl ingest --verbose`` means ``memctl --verbose ingest``. Words after a ``--`` (text such as
+    ``remember -- --verbose``) stay where they are."""
+    end = args.index("--") if "--" in args else len(args)
+    hoisted = [a for a in args[:end] if a in ROOT_FLAGS]
+    if not hoisted:
+        return list(args)
+    return [*dict.fromkeys(hoisted), *(a for a in args[:end] if a not in ROOT_FLAGS), *args[end:]]
+
+
 class ErrorBoundaryGroup(TyperGroup):
     """The root ``memctl`` group: runs the chosen command and maps what it raises to an exit code."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_root_flags(args))
 
     def invoke(self, ctx: typer.Context) -> Any:
         global _json_errors
@@ -71,7 +91,9 @@ class ErrorBoundaryGroup(TyperGroup):
             # Ctrl-C, or SIGTERM where a command stops cleanly (Terminated). A command may say in the
             # exception's message what the stop left (a dry run: nothing).
             stopped, code = ("terminated", exc.exit_code) if isinstance(exc, Terminated) else ("interrupted", INTERRUPTED)
-            left = str(exc) or "what finished is recorded, re-run to continue"
+            read_only = ctx.invoked_subcommand in READ_ONLY_COMMANDS
+            left = str(exc) or (f"{ctx.invoked_subcommand} only reads the data home: nothing changed" if read_only
+                                else "what finished is recorded, re-run to continue")
             raise fail(f"{stopped}; {left}", code) from exc
         except OSError as exc:
             if exc.errno == errno.EPIPE:

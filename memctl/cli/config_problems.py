@@ -10,45 +10,25 @@ from __future__ import annotations
 
 import os
 import shlex
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Optional
 
+from memctl.settings_origin import (
+    env_names as _env_names,
+    env_prefix as _prefix,
+    environment_variable,
+    field_keys as _field_keys,
+    file_settings as _file_settings,
+)
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
-    from pydantic.fields import FieldInfo
-
-
-def _field_keys(name: str, field: "FieldInfo") -> list[str]:
-    """Every key a field is read under: its name, then its validation aliases (``AliasChoices`` or one)."""
-    from pydantic import AliasChoices
-
-    alias = field.validation_alias
-    choices = alias.choices if isinstance(alias, AliasChoices) else [alias] if alias else []
-    return [name, *(choice for choice in choices if isinstance(choice, str) and choice != name)]
-
-
-def _env_names(name: str, field: "FieldInfo", prefix: str) -> list[str]:
-    """The environment variables pydantic-settings reads for a field, in its order of preference."""
-    aliases = _field_keys(name, field)[1:]
-    return aliases if aliases else [prefix + name]
 
 
 def _environment_setting(names: list[str], environ: Mapping[str, str]) -> Optional[str]:
     """``NAME=value`` (value shell-quoted) of the first of ``names`` set non-empty in ``environ``, else None."""
-    for wanted in names:
-        for key, value in environ.items():
-            if key.casefold() == wanted.casefold() and value != "":
-                return f"{key}={shlex.quote(value)}"
-    return None
-
-
-def _file_settings(config_file: Path) -> dict:
-    """The config file's top-level keys and values; empty when it is absent (it has parsed by now)."""
-    if not config_file.is_file():
-        return {}
-    with config_file.open("rb") as handle:
-        return tomllib.load(handle)
+    found = environment_variable(names, environ)
+    return f"{found[0]}={shlex.quote(found[1])}" if found else None
 
 
 def _origin(key: str, flags: Mapping[str, object], environ: Mapping[str, str], file_settings: dict,
@@ -74,12 +54,6 @@ def _origin(key: str, flags: Mapping[str, object], environ: Mapping[str, str], f
     if written:
         return str(config_file), written[0]
     return None, shown
-
-
-def _prefix() -> str:
-    from memctl.config import Settings
-
-    return Settings.model_config.get("env_prefix") or ""
 
 
 def invalid_configuration(exc: "ValidationError", flags: Mapping[str, object], config_file: Path,

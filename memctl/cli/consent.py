@@ -1,7 +1,8 @@
 """How a command that removes data asks first: the plan shown, then ``--dry-run`` / ``--yes`` / a question.
 
-Shared by ``memctl forget`` and ``memctl purge``. The plan goes to stderr as lines (stdout stays
-for ``--json``); a dry run stops there; without ``--yes`` a terminal is asked and anything else
+Shared by ``memctl forget`` and ``memctl purge``. The plan goes to stderr as lines before a removal
+(stdout stays for its result); a dry run's plan is its result, so it goes to stdout (as ``ingest
+--dry-run``'s) and the command stops there; without ``--yes`` a terminal is asked and anything else
 is refused with a usage error, so a script never removes data by accident.
 """
 
@@ -12,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from memctl.cli.app import console
+from memctl.cli.app import console, stdout
 from memctl.cli.terminal import interactive
 from memctl.exit_codes import FAILED_ITEMS, UsageError
 
@@ -20,11 +21,12 @@ DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Only show what wo
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (required when stdin is not a terminal).")]
 
 
-def show_plan(title: str, lines: list[str]) -> None:
-    """Print what will be removed (stderr)."""
-    console.print(title, highlight=False, markup=False)
+def show_plan(title: str, lines: list[str], *, dry_run: bool = False) -> None:
+    """Print what will be removed: on stderr before a removal, on stdout for a dry run (the plan is its result)."""
+    target = stdout if dry_run else console
+    target.print(title, highlight=False, markup=False)
     for line in lines:
-        console.print(f"  - {line}", highlight=False, markup=False, soft_wrap=True)
+        target.print(f"  - {line}", highlight=False, markup=False, soft_wrap=True)
 
 
 def confirm_or_exit(question: str, *, yes: bool) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from memctl.cli.app import app
 from memctl.cli.commands import ingest, doctor  # noqa: F401 - each import registers its command
 from memctl.cli.commands import history, show, rollback  # noqa: F401
-from memctl.cli.commands import ask, remember  # noqa: F401
+from memctl.cli.commands import ask, search, remember  # noqa: F401
 from memctl.cli.commands import serve  # noqa: F401
 from memctl.cli.commands import sleep, unmerge  # noqa: F401
 from memctl.cli.commands import forget, purge  # noqa: F401
 from memctl.cli.commands import export, import_  # noqa: F401
-from memctl.cli.commands import audit, schedule, mcp, hooks, review  # noqa: F401 - command groups (listed after commands)
+from memctl.cli.commands import audit, schedule, mcp, mcp_uninstall, hooks, review, config  # noqa: F401 - command groups (listed after commands)
 # isort: on
 
 __all__ = ["app", "main"]

@@ -53,6 +53,9 @@ Why each value is what it is:
 * ``CACHING=false``, ``AUTO_FEEDBACK=false`` — no session memory across
   unrelated asks, no extra LLM call per search. ``ALLOW_HTTP_REQUESTS=false``:
   memctl never adds URLs. ``TELEMETRY_DISABLED=1``.
+* ``COGNEE_LOG_FILE=false`` — Cognee would write one timestamped log file per
+  process into ``cognee/logs/``; its records go to ``<home>/logs/library.log``
+  with the rest of the libraries' output.
 """
 
 from __future__ import annotations
@@ -131,6 +134,9 @@ def cognee_env(settings: Settings, home: DataHome) -> dict[str, str]:
         "AUTO_FEEDBACK": "false",
         "ALLOW_HTTP_REQUESTS": "false",
         "TELEMETRY_DISABLED": "1",
+        # No timestamped file per process under cognee/logs/ (many empty, never removed): Cognee's log
+        # records reach memctl's rotating <home>/logs/library.log instead (memctl.cli.log_routing).
+        "COGNEE_LOG_FILE": "false",
     }
 
 

@@ -420,6 +420,34 @@ class IngestRun:
                 USAGE,
             )
 
+    def _refuse_unknown_project(self) -> None:
+        """Raise when ``--project`` names no project of the source (listing the known ones), as ``ask --topic``.
+
+        Raises:
+            IngestError: no such project (2); the database cannot be read (3).
+        """
+        from memctl.ingest.project_check import unknown_project_message
+
+        source = self._open_source()
+        try:
+            source.check_schema()
+            registry = TopicRegistry.load(self.home.topics, read_only=True) if self.home.topics.is_file() \
+                else TopicRegistry(None)
+            problem = unknown_project_message(source, registry, self.options.project or "")
+        except SourceError as exc:
+            raise IngestError(str(exc), exc.exit_code) from exc
+        finally:
+            source.close()
+        if problem:
+            raise IngestError(problem, USAGE)
+
+    def _plan_graph_phase(self) -> None:
+        """The dry run of ``--phase add|cognify``: the notes selected and those the graph lacks; nothing written."""
+        found = self.survey()
+        summary = self.summary
+        summary.found, summary.already_done = found.found, found.already_done
+        summary.notes_selected, summary.would_add_to_graph = found.notes, found.graph_pending
+
     def _remove_stale_temp_files(self) -> None:
         """Delete temp files a killed run left mid-write (safe: we hold the data-home lock)."""
         for directory in (self.home.transcripts, self.home.distilled, self.home.root):
@@ -435,7 +463,11 @@ class IngestRun:
         opts = self.options
         if opts.phase not in PHASES:
             raise IngestError(f"unknown phase {opts.phase!r}; choose one of {', '.join(PHASES)}", USAGE)
-        if opts.dry_run:
+        if opts.project:
+            self._refuse_unknown_project()
+        if opts.dry_run and opts.phase not in DISTILL_PHASES:
+            self._plan_graph_phase()  # --phase add/cognify distills nothing: its plan is the notes for the graph
+        elif opts.dry_run:
             try:
                 self.distill_phase()
             except KeyboardInterrupt as exc:  # Ctrl-C or Terminated: the CLI's line says what the stop left

@@ -54,6 +54,9 @@ class IngestSummary:
     wall_s: float = 0.0
     plan: list[PlanItem] = field(default_factory=list)
     plan_omitted: int = 0
+    # The dry run of --phase add|cognify: accepted notes selected, and those the graph does not hold yet.
+    notes_selected: int = 0
+    would_add_to_graph: int = 0
 
     def add_plan(self, item: PlanItem) -> None:
         """Keep a bounded number of plan rows (memory must not grow with the number of sessions)."""
@@ -87,6 +90,12 @@ class IngestSummary:
         data["wall_s"] = round(self.wall_s, 3)
         data["exit_code"] = self.exit_code
         if not self.dry_run:
+            for key in ("plan", "plan_omitted", "would_distill", "estimated_input_tokens"):
+                data.pop(key)
+        if not self.dry_run or self.phase in ("all", "distill"):
+            for key in ("notes_selected", "would_add_to_graph"):
+                data.pop(key)
+        else:
             for key in ("plan", "plan_omitted", "would_distill", "estimated_input_tokens"):
                 data.pop(key)
         return data

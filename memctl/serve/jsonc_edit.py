@@ -264,3 +264,46 @@ def _after_line_comment(text: str, index: int) -> int:
                 pos = end + 2
                 continue
         return pos if pos < len(text) and text[pos] in "\r\n" else index
+
+
+def remove_member(text: str, path: list[str]) -> str:
+    """``text`` without the member at ``path`` (its line, its comma and a comment on its line); unchanged when
+    there is none. Removing the last member of an object also removes the comma before it, unless the
+    object keeps trailing commas. Every other byte stays as it was.
+
+    Raises:
+        JsoncError: ``text`` is not JSONC.
+    """
+    if not text.strip():
+        return text
+    node = _tree(text)
+    parent, member = None, None
+    for key in path:
+        if node.kind != "object":
+            return text
+        parent, member = node, next((m for m in reversed(node.members) if m.key == key), None)
+        if member is None:
+            return text
+        node = member.value
+    assert parent is not None and member is not None
+    line_start = text.rfind("\n", 0, member.key_start) + 1
+    own_line = not text[line_start:member.key_start].strip()
+    start = line_start if own_line else member.key_start
+    end = _after_line_comment(text, member.comma_end if member.comma_end is not None else member.value.end)
+    if own_line and text.startswith("\n", end):
+        end += 1
+    elif own_line and text.startswith("\r\n", end):
+        end += 2
+    elif not own_line and member.comma_end is not None:
+        while end < len(text) and text[end] in " \t":
+            end += 1
+    elif not own_line:
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+    result = text[:start] + text[end:]
+    position = parent.members.index(member)
+    if member.comma_end is None and position > 0:  # the member before loses its comma (no trailing comma then)
+        before = parent.members[position - 1]
+        if before.comma_end is not None:
+            result = result[:before.comma_end - 1] + result[before.comma_end:]
+    return result

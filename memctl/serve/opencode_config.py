@@ -124,9 +124,13 @@ def memctl_command() -> list[str]:
     return [sys.executable, "-m", "memctl.cli", "serve"]
 
 
-def server_entry(shape: str, command: list[str], home: Path) -> dict:
-    """OpenCode's ``local`` server entry for memctl in ``shape`` (``v1``: ``enabled``; ``v2``: ``disabled``)."""
-    entry: dict[str, Any] = {"type": "local", "command": command, "environment": {"MEMCTL_HOME": str(home)}}
+def server_entry(shape: str, command: list[str], home: Path, environment: dict[str, str] | None = None) -> dict:
+    """OpenCode's ``local`` server entry for memctl in ``shape`` (``v1``: ``enabled``; ``v2``: ``disabled``).
+
+    ``environment``: the variables the server needs (:func:`memctl.settings_origin.carried_environment`:
+    ``MEMCTL_HOME`` and every non-default setting); default ``MEMCTL_HOME`` alone."""
+    env = {**(environment or {}), "MEMCTL_HOME": str(home)}
+    entry: dict[str, Any] = {"type": "local", "command": command, "environment": dict(sorted(env.items()))}
     entry.update({"enabled": True} if shape == "v1" else {"disabled": False})
     return entry
 
@@ -136,8 +140,10 @@ def entry_path(shape: str) -> list[str]:
     return ["mcp", SERVER_NAME] if shape == "v1" else ["mcp", "servers", SERVER_NAME]
 
 
-def plan_install(directory: Path, home: Path, shape: str = "auto", version: str | None = None) -> InstallPlan:
+def plan_install(directory: Path, home: Path, shape: str = "auto", version: str | None = None,
+                 environment: dict[str, str] | None = None) -> InstallPlan:
     """The edit that adds (or updates) memctl in ``directory``'s OpenCode config; nothing is written.
+    ``environment``: as :func:`server_entry`'s.
 
     ``shape`` ``auto`` detects it (``version``: the installed OpenCode's, looked up when None).
 
@@ -153,7 +159,7 @@ def plan_install(directory: Path, home: Path, shape: str = "auto", version: str 
     else:
         why = f"--shape {shape}"
     base = before if before.strip() else json.dumps({"$schema": SCHEMA_URL}, indent=2) + "\n"
-    after = set_member(base, entry_path(shape), server_entry(shape, memctl_command(), home))
+    after = set_member(base, entry_path(shape), server_entry(shape, memctl_command(), home, environment))
     return InstallPlan(path=path, before=before, after=after, shape=shape, shape_reason=why)
 
 
@@ -185,15 +191,18 @@ def configured_entry(directory: Path) -> tuple[Path, dict | None]:
     return path, entry if isinstance(entry, dict) else None
 
 
-def other_clients(home: Path) -> tuple[str, str]:
-    """``(claude mcp add … line, generic mcpServers JSON)`` for Claude Code and other MCP clients."""
+def other_clients(home: Path, environment: dict[str, str] | None = None) -> tuple[str, str]:
+    """``(claude mcp add … line, generic mcpServers JSON)`` for Claude Code and other MCP clients; both carry
+    ``environment`` (as :func:`server_entry`'s) so the server runs with the settings memctl runs with here."""
     import shlex
 
     command = memctl_command()
-    claude = (f"claude mcp add {SERVER_NAME} -e MEMCTL_HOME={shlex.quote(str(home))} -- "
+    env = dict(sorted({**(environment or {}), "MEMCTL_HOME": str(home)}.items()))
+    claude = (f"claude mcp add {SERVER_NAME} "
+              + " ".join(f"-e {shlex.quote(f'{key}={value}')}" for key, value in env.items()) + " -- "
               + " ".join(shlex.quote(part) for part in command))
     generic = json.dumps({"mcpServers": {SERVER_NAME: {"command": command[0], "args": command[1:],
-                                                       "env": {"MEMCTL_HOME": str(home)}}}}, indent=2)
+                                                       "env": env}}}, indent=2)
     return claude, generic
 
 

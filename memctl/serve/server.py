@@ -28,9 +28,10 @@ import anyio
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import Resource as MCPResource, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from memctl import exit_codes
+from memctl.about import installed_version
 from memctl.ask.run import MAX_QUESTION_CHARS
 from memctl.exit_codes import ExitCodeError
 from memctl.serve import tools
@@ -53,6 +54,19 @@ TopicsArg = Annotated[list[str] | None, Field(
     max_length=2)]
 
 
+def invalid_arguments(tool: str, exc: ValidationError) -> str:
+    """One line for arguments the tool's schema refused: ``invalid arguments to <tool>: <field>: <problem>;
+    …`` and the usage exit code, as :func:`error_text` names it; an empty string is said to be empty."""
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"] if part != "arguments") or "arguments"
+        empty = error["type"] == "string_too_short" and error.get("input") is not None and not str(error["input"]).strip()
+        problems.append(f"{where}: {'is empty' if empty else error['msg']}")
+    usage = exit_codes.USAGE
+    return (f"invalid arguments to {tool}: {'; '.join(problems)} "
+            f"(memctl exit code {usage} {_CODE_NAMES.get(usage, '')})".replace(" )", ")"))
+
+
 def error_text(exc: ExitCodeError) -> str:
     """The tool-error text for a memctl domain error: its message and exit code (named as in README "Exit codes")."""
     name = _CODE_NAMES.get(exc.exit_code, "")
@@ -72,6 +86,18 @@ class MemctlMCP(FastMCP):
     def __init__(self, warm: WarmMemory, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.warm = warm
+        # The SDK reports its own version (mcp's) in serverInfo unless the server names one.
+        self._mcp_server.version = installed_version()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """The SDK's tool call, with a bad argument reported as one plain line (no pydantic URL)."""
+        try:
+            return await super().call_tool(name, arguments)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(invalid_arguments(name, cause)) from None
+            raise
 
     async def list_resources(self) -> list[MCPResource]:
         listed = await super().list_resources()

@@ -12,7 +12,7 @@ failed merge, anything else aborts the run as before).
   at a time, results in completion order (the default, and the behaviour sleep
   always had).
 * ``FlyteEngine`` (:mod:`memctl.sleep.engine_flyte`, optional extra
-  ``memctl[flyte]``) — each consolidation a Flyte task; results in task order.
+  the ``flyte`` extra) — each consolidation a Flyte task; results in task order.
 
 :func:`select_engine` picks one by name; a missing extra is a usage error (exit 2).
 """
@@ -90,7 +90,7 @@ def select_engine(name: str, settings: Settings) -> ConsolidationEngine:
 
     Raises:
         EngineUnavailableError: an unknown name, or ``flyte`` without the extra (the message names
-            ``pip install 'memctl[flyte]'``).
+            ``pip install -e '.[flyte]'`` in memctl's checkout).
     """
     if name == "local":
         return LocalEngine()

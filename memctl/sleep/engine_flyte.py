@@ -1,4 +1,4 @@
-"""The Flyte engine for sleep (optional extra ``memctl[flyte]``, Flyte 2 SDK ``flyte==2.12.1``).
+"""The Flyte engine for sleep (optional extra ``flyte`` of memctl-local, Flyte 2 SDK ``flyte==2.12.1``).
 
 The sleep cycle's fan-out runs as Flyte tasks of one :data:`env` (``TaskEnvironment``
 ``memctl-sleep``); load, validation, promotion, clustering, every store write
@@ -77,7 +77,9 @@ def _image() -> flyte.Image:
     base = flyte.Image.from_debian_base(python_version=(3, 11), name="memctl-sleep")
     if pyproject.is_file():
         return base.with_uv_project(pyproject, extra_args="--extra flyte", project_install_mode="install_project")
-    return base.with_pip_packages("memctl[flyte]")
+    from memctl.about import DISTRIBUTION
+
+    return base.with_pip_packages(f"{DISTRIBUTION}[flyte]")  # never "memctl": that name is another project
 
 
 env = flyte.TaskEnvironment(name="memctl-sleep", image=_image(), resources=flyte.Resources(cpu=1, memory="1Gi"))

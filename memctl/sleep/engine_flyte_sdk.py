@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-FLYTE_EXTRA_HINT = "pip install 'memctl[flyte]'"
+FLYTE_EXTRA_HINT = "pip install -c constraints.txt -e '.[flyte]' in memctl's checkout (the extra of memctl-local)"
 
 
 def flyte_installed() -> bool:

@@ -198,8 +198,8 @@ class SleepRun:
         """Start Cognee's import (6–8 s cold) on a thread when this run will likely rebuild a topic, so it
         overlaps promotion and the consolidation calls instead of following them. A run with nothing to
         promote, merge or rebuild never imports Cognee."""
-        if not (likely and self.options.rebuild):
-            return None
+        if not (likely and self.options.rebuild) or self._graph_models_problem() is not None:
+            return None  # without the models the rebuild is skipped: Cognee's configure would only wait
         from memctl.graph import knowledge_graph
         from memctl.graph.configure import BackgroundConfigure
 
@@ -531,6 +531,30 @@ class SleepRun:
 
     # -- rebuild -------------------------------------------------------------------------------------
 
+    def _graph_models_ready(self, report: SleepReport) -> bool:
+        """Whether Ollama has the rebuild's models (the graph model and the embedding model), asked in
+        seconds before Cognee is configured: Cognee would first wait out its own connection test (30-48 s)
+        and then advise an unrelated variable. A missing one names itself and its ``ollama pull``."""
+        problem = self._graph_models_problem()
+        if problem is None:
+            return True
+        self.summary.model_unavailable = problem
+        report.error("rebuild", f"rebuild skipped: {problem}")
+        self.reporter.log(f"rebuild skipped: {problem}")
+        return False
+
+    def _graph_models_problem(self) -> str | None:
+        """The first of the rebuild's models Ollama cannot serve, as its error (with the fix), or None."""
+        from memctl.ollama_client import ModelError, check_model, client_for
+
+        try:
+            client = client_for(self.settings, 30)
+            for model in dict.fromkeys((self.settings.graph_model, self.settings.embedding_model)):
+                check_model(client, self.settings, model, 30)
+        except ModelError as exc:
+            return str(exc)
+        return None
+
     def _rebuild(self, report: SleepReport, state: SleepState) -> None:
         from memctl.graph import knowledge_graph
         from memctl.graph.rebuild import rebuild_topic
@@ -541,6 +565,9 @@ class SleepRun:
         if not topics or not self.options.rebuild:
             report.finish("rebuild", topics=0, pending=len(topics))
             return
+        if not self._graph_models_ready(report):
+            report.finish("rebuild", topics=len(topics), pending=len(topics))
+            return  # the topics stay marked: the next sleep rebuilds them
         memories = self._memories()
         concurrency = self.options.concurrency or self.settings.sleep_concurrency
 

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
+from memctl.cli.tables import print_table
 
 
 @app.command()
@@ -58,7 +59,7 @@ def ask(
         for number, source in enumerate(result.sources, start=1):
             table.add_row(str(number), source.source_id, *((source.agent,) if agents else ()), source.title,
                           source.date, source.topic)
-        stdout.print(table)
+        print_table(stdout, table, whole=("#", "session", "from", "date", "topic"))
     note = f"topics: {', '.join(result.topics)} ({result.route_method})"
     if result.route_method == "fallback" and result.route_reason:
         note += f" — {result.route_reason}"  # why the model router was not used, and how the topics were chosen

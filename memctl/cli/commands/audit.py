@@ -11,7 +11,8 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, stdout
 from memctl.cli.store_flags import note_missing_store, short_sha, store_from_flags
-from memctl.exit_codes import INTEGRITY, OK
+from memctl.cli.tables import print_table
+from memctl.exit_codes import INTEGRITY, OK, UsageError
 
 audit_app = typer.Typer(help="Read and verify the append-only, hash-chained audit log of the memory store.",
                         no_args_is_help=False, invoke_without_command=True)
@@ -36,6 +37,11 @@ def audit(
     since_iso = parse_since(since).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if since else None
     store = store_from_flags(home)
     records = store.audit.query(path_glob=path, actor=actor, since=since_iso, limit=limit)
+    if actor is not None and not records and store.audit.log.exists():
+        actors = sorted({r["actor"] for r in store.audit.records()})
+        if actor not in actors:  # a typo must not read as "nothing happened"
+            raise UsageError(f"--actor {actor}: no record in {store.audit.log} is by that actor; "
+                             f"actors in the log: {', '.join(actors) or 'none'}")
     if as_json:
         stdout.print_json(json.dumps([r.as_dict() for r in records]))
         return
@@ -49,7 +55,7 @@ def audit(
     for r in records:
         table.add_row(str(r["seq"]), r["time"][:19].replace("T", " "), r["op"], r["path"], r["actor"], r["reason"],
                       f"{short_sha(r['old_sha'])} → {short_sha(r['new_sha'])}")
-    stdout.print(table)
+    print_table(stdout, table, whole=("seq", "time", "op", "path", "old → new"))
 
 
 @audit_app.command("verify")

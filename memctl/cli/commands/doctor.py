@@ -9,12 +9,14 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, app, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, given_on_command_line, settings_from_flags, stdout
+from memctl.cli.tables import print_table
 from memctl.exit_codes import DOCTOR, OK
 
 
 @app.command()
 def doctor(
+    ctx: typer.Context,
     db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="OpenCode database to check.")] = None,
     claude_dir: Annotated[Optional[Path], typer.Option("--claude-dir", metavar="DIR", help="Claude Code's configuration directory to check (default: $CLAUDE_CONFIG_DIR, then ~/.claude).")] = None,
     codex_home: Annotated[Optional[Path], typer.Option("--codex-home", metavar="DIR", help="Codex CLI's home to check (default: $CODEX_HOME, then ~/.codex).")] = None,
@@ -23,14 +25,17 @@ def doctor(
     engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Also check this sleep engine (flyte: the extra, the Flyte config, the tasks' model endpoint). Default: config sleep_engine.")] = None,
 ) -> None:
     """Check Ollama, models, embedding dimensions, each history source (OpenCode DB, Claude Code, Codex), the data home and disk — with fixes."""
+    from memctl.config import config_file_path
     from memctl.connectors.claude_code.source import resolve_claude_dir
     from memctl.connectors.codex.source import resolve_codex_home
     from memctl.connectors.opencode.source import resolve_db_path
     from memctl.doctor import run_checks
+    from memctl.settings_origin import origin_of
 
     settings = settings_from_flags(home)
-    checks = run_checks(settings, resolve_db_path(db), resolve_claude_dir(claude_dir),
-                         resolve_codex_home(codex_home))
+    chosen = origin_of("home", settings, given_on_command_line(ctx, home=home), config_file_path())
+    checks = run_checks(settings, resolve_db_path(db), resolve_claude_dir(claude_dir), resolve_codex_home(codex_home),
+                        home_origin=f"{chosen.source} {chosen.where}".strip())
     if (engine or settings.sleep_engine) == "flyte":
         from memctl.sleep.engine_doctor import check_flyte_engine
 
@@ -44,5 +49,5 @@ def doctor(
         style = {"ok": "green", "warn": "yellow", "fail": "red"}
         for c in checks:
             table.add_row(c.name, f"[{style[c.status]}]{c.status}[/]", c.detail, c.fix or "")
-        stdout.print(table)
+        print_table(stdout, table, whole=("check", "detail", "fix"))  # URLs, paths and commands stay whole
     raise typer.Exit(DOCTOR if any(c.status == "fail" for c in checks) else OK)

@@ -40,9 +40,10 @@ def forget(
         if dry_run and as_json:
             stdout.print_json(json.dumps({"dry_run": True, "plan": plan.as_dict(), "removes": plan.lines()}))
             return
-        show_plan(f"memctl forget {plan.path} will:", plan.lines())
         if dry_run:
+            show_plan(f"memctl forget {plan.path} would:", plan.lines(), dry_run=True)
             return
+        show_plan(f"memctl forget {plan.path} will:", plan.lines())
         confirm_or_exit(f"Forget {plan.path}?", yes=yes)
         result = forget_memory(settings, data_home, plan)
     if as_json:

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, stdout
 from memctl.cli.store_flags import short_sha, store_from_flags
+from memctl.cli.tables import print_table
 from memctl.exit_codes import UsageError
 
 
@@ -38,7 +39,7 @@ def history(
         if v.rollback_of:
             label += " ↩"
         table.add_row(label, str(v.seq), v.time[:19].replace("T", " "), v.op, v.actor, v.reason)
-    stdout.print(table)
+    print_table(stdout, table, whole=("version", "seq", "time", "op"))
     from memctl.sleep.user_memory import provenance_lines
     from memctl.store import StoreError
 

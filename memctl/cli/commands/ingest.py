@@ -11,6 +11,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
+from memctl.cli.tables import print_table
 from memctl.ingest.options import Phase
 
 DbOption = Annotated[Optional[Path], typer.Option(
@@ -39,7 +40,10 @@ def _summary_table(data: dict) -> Table:
         ("deferred (still active)", data["deferred_active"]),
         ("skipped by threshold", data["skipped_threshold"]),
     ]
-    if data["dry_run"]:
+    if data["dry_run"] and "would_add_to_graph" in data:  # --phase add|cognify: no session is distilled
+        rows = [("sessions found", data["found"]), ("notes selected", data["notes_selected"]),
+                (f"notes the graph lacks (would {data['phase']})", data["would_add_to_graph"])]
+    elif data["dry_run"]:
         rows += [("would distill", data["would_distill"]), ("estimated input tokens", f"{data['estimated_input_tokens']:,}")]
     else:
         rows += [
@@ -133,11 +137,12 @@ def ingest(
     if as_json:
         stdout.print_json(json.dumps(data))
     else:
-        if dry_run and data["plan"]:
-            stdout.print(_plan_table(data["plan"]))
+        if dry_run and data.get("plan"):
+            # A session id is copied into `ingest --session`/`show`: never folded (the title and why fold).
+            print_table(stdout, _plan_table(data["plan"]), whole=("session", "topic", "action"))
             if data["plan_omitted"]:
                 stdout.print(f"… {data['plan_omitted']} more sessions not listed (counts below include them)")
-        stdout.print(_summary_table(data))
+        print_table(stdout, _summary_table(data), whole=("",))
         if data["found"] == 0 and phase in (Phase.all, Phase.distill) and (since or session or project or limit):
             console.print("[yellow]no session matched the filters[/] (--since/--session/--project); "
                           "`memctl ingest --dry-run` without them lists what is there")

@@ -63,8 +63,11 @@ def install(
     if not (opencode or claude_code or codex or print_only):
         raise UsageError("say where: --opencode, --claude-code or --codex (edit that agent's config) or --print "
                          "(lines for other clients)")
+    from memctl.settings_origin import carried_environment
+
     settings = settings_from_flags(home)
     data_home = DataHome(settings.home).root
+    environment = carried_environment(settings)  # OLLAMA_HOST and every other non-default setting travel too
     if claude_code:
         _install_claude_code(data_home, yes)
     if codex:
@@ -72,20 +75,23 @@ def install(
     if (claude_code or codex) and not (opencode or print_only):
         return
     if print_only:
-        claude, generic = opencode_config.other_clients(data_home)
+        claude, generic = opencode_config.other_clients(data_home, environment)
         terminal.write_out(f"# Claude Code\n{claude}\n\n# Other MCP clients (mcpServers JSON)\n{generic}\n")
         if not opencode:
             return
     if project is not None and not project.is_dir():
         raise UsageError(f"--project {project}: no such directory")
     directory = project.absolute() if project is not None else opencode_config.global_config_dir()
-    plan = opencode_config.plan_install(directory, data_home, shape)
+    plan = opencode_config.plan_install(directory, data_home, shape, environment=environment)
     if not plan.changed:
         console.print(f"{plan.path} already runs memctl for {data_home} ({plan.shape} shape); nothing to do",
                       highlight=False)
         return
     terminal.write_err(plan.diff())
     console.print(f"OpenCode config shape {plan.shape}: {plan.shape_reason}", highlight=False)
+    if print_only:  # --print changes nothing: the diff is what --opencode would write
+        console.print("--print: nothing changed (without --print, this diff is applied)", highlight=False)
+        return
     if not yes:
         if not sys.stdin.isatty():
             raise UsageError("not on a terminal: re-run with --yes to apply this change")

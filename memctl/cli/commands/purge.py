@@ -74,7 +74,7 @@ def _purge_session(settings, data_home, session: str, allow_reingest: bool, dry_
     if dry_run:
         if as_json:
             return {"dry_run": True, "plan": plan.as_dict(), "removes": plan.lines()}, True
-        show_plan(f"memctl purge --session {session} would:", plan.lines())
+        show_plan(f"memctl purge --session {session} would:", plan.lines(), dry_run=True)
         return None, True
     show_plan(f"memctl purge --session {session} will:", plan.lines())
     confirm_or_exit(f"Purge session {session}? This cannot be undone", yes=yes)
@@ -95,7 +95,7 @@ def _purge_text(settings, data_home, values: list[str], dry_run: bool, yes: bool
     if dry_run:
         if as_json:
             return {"dry_run": True, "plan": plan.as_dict(), "removes": plan.lines()}, True
-        show_plan(f"memctl purge of {plan.values} value(s) would:", plan.lines())
+        show_plan(f"memctl purge of {plan.values} value(s) would:", plan.lines(), dry_run=True)
         return None, True
     show_plan(f"memctl purge of {plan.values} value(s) will:", plan.lines())
     confirm_or_exit("Purge these value(s)? This cannot be undone", yes=yes)

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperCommand
 
-from memctl.cli.app import HomeOption, JsonOption, app, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
 from memctl.exit_codes import UsageError
 
 MAX_REMEMBER_INPUT_BYTES = 64 * 1024  # far above a memory's limit; only bounds what is read
@@ -133,7 +133,7 @@ def _read_text(text: Optional[str], file: Optional[Path]) -> str:
 
 @app.command(cls=RememberCommand)
 def remember(
-    session: Annotated[str, typer.Option("--session", "-s", metavar="ID", help="Session id the memory belongs to.")],
+    session: Annotated[str, typer.Option("--session", "-s", metavar="ID", help="Session id the memory belongs to (default 'cli', as for ask).")] = "cli",
     text: Annotated[Optional[str], typer.Argument(metavar="[TEXT]", help="The memory, e.g. \"Use pnpm, not npm, in this repo\"; - reads it from stdin. Text starting with '-': after --.")] = None,
     topic: Annotated[Optional[str], typer.Option("--topic", "-t", metavar="TOPIC", help="Scope it to a topic (promoted under user/topics/<topic>/).")] = None,
     global_scope: Annotated[bool, typer.Option("--global", help="A global preference (promoted under user/global/).")] = False,
@@ -170,10 +170,15 @@ def remember(
     origin = "person" if at_terminal() else "agent"
     if taken_from is None and file is not None and str(file) != "-":
         taken_from = f"file {file}"
+    new_home = not data_home.root.exists()
     proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=content, source="remember",
                               topic=topic, kind=kind.value, global_scope=global_scope,
                               max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines,
                               origin=origin, taken_from=taken_from)
+    if new_home:  # a typo in --home must not pass unnoticed: this memory went to a home nothing else reads
+        console.print(f"[yellow]note:[/] {data_home.root} did not exist: it is a new data home holding only this "
+                      "proposal (check --home / MEMCTL_HOME; `memctl config show` names the configured home)",
+                      highlight=False)
     if as_json:
         stdout.print_json(json.dumps(proposal.as_dict()))
     else:

@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
+from memctl.cli.tables import print_table
 from memctl.cli.terminal import write_out
 from memctl.exit_codes import UsageError
 from memctl.schedule.jobs import Platform
@@ -87,9 +88,13 @@ def install(
     platform: PlatformOption = Platform.auto,
     unit_dir: UnitDirOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the files and commands; write and load nothing.")] = False,
+    db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="The OpenCode database the ingest job reads (default: OPENCODE_DB if set, else OpenCode's own).")] = None,
     home: HomeOption = None,
 ) -> None:
-    """Write the sleep and ingest jobs (absolute paths, PATH with ollama, logs in <home>/logs/) and load them."""
+    """Write the sleep and ingest jobs (absolute paths, PATH with ollama, logs in <home>/logs/) and load them.
+
+    The jobs run with every setting that differs from its default here (flags, MEMCTL_* and OLLAMA_HOST
+    variables, MEMCTL_CONFIG, OPENCODE_DB or --db), so a scheduled run sees the memory this shell sees."""
     from memctl.config import DataHome
     from memctl.schedule.jobs import ScheduleConfig, default_program, default_search_path, parse_clock, parse_interval
     from memctl.schedule.plan import plan_install
@@ -98,10 +103,17 @@ def install(
     at = _flag("--ingest-at", parse_clock, ingest_at)
     resolved, target_dir = _target(platform, unit_dir)
     settings = settings_from_flags(home)
+    DataHome(settings.home).refuse_file()
+    from memctl.settings_origin import carried_environment
+
     program = default_program()
-    extra_env = {}
-    if os.environ.get("MEMCTL_CONFIG"):
-        extra_env["MEMCTL_CONFIG"] = os.path.abspath(os.path.expanduser(os.environ["MEMCTL_CONFIG"]))
+    extra_env = {k: v for k, v in carried_environment(settings).items() if k not in ("MEMCTL_HOME", "OLLAMA_HOST")}
+    source_db = db if db is not None else Path(os.environ["OPENCODE_DB"]) if os.environ.get("OPENCODE_DB") else None
+    if source_db is not None:
+        source_db = source_db.expanduser().absolute()
+        if not source_db.exists():
+            raise UsageError(f"--db {source_db}: no such file or directory (the ingest job would find nothing)")
+        extra_env["OPENCODE_DB"] = str(source_db)
     config = ScheduleConfig(program=program, home=DataHome(settings.home).root, ollama_host=settings.ollama_host,
                             search_path=default_search_path(program), sleep_every_s=every, ingest_at=at,
                             extra_env=extra_env)
@@ -182,7 +194,7 @@ def status(
         loaded = "?" if s.loaded is None else ("yes" if s.loaded else "no")
         details = ", ".join(f"{k}={v}" for k, v in s.details.items()) or "-"
         table.add_row(s.name, s.state, loaded, details, str(s.logs[0].parent))
-    stdout.print(table)
+    print_table(stdout, table, whole=("job", "logs"))
     for s in statuses:
         if s.next_step and s.state != "absent":
             console.print(f"{s.name}: {s.next_step}", highlight=False, soft_wrap=True)

@@ -21,8 +21,18 @@ def show(
     home: HomeOption = None,
 ) -> None:
     """Print a file's current content, or one of its versions, verbatim on stdout."""
+    from memctl.store import MissingFileError
+
     store = store_from_flags(home)
-    content = store.read_version(path, version) if version else store.read_text(path)[0]
+    try:
+        content = store.read_version(path, version) if version else store.read_text(path)[0]
+    except MissingFileError as exc:
+        versions = [] if version else store.history(path)
+        if not versions:
+            raise
+        raise MissingFileError(f"{path} was deleted ({versions[-1].op} by {versions[-1].actor}, "
+                               f"{versions[-1].time[:19].replace('T', ' ')}); its versions: `memctl history {path}`, "
+                               f"one of them: `memctl show {path} --version VERSION`") from exc
     write_out(content)
     from memctl.sleep.user_memory import provenance_lines
 

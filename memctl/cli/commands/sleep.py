@@ -10,6 +10,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
+from memctl.cli.tables import print_table
 
 
 @app.command()
@@ -17,7 +18,7 @@ def sleep(
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", metavar="N", min=1, max=32, help="Parallel consolidations and topic rebuilds (default 3; config sleep_concurrency).")] = None,
     wait: WaitOption = False,
     no_rebuild: Annotated[bool, typer.Option("--no-rebuild", help="Skip the Cognee rebuild (changed topics stay pending for the next run).")] = False,
-    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Where consolidations run: local (a thread pool, the default) or flyte (Flyte tasks; needs pip install 'memctl[flyte]'). Config sleep_engine.")] = None,
+    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Where consolidations run: local (a thread pool, the default) or flyte (Flyte tasks; needs the flyte extra: pip install -e '.[flyte]' in memctl's checkout). Config sleep_engine.")] = None,
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:
@@ -60,11 +61,12 @@ def sleep(
             ("report", data["report_html"]),
         ):
             table.add_row(key, str(value))
-        stdout.print(table)
+        print_table(stdout, table, whole=("",))  # the report path is what a scheduled log keeps: never cut
         for error in data["errors"][:10]:
             console.print(f"[yellow]error:[/] {error}", highlight=False)
         for topic, error in data["topics_failed"].items():
             console.print(f"[yellow]topic {topic}:[/] {error}", highlight=False)
         if data["model_unavailable"]:
-            console.print(f"[red]consolidation skipped:[/] {data['model_unavailable']}", highlight=False)
+            console.print(f"[red]skipped for want of a model (retried next run):[/] {data['model_unavailable']}",
+                          highlight=False)
     raise typer.Exit(summary.exit_code)

@@ -1,0 +1,66 @@
+"""``memctl mcp uninstall``: take memctl's MCP server out of OpenCode's config, or print how for other clients.
+
+Thin: plan the edit (:mod:`memctl.serve.opencode_uninstall`), show the diff on stderr, ask (or ``--yes``),
+write atomically. The opposite of ``memctl mcp install``; nothing of the data home is touched.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from memctl.cli import terminal
+from memctl.cli.app import console
+from memctl.cli.commands.mcp import mcp_app
+from memctl.exit_codes import FAILED_ITEMS, UsageError
+
+
+@mcp_app.command("uninstall")
+def uninstall(
+    opencode: Annotated[bool, typer.Option("--opencode", help="Remove memctl from OpenCode's config "
+                                           "(opencode.json or opencode.jsonc).")] = False,
+    global_scope: Annotated[bool, typer.Option("--global", help="OpenCode's global config "
+                                               "($XDG_CONFIG_HOME/opencode, default ~/.config/opencode); the default.")] = False,
+    project: Annotated[Optional[Path], typer.Option("--project", metavar="DIR", help="The config of the OpenCode "
+                                                    "project in DIR instead.")] = None,
+    print_only: Annotated[bool, typer.Option("--print", help="Print the `claude mcp remove` line and what to delete "
+                                             "for other clients; change nothing.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking (the diff is still shown).")] = False,
+) -> None:
+    """Remove memctl from OpenCode's config (diff shown first), or print how to remove it from other clients."""
+    from memctl.serve.opencode_config import apply, global_config_dir
+    from memctl.serve.opencode_uninstall import UNINSTALL_PRINT, plan_uninstall
+
+    if global_scope and project is not None:
+        raise UsageError("--global and --project exclude each other")
+    if not (opencode or print_only):
+        raise UsageError("say where: --opencode (edits OpenCode's config) or --print (lines for other clients)")
+    if print_only:
+        terminal.write_out(UNINSTALL_PRINT)
+        if not opencode:
+            return
+    if project is not None and not project.is_dir():
+        raise UsageError(f"--project {project}: no such directory")
+    directory = project.absolute() if project is not None else global_config_dir()
+    plan = plan_uninstall(directory)
+    if not plan.changed:
+        console.print(f"{plan.path} does not run memctl; nothing to do", highlight=False)
+        return
+    terminal.write_err(plan.diff())
+    if print_only:
+        console.print("--print: nothing changed", highlight=False)
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UsageError("not on a terminal: re-run with --yes to apply this change")
+        with terminal.interactive():
+            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
+        if not confirmed:
+            console.print("nothing changed")
+            raise typer.Exit(FAILED_ITEMS)  # declined: a script must not take it for success
+    apply(plan)
+    console.print(f"wrote {plan.path}: OpenCode no longer starts `memctl serve` (from its next session)",
+                  highlight=False)
