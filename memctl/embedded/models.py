@@ -83,9 +83,11 @@ def bounded_schema(schema: Any, max_items: int = MAX_ARRAY_ITEMS, max_chars: int
         if isinstance(node, dict):
             kind = node.get("type")
             if kind == "array" or (isinstance(kind, list) and "array" in kind):
-                node["maxItems"] = min(int(node.get("maxItems", max_items)), max(max_items, int(node.get("minItems", 0))))
+                cap = max(max_items, int(node.get("minItems", 0)))  # never below what the schema requires
+                node["maxItems"] = min(int(node.get("maxItems", cap)), cap)
             if kind == "string" and not any(k in node for k in ("enum", "const", "format", "pattern")):
-                node["maxLength"] = min(int(node.get("maxLength", max_chars)), max_chars)
+                cap = max(max_chars, int(node.get("minLength", 0)))
+                node["maxLength"] = min(int(node.get("maxLength", cap)), cap)
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
