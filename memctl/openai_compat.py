@@ -29,6 +29,7 @@ a body that is not the expected JSON raises ``ValueError``.
 from __future__ import annotations
 
 import json
+from http import HTTPStatus
 from typing import Any, Iterator
 
 import httpx
@@ -130,7 +131,7 @@ class OpenAICompatClient:
         also matches ``<name>:latest``, as Ollama's own OpenAI layer lists them)."""
         served = {m.model for m in self.list().models}
         if model not in served and f"{model}:latest" not in served:
-            raise ollama.ResponseError(f"model {model!r} not found", 404)
+            raise ollama.ResponseError(f"model {model!r} not found", HTTPStatus.NOT_FOUND)
         return {"model": model}
 
 
