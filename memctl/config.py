@@ -140,6 +140,21 @@ class Settings(BaseSettings):
     proposal_max_bytes: int = Field(default=2000, ge=100, le=1_000_000)
     proposal_max_lines: int = Field(default=40, ge=1, le=10_000)
 
+    # Model backends (memctl.embedded, memctl.openai_compat): where the models run.
+    # model_backend "ollama": a model server at ollama_host (model_provider "ollama") or at model_base_url
+    # (model_provider "openai": LM Studio, llama.cpp's server, vLLM, LocalAI; OpenAI's /v1 wire protocol).
+    # "embedded": SmolLM2-135M-Instruct (llama-cpp-python) and WordLlama embeddings, served by memctl itself
+    # on one loopback endpoint for the run (OpenAI's protocol; model names and 256 dimensions are forced).
+    model_backend: Literal["ollama", "embedded"] = "ollama"
+    model_provider: Literal["ollama", "openai"] = "ollama"
+    # The OpenAI-compatible server's base URL, with its /v1 (e.g. http://127.0.0.1:1234/v1 for LM Studio).
+    model_base_url: str = Field(default="http://127.0.0.1:8080/v1", min_length=1)
+    # Name of the environment variable that holds the server's API key (the key itself is never a setting).
+    model_api_key_env: str = Field(default="OPENAI_API_KEY", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    # The embedded backend's bounds for a 2-core machine: context window (tokens) and CPU threads.
+    embedded_num_ctx: int = Field(default=4096, ge=1024, le=8192)
+    embedded_threads: int = Field(default=1, ge=1, le=64)  # 1: on a busy 2-core machine 2 threads ran 7x slower (spin-wait)
+
     @field_validator("ollama_host")
     @classmethod
     def _ollama_host_is_a_url(cls, value: str) -> str:
@@ -173,6 +188,16 @@ class Settings(BaseSettings):
             env_settings,
             TomlConfigSettingsSource(settings_cls, toml_file=config_file_path()),
         )
+
+    @property
+    def model_api_key(self) -> str:
+        """The OpenAI-compatible server's key, read from the variable ``model_api_key_env`` ("" when unset)."""
+        return os.environ.get(self.model_api_key_env, "")
+
+    @property
+    def model_endpoint(self) -> str:
+        """The model server's base URL for the provider: Ollama's host, or the OpenAI ``/v1`` base (no slash at the end)."""
+        return self.model_base_url.strip().rstrip("/") if self.model_provider == "openai" else self.ollama_base_url
 
     @property
     def ollama_base_url(self) -> str:

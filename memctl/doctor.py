@@ -1,6 +1,7 @@
 """`memctl doctor`: environment checks, each with the fix to apply.
 
-Checks: Ollama reachable; the configured models present (with the `ollama
+Checks: the model backend in use (Ollama, an OpenAI-compatible server, or the embedded backend);
+the model server reachable (Ollama's ``/api/tags``, or ``/v1/models``); the configured models present (with the `ollama
 pull` line for missing ones) and not on Cognee's "problematic for structured
 output" list (cognee/infrastructure/llm/ollama_support.py, 1.6.5: mistral,
 phi3, qwen2.5 below 14B); the embedding model's dimension equals the
@@ -54,21 +55,37 @@ def problematic_model(name: str) -> bool:
     return False
 
 
+def check_backend(settings: Settings) -> Check:
+    """Which model backend and provider this run uses, and where (always ok: the checks after it judge)."""
+    if settings.model_backend == "embedded":
+        return Check("model backend", "ok", f"embedded: SmolLM2-135M-Instruct (Q4_1 GGUF on llama-cpp-python, CPU) and "
+                     f"WordLlama ({settings.embedding_dimensions} dimensions), served for this run at "
+                     f"{settings.model_endpoint}; low quality — for real quality run Ollama or an OpenAI-compatible server")
+    if settings.model_provider == "openai":
+        return Check("model backend", "ok", f"OpenAI-compatible server at {settings.model_endpoint} "
+                     f"(key from ${settings.model_api_key_env}: {'set' if settings.model_api_key else 'unset'})")
+    return Check("model backend", "ok", f"Ollama at {settings.ollama_base_url}")
+
+
 def check_ollama(settings: Settings) -> list[Check]:
-    """Reachability, models, and the embedding dimension as the server reports it."""
+    """The backend line, then reachability, models, and the embedding dimension as the server reports it
+    (Ollama's ``/api/tags``, or an OpenAI-compatible server's ``/v1/models``)."""
     from memctl.ollama_client import ModelError, client_for, embed, is_pulled, pulled_models, server_version
 
-    base = settings.ollama_base_url
-    checks: list[Check] = []
+    base = settings.model_endpoint
+    openai = settings.model_provider == "openai"
+    server = "model server" if openai else "ollama"
+    checks: list[Check] = [check_backend(settings)]
     client = client_for(settings, PROBE_TIMEOUT_S)
     try:
         version = server_version(settings, PROBE_TIMEOUT_S)
-        checks.append(Check("ollama", "ok", f"{base} (version {version})"))
         available = pulled_models(client, settings, PROBE_TIMEOUT_S)
+        checks.append(Check(server, "ok", f"{base} ({'models: ' + ', '.join(sorted(available)) if openai else 'version ' + version})"))
         for role, model in (("distill model", settings.distill_model), ("graph model", settings.graph_model),
                             ("embedding model", settings.embedding_model)):
             if not is_pulled(model, available):
-                checks.append(Check(role, "fail", f"{model} not pulled on {base}", f"ollama pull {model}"))
+                checks.append(Check(role, "fail", f"{model} not {'served' if openai else 'pulled'} on {base}",
+                                    _missing_fix(settings, model)))
             elif role != "embedding model" and problematic_model(model):
                 checks.append(Check(role, "warn", f"{model}: Cognee marks this family problematic for structured extraction",
                                     "use llama3.1:8b (or larger llama3.x) via MEMCTL_GRAPH_MODEL / MEMCTL_DISTILL_MODEL"))
@@ -83,8 +100,18 @@ def check_ollama(settings: Settings) -> list[Check]:
             else:
                 checks.append(Check("embedding dimension", "ok", f"{dims}"))
     except ModelError as exc:
-        checks.append(Check("ollama", "fail", str(exc), "start it (`ollama serve`) or set OLLAMA_HOST=host:port"))
+        fix = ("start the server or set MEMCTL_MODEL_BASE_URL (with its /v1)" if openai
+               else "start it (`ollama serve`) or set OLLAMA_HOST=host:port")
+        checks.append(Check(server, "fail", str(exc), fix))
     return checks
+
+
+def _missing_fix(settings: Settings, model: str) -> str:
+    if settings.model_backend == "embedded":
+        return "pip install 'memctl[embedded]' (./run.sh installs it)"
+    if settings.model_provider == "openai":
+        return f"load {model} on the server, or set the model settings to ids its /v1/models lists"
+    return f"ollama pull {model}"
 
 
 def check_vector_store(settings: Settings, home: DataHome) -> Check:

@@ -55,23 +55,50 @@ def _make_client(host: str, timeout_s: float) -> ollama.Client:
 
 
 def client_for(settings: Settings, timeout_s: float) -> ollama.Client:
-    """An Ollama client for ``settings.ollama_host`` with a per-request timeout (seconds). Thread-safe (httpx)."""
+    """A client for the configured provider with a per-request timeout (seconds). Thread-safe (httpx).
+
+    ``model_provider = "ollama"``: an Ollama client for ``settings.ollama_host``; ``"openai"``: a
+    :class:`memctl.openai_compat.OpenAICompatClient` for ``settings.model_base_url`` with the same methods
+    and response types (the embedded backend is served that way too).
+    """
+    if settings.model_provider == "openai":
+        return _make_openai_client(settings.model_endpoint, timeout_s, settings.model_api_key)
     return _make_client(settings.ollama_base_url, timeout_s)
 
 
-def model_error(exc: BaseException, model: str, base_url: str, timeout_s: float) -> ModelError:
-    """The one error map: a failure of the ollama client (or httpx under it) as a :class:`ModelError`."""
+def _make_openai_client(base_url: str, timeout_s: float, api_key: str) -> Any:
+    from memctl.openai_compat import OpenAICompatClient
+
+    return OpenAICompatClient(base_url, timeout_s, api_key)
+
+
+def model_error(exc: BaseException, model: str, base_url: str, timeout_s: float,
+                provider: str = "ollama") -> ModelError:
+    """The one error map: a failure of the client (or httpx under it) as a :class:`ModelError`.
+
+    ``provider`` (``ollama`` | ``openai``) picks the advice: ``ollama pull`` and ``ollama serve`` for Ollama,
+    the server's own model list and ``model_base_url`` for an OpenAI-compatible server.
+    """
+    server = "Ollama" if provider == "ollama" else "the model server"
     if isinstance(exc, ollama.ResponseError):
         if exc.status_code == 404:
-            return ModelError(f"model {model!r} is not available on {base_url}: run `ollama pull {model}`",
-                              "missing_model")
-        return ModelError(f"Ollama returned HTTP {exc.status_code}: {exc.error}", "http")
+            fix = f"run `ollama pull {model}`" if provider == "ollama" else \
+                "load it on the server or name one its /v1/models lists"
+            return ModelError(f"model {model!r} is not available on {base_url}: {fix}", "missing_model")
+        return ModelError(f"{server} returned HTTP {exc.status_code}: {exc.error}", "http")
     if isinstance(exc, httpx.TimeoutException):
         return ModelError(f"{model!r} did not answer within {timeout_s:g} s", "timeout")
     if isinstance(exc, (httpx.HTTPError, ConnectionError)):
-        return ModelError(f"cannot reach Ollama at {base_url} ({exc}): start it (`ollama serve`) or point "
-                          "OLLAMA_HOST at it", "unreachable")
-    return ModelError(f"Ollama sent a malformed response: {exc}", "malformed")
+        if provider == "ollama":
+            return ModelError(f"cannot reach Ollama at {base_url} ({exc}): start it (`ollama serve`) or point "
+                              "OLLAMA_HOST at it", "unreachable")
+        return ModelError(f"cannot reach the OpenAI-compatible server at {base_url} ({exc}): start it or set "
+                          "MEMCTL_MODEL_BASE_URL", "unreachable")
+    return ModelError(f"{server} sent a malformed response: {exc}", "malformed")
+
+
+def _error(exc: BaseException, model: str, settings: Settings, timeout_s: float) -> ModelError:
+    return model_error(exc, model, settings.model_endpoint, timeout_s, settings.model_provider)
 
 
 _CALL_ERRORS = (ollama.ResponseError, httpx.HTTPError, ConnectionError, ValueError)
@@ -88,7 +115,7 @@ def chat_once(client: ollama.Client, settings: Settings, *, model: str, messages
         response = client.chat(model=model, messages=messages, format=schema, stream=False,
                                options={"temperature": 0, **(options or {})})
     except _CALL_ERRORS as exc:
-        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
+        raise _error(exc, model, settings, timeout_s) from exc
     content = strip_think((response.message.content or "") if response.message else "")
     if not content:
         raise ModelError(f"{model!r} returned an empty answer", "empty")
@@ -109,7 +136,7 @@ def chat_stream(client: ollama.Client, settings: Settings, *, model: str, messag
             if piece:
                 yield piece
     except _CALL_ERRORS as exc:
-        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
+        raise _error(exc, model, settings, timeout_s) from exc
 
 
 def check_model(client: ollama.Client, settings: Settings, model: str, timeout_s: float) -> None:
@@ -117,7 +144,7 @@ def check_model(client: ollama.Client, settings: Settings, model: str, timeout_s
     try:
         client.show(model)
     except _CALL_ERRORS as exc:
-        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
+        raise _error(exc, model, settings, timeout_s) from exc
 
 
 def embed(client: ollama.Client, settings: Settings, model: str, texts: list[str], timeout_s: float) -> list[list[float]]:
@@ -129,7 +156,7 @@ def embed(client: ollama.Client, settings: Settings, model: str, texts: list[str
     try:
         vectors = [list(v) for v in client.embed(model=model, input=texts).embeddings]
     except _CALL_ERRORS as exc:
-        raise model_error(exc, model, settings.ollama_base_url, timeout_s) from exc
+        raise _error(exc, model, settings, timeout_s) from exc
     if len(vectors) != len(texts):
         raise ModelError(f"{model!r} returned {len(vectors)} vectors for {len(texts)} texts", "malformed")
     return vectors
@@ -144,7 +171,7 @@ def pulled_models(client: ollama.Client, settings: Settings, timeout_s: float) -
     try:
         return {m.model for m in client.list().models if m.model}
     except _CALL_ERRORS as exc:
-        raise model_error(exc, "", settings.ollama_base_url, timeout_s) from exc
+        raise _error(exc, "", settings, timeout_s) from exc
 
 
 def is_pulled(model: str, pulled: set[str]) -> bool:
@@ -158,10 +185,12 @@ def server_version(settings: Settings, timeout_s: float) -> str:
     Raises:
         ModelError: the server cannot be reached or answers garbage.
     """
+    if settings.model_provider == "openai":
+        return "openai-compatible"
     try:
         with httpx.Client(base_url=settings.ollama_base_url, timeout=timeout_s) as http:
             response = http.get("/api/version")
             response.raise_for_status()
             return str(response.json().get("version", "?"))
     except (httpx.HTTPError, ValueError, AttributeError) as exc:
-        raise model_error(exc, "", settings.ollama_base_url, timeout_s) from exc
+        raise _error(exc, "", settings, timeout_s) from exc

@@ -143,6 +143,8 @@ def test_every_runtime_import_is_a_declared_dependency() -> None:
             owners = {d.lower().replace("_", "-") for d in distributions.get(top, [top])}
             if name.startswith("memctl.sleep.engine_flyte") and owners & _extra(config, "flyte"):
                 continue  # the optional Flyte engine: loaded only by `--engine flyte`, which needs the extra
+            if name.startswith("memctl.embedded.") and owners & _extra(config, "embedded"):
+                continue  # the embedded model backend: loaded only with model_backend = "embedded", which needs the extra
             if not owners & declared:
                 missing.setdefault(top, name)
     assert missing == {}, f"imported but not in pyproject dependencies: {missing}"

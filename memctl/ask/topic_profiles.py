@@ -60,7 +60,7 @@ def _client(settings: Settings):  # noqa: ANN202 - an ollama.Client
     """One client per host, timeout and client factory for the process: building one loads the CA bundle
     (~50 ms), more than the embedding request itself; the factory is part of the key so that a test's
     replacement of :func:`memctl.ollama_client._make_client` is honoured."""
-    key = (ollama_client._make_client, settings.ollama_base_url, settings.router_timeout_s)
+    key = (ollama_client._make_client, settings.model_provider, settings.model_endpoint, settings.router_timeout_s)
     if key not in _clients:
         _clients[key] = ollama_client.client_for(settings, settings.router_timeout_s)
     return _clients[key]

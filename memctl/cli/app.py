@@ -91,7 +91,9 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
     """Settings from flags (``None`` = not given) over the environment, the config file and defaults.
 
     Validate before importing the ollama client: it reads ``OLLAMA_HOST`` at import. The data home's
-    ``logs/`` receives library output from here on (:func:`memctl.cli.log_routing.attach`).
+    ``logs/`` receives library output from here on (:func:`memctl.cli.log_routing.attach`). With
+    ``model_backend = "embedded"`` the embedded endpoint is started for the run and the settings point at it
+    (:func:`memctl.embedded.endpoint.attach`).
 
     Raises:
         ConfigError: naming every invalid key and the flag, variable or file that set it.
@@ -116,4 +118,8 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
     except ValueError as exc:  # TOML syntax errors
         raise ConfigError(f"cannot read the config file {source}: {exc}") from exc
     log_routing.attach(Path(settings.home).absolute())
+    if settings.model_backend == "embedded":  # serve the embedded models on loopback for this run
+        from memctl.embedded.endpoint import attach
+
+        settings = attach(settings)
     return settings

@@ -86,7 +86,7 @@ def configure(settings: Settings, home: DataHome) -> None:
     """
     global _configured, _home
     key = (
-        settings.ollama_base_url, settings.graph_model, settings.embedding_model,
+        settings.model_provider, settings.model_endpoint, settings.graph_model, settings.embedding_model,
         settings.embedding_dimensions, settings.graph_provider, settings.graph_num_ctx, str(home.root),
         settings.embedding_batch_size,
     )
@@ -178,6 +178,7 @@ def _apply_in_code(env: dict[str, str]) -> None:
         "embedding_model": env["EMBEDDING_MODEL"],
         "embedding_dimensions": int(env["EMBEDDING_DIMENSIONS"]),
         "embedding_endpoint": env["EMBEDDING_ENDPOINT"],
+        **({"embedding_api_key": env["EMBEDDING_API_KEY"]} if "EMBEDDING_API_KEY" in env else {}),
     })
     cache = get_cache_config()
     cache.caching = False

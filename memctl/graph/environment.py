@@ -42,6 +42,12 @@ Why each value is what it is:
   else ``http://localhost:11434``, ignoring the endpoint Cognee was given. It
   is the configured host, so no call goes to an address the user did not set.
 * **Embeddings** — provider ``ollama``: ``POST <host>/api/embed``.
+* **OpenAI-compatible servers** (``model_provider = "openai"``, also the embedded
+  backend) — LLM provider ``custom`` with model ``openai/<graph_model>`` and
+  the ``/v1`` base as endpoint (litellm posts ``<base>/chat/completions``);
+  embeddings ``openai_compatible`` (Cognee's ``OpenAICompatibleEmbeddingEngine``,
+  ``<base>/embeddings``); the key from the variable ``model_api_key_env``,
+  else the placeholder. No ``num_ctx``: such a server owns its context.
 * **Stores** — graph ``kuzu`` or ``ladybug``, vectors LanceDB, relational
   SQLite, all under ``<home>/cognee``. **Backend access control on**: one
   graph and one vector store per dataset, which is what makes
@@ -96,7 +102,6 @@ def cognee_env(settings: Settings, home: DataHome) -> dict[str, str]:
 
     Returns a new dict of variable → value, ``COGNEE_ENV_FILE`` included.
     """
-    host = settings.ollama_base_url
     root = home.cognee
     return {
         "COGNEE_ENV_FILE": str(root / ENV_FILE_NAME),
@@ -107,20 +112,7 @@ def cognee_env(settings: Settings, home: DataHome) -> dict[str, str]:
         "CACHE_ROOT_DIRECTORY": str(root / "cache"),
         "COGNEE_LOGS_DIR": str(root / "logs"),
         "COGNEE_REPOS_DIR": str(root / "repos"),
-        # LLM (litellm_native → <host>/api/generate)
-        "LLM_PROVIDER": "ollama",
-        "LLM_MODEL": _litellm_model(settings.graph_model),
-        "LLM_ENDPOINT": host,
-        "LLM_API_KEY": PLACEHOLDER_API_KEY,
-        "STRUCTURED_OUTPUT_FRAMEWORK": "litellm_native",
-        "LLM_ARGS": json.dumps({"num_ctx": int(settings.graph_num_ctx)}),
-        "GRAPH_EXTRACTOR": "llm",
-        "OLLAMA_API_BASE": host,
-        # embeddings (OllamaEmbeddingEngine → <host>/api/embed)
-        "EMBEDDING_PROVIDER": "ollama",
-        "EMBEDDING_MODEL": settings.embedding_model,
-        "EMBEDDING_DIMENSIONS": str(settings.embedding_dimensions),
-        "EMBEDDING_ENDPOINT": host + "/api/embed",
+        **_model_env(settings),
         # stores
         "GRAPH_DATABASE_PROVIDER": settings.graph_provider,
         "VECTOR_DB_PROVIDER": "lancedb",
@@ -137,6 +129,46 @@ def cognee_env(settings: Settings, home: DataHome) -> dict[str, str]:
         # No timestamped file per process under cognee/logs/ (many empty, never removed): Cognee's log
         # records reach memctl's rotating <home>/logs/library.log instead (memctl.cli.log_routing).
         "COGNEE_LOG_FILE": "false",
+    }
+
+
+def _model_env(settings: Settings) -> dict[str, str]:
+    """The LLM and embedding variables for the configured provider (the module doc says why each is set)."""
+    if settings.model_provider == "openai":
+        base = settings.model_endpoint
+        return {
+            # litellm's openai/ route posts to <base>/chat/completions; Cognee's litellm_native adapter asks for
+            # a json_object with the schema in the system prompt for a model litellm does not know.
+            "LLM_PROVIDER": "custom",
+            "LLM_MODEL": "openai/" + settings.graph_model,
+            "LLM_ENDPOINT": base,
+            "LLM_API_KEY": settings.model_api_key or PLACEHOLDER_API_KEY,
+            "STRUCTURED_OUTPUT_FRAMEWORK": "litellm_native",
+            "LLM_ARGS": json.dumps({}),
+            "GRAPH_EXTRACTOR": "llm",
+            # OpenAICompatibleEmbeddingEngine: the openai SDK posts to <base>/embeddings
+            "EMBEDDING_PROVIDER": "openai_compatible",
+            "EMBEDDING_MODEL": settings.embedding_model,
+            "EMBEDDING_DIMENSIONS": str(settings.embedding_dimensions),
+            "EMBEDDING_ENDPOINT": base,
+            "EMBEDDING_API_KEY": settings.model_api_key or PLACEHOLDER_API_KEY,
+        }
+    host = settings.ollama_base_url
+    return {
+        # LLM (litellm_native → <host>/api/generate)
+        "LLM_PROVIDER": "ollama",
+        "LLM_MODEL": _litellm_model(settings.graph_model),
+        "LLM_ENDPOINT": host,
+        "LLM_API_KEY": PLACEHOLDER_API_KEY,
+        "STRUCTURED_OUTPUT_FRAMEWORK": "litellm_native",
+        "LLM_ARGS": json.dumps({"num_ctx": int(settings.graph_num_ctx)}),
+        "GRAPH_EXTRACTOR": "llm",
+        "OLLAMA_API_BASE": host,
+        # embeddings (OllamaEmbeddingEngine → <host>/api/embed)
+        "EMBEDDING_PROVIDER": "ollama",
+        "EMBEDDING_MODEL": settings.embedding_model,
+        "EMBEDDING_DIMENSIONS": str(settings.embedding_dimensions),
+        "EMBEDDING_ENDPOINT": host + "/api/embed",
     }
 
 
