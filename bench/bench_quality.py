@@ -129,9 +129,12 @@ def ingested(home: Path, ids: dict[str, str]) -> dict:
 
 
 def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds: int,
-             scopes: tuple[str, ...] = ("routed", "gold"), model_url: str | None = None) -> dict:
+             scopes: tuple[str, ...] = ("routed", "gold"), model_url: str | None = None,
+             embedder: str = "wordllama", db: Path | None = None) -> dict:
     """All figures (see the module doc) as a dict; ``scopes``: routed topics and/or the gold topic;
-    ``model_url``: the Ollama server to embed questions with (None: a fresh fake server)."""
+    ``model_url``: the Ollama server to embed questions with (None: a fresh fake server with ``embedder``);
+    ``db``: the OpenCode database the raw-history baselines search (None: the fixture's)."""
+    from bench.raw_baselines import RawBaselines, read_sessions, server_embedder
     from memctl.ask.retrieval import _graph_hits, notes_hits, retrieve
     from memctl.ask.routing import fallback_route
     from memctl.ask.run import load_index
@@ -140,9 +143,13 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
 
     sessions = by_key()
     older = {s.key: s.replaces for s in SESSIONS if s.replaces}
-    with contextlib.nullcontext(SimpleNamespace(url=model_url)) if model_url else FakeOllama() as server:
+    with contextlib.nullcontext(SimpleNamespace(url=model_url)) if model_url else FakeOllama(embedder=embedder) as server:
         settings = Settings(home=home, ollama_host=server.url)
         data_home = DataHome(home)
+        wanted = set(ids.values())
+        raw = RawBaselines([s for s in read_sessions(db or FIXTURE / "opencode.db") if s.session_id in wanted],
+                           server_embedder(server.url, settings.embedding_model, settings.embedding_dimensions))
+        raw_by_kind: dict[str, dict[str, list[dict]]] = {}
         index = load_index(data_home)
         top_k = settings.ask_top_k
         retrieve("warm up", index.slugs[:1], settings, data_home, index, top_k=1)  # Cognee import and config
@@ -159,6 +166,8 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
             routed_ok += gold_topic in topics
             routed_by_kind.setdefault(q.kind, []).append(gold_topic in topics)
             two_topic += len(topics) == 2
+            for name, ranking in raw.ranked(q.text).items():
+                raw_by_kind.setdefault(q.kind, {}).setdefault(name, []).append(_score(ranking[:top_k], gold_ids))
             for scope, scope_topics in (("routed", topics), ("gold", [gold_topic])):
                 if scope not in scopes:
                     continue
@@ -207,6 +216,8 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
                            for k, rows in sorted(by_kind.items())},
         "by_kind": {k: {p: {m: mean(rows, m) for m in ("hit1", "hit5", "mrr")} for p, rows in per.items()}
                     for k, per in sorted(path_by_kind.items())},
+        "raw_by_kind": {k: {p: {m: mean(rows, m) for m in ("hit1", "hit5", "mrr")} for p, rows in per.items()}
+                        for k, per in sorted(raw_by_kind.items())},
         "changed_newer_first": f"{changed_ok}/{changed_n}",
         "time_ms": {p: {"p50": round(statistics.median(v), 2), "p95": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)}
                     for p, v in times.items() if v},
@@ -234,6 +245,15 @@ def markdown(result: dict) -> str:
         for kind, per in result["by_kind"].items():
             cells = [f"{per[p]['hit1']:.3f} / {per[p]['hit5']:.3f}" for p in PATHS]
             lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    if result.get("raw_by_kind"):
+        lines += ["", "Side by side with the raw history (hit@1 / hit@5; memctl: routed topics, its routing accuracy):", "",
+                  "| questions | memctl | BM25 over raw sessions | dense over raw sessions | RRF of both, raw |",
+                  "|---|---|---|---|---|"]
+        for kind, m in result["hybrid_by_kind"].items():
+            raw = result["raw_by_kind"].get(kind, {})
+            cells = [f"{raw[p]['hit1']:.2f} / {raw[p]['hit5']:.2f}" if p in raw else "-" for p in ("bm25", "dense", "rrf")]
+            lines.append(f"| {m['n']} {kind} | {m['hit1']:.2f} / {m['hit5']:.2f} (routing {m['routing']:.2f}) | "
+                         + " | ".join(cells) + " |")
     lines += ["", f"changed facts, newer ranked above older (hybrid): {result['changed_newer_first']}"]
     if "ingested" in result:
         got = result["ingested"]
@@ -271,7 +291,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", nargs="?", const=os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434",
                         metavar="URL", help="use a real Ollama server (default $OLLAMA_HOST or 127.0.0.1:11434) with "
                                             "memctl's configured models instead of the fake one; not in CI")
+    parser.add_argument("--embedder", choices=("wordllama", "concepts"), default="wordllama",
+                        help="the fake server's embeddings: wordllama (real l2_supercat weights, 256 dimensions; "
+                             "the quality figures) or concepts (hashed words and concept groups; plumbing only)")
     args = parser.parse_args(argv)
+    if args.embedder == "wordllama" and not args.real:
+        os.environ["MEMCTL_EMBEDDING_DIMENSIONS"] = "256"  # WordLlama's native size; the ingest children inherit it
     if args.real:
         _require_server(args.real)
     from tests.fakes.ollama_server import FakeOllama
@@ -286,11 +311,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             base = args.keep or Path(tmp)
             base.mkdir(parents=True, exist_ok=True)
-            with (contextlib.nullcontext(SimpleNamespace(url=args.real)) if args.real else FakeOllama()) as server:
+            with (contextlib.nullcontext(SimpleNamespace(url=args.real)) if args.real
+                  else FakeOllama(embedder=args.embedder)) as server:
                 home, ids = build_home(base, server, args.topics)
         result = evaluate(home, ids, questions, args.rounds, ("routed",) if args.routed_only else ("routed", "gold"),
-                          model_url=args.real)
-        result["model"] = f"real Ollama at {args.real}" if args.real else "fake (tests/fakes/ollama_server.py)"
+                          model_url=args.real, embedder=args.embedder)
+        result["model"] = (f"real Ollama at {args.real}" if args.real
+                           else f"fake (tests/fakes/ollama_server.py), embeddings: {args.embedder}")
         result["ingested"] = ingested(home, ids)
     print(json.dumps(result, indent=1) if args.json else markdown(result))
     return 0
