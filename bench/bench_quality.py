@@ -174,7 +174,8 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
                 ranked = {
                     "graph": _ranked_ids(_graph_hits(q.text, scope_topics, settings, data_home, index, top_k * 2))[:top_k],
                     "notes": _ranked_ids(notes_hits(q.text, scope_topics, data_home, index, top_k)),
-                    "hybrid": _ranked_ids(retrieve(q.text, scope_topics, settings, data_home, index, top_k=top_k).hits),
+                    "hybrid": _ranked_ids(retrieve(q.text, scope_topics, settings, data_home, index, top_k=top_k,
+                                                   wide_topics=index.slugs if scope == "routed" else None).hits),
                 }
                 for path in PATHS:
                     scores[scope][path].append(_score(ranked[path], gold_ids))

@@ -64,6 +64,9 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
     monkeypatch.setenv("OLLAMA_HOST", CLOSED_PORT_HOST)
+    from memctl.ask import topic_profiles
+
+    topic_profiles._questions.clear()  # question vectors kept by an earlier test's process state
     yield root
 
 
