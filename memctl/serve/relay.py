@@ -62,7 +62,7 @@ _SOURCE_FIELDS = frozenset(f.name for f in fields(Source))
 def result_from_dict(data: dict) -> AskResult:
     """The :class:`AskResult` whose ``as_dict()`` is ``data``: sources, their ranks and the proposal rebuilt.
 
-    ``as_dict`` merges each source's ranks (``graph_rank``, ``notes_rank``, ``score``: :meth:`ContextHit.ranks`)
+    ``as_dict`` merges each source's ranks (``graph_rank``, ``notes_rank``, ``dense_rank``, ``score``: :meth:`ContextHit.ranks`)
     into its source entry; they are split off again into ``source_ranks`` by note path.
 
     Raises:
