@@ -12,9 +12,13 @@ OpenCode's session ids. A copy of that file (the fixture is never opened
 in place) is ingested by the real ``memctl ingest`` (subprocess) into real
 Cognee, the model being the deterministic fake Ollama server
 (``tests/fakes/ollama_server.py``: its distiller keeps the title and first
-request, its embeddings hash words, character trigrams and, for the words of a
-concept group (``CONCEPT_GROUPS``, a stand-in for a real model's semantic
-space that covers this set's paraphrase vocabulary), a shared concept feature). ``--topics``
+request; its embeddings are, by default, real weights — WordLlama
+``l2_supercat`` at 256 dimensions (``--embedder wordllama``,
+``tests/fakes/wordllama_embedder.py``; ``MEMCTL_EMBEDDING_DIMENSIONS=256`` is
+set for the ingest and the evaluation) — or, with ``--embedder concepts``,
+hashed words, character trigrams and concept groups (``CONCEPT_GROUPS``,
+which cover this set's paraphrase vocabulary by construction: plumbing
+only, no quality claim)). ``--topics``
 ingests only those projects, with one ``memctl ingest --project <slug>``
 per topic into the same data home, and keeps only their questions.
 
@@ -24,15 +28,21 @@ Per question, in one warm process:
   embedding similarity to each topic's profile plus the lexical match, what
   runs when the model router is unavailable and what ``memory_search`` uses);
   correct when the gold topic is among the routed topics;
-* graph: Cognee CHUNKS search alone (today's path before hybrid retrieval),
-  one entry per note; notes: BM25 over the notes alone; hybrid:
-  :func:`memctl.ask.retrieval.retrieve` (fusion, newer first) — each over the
-  routed topics and, separately, over the gold topic (the issue's setting);
+* graph: Cognee CHUNKS search alone, one entry per note; notes: BM25 over the
+  notes alone; hybrid: :func:`memctl.ask.retrieval.retrieve` as ``ask`` runs
+  it (graph of the routed topics, BM25 and dense over every topic, fused,
+  newer first) — each over the routed topics and, separately, over the gold
+  topic;
+* raw-history baselines (:mod:`bench.raw_baselines`): BM25, dense (the same
+  embedding server and model) and their RRF over the raw OpenCode sessions,
+  on the same questions, per kind;
 * hit@1: a gold session ranks first; hit@5: every gold session is in the top
   five; MRR: mean of 1/rank of the first gold (0 when absent from the
   ``top_k`` list); changed: the newer session ranks above the older one;
-* time: graph alone vs hybrid, per question, interleaved (R rounds, the order
-  alternating), medians and their ratio (target: hybrid <= 1.2x).
+* time: graph alone, the hybrid before the dense list (routed topics only,
+  ``fusion_dense_weight`` 0) and the hybrid, per question, interleaved (R
+  rounds, the order rotating), medians and ratios (target: <= 1.3x the
+  hybrid before).
 
     .venv/bin/python -m bench.bench_quality              # full set, Markdown tables
     .venv/bin/python -m bench.bench_quality --topics orders billing --routed-only \
