@@ -34,12 +34,24 @@ class RawSession:
 
 
 def read_sessions(db: Path) -> list[RawSession]:
-    """The root sessions of an OpenCode 1.18 database (opened read-only), each with its subagents' text folded in.
+    """The root sessions of an OpenCode 1.18 database, each with its subagents' text folded in. The file is
+    read from a temporary copy: even a read-only SQLite connection to a WAL database creates ``-wal`` and
+    ``-shm`` files beside it, and the fixture must stay untouched.
 
     Raises:
         sqlite3.Error: not an OpenCode 1.18 database.
     """
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "opencode.db"
+        shutil.copyfile(db, copy)
+        return _read_copy(copy)
+
+
+def _read_copy(db: Path) -> list[RawSession]:
+    conn = sqlite3.connect(db)
     try:
         parents = dict(conn.execute("SELECT id, parent_id FROM session"))
         titles = dict(conn.execute("SELECT id, title FROM session"))
