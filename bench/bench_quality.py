@@ -12,9 +12,13 @@ OpenCode's session ids. A copy of that file (the fixture is never opened
 in place) is ingested by the real ``memctl ingest`` (subprocess) into real
 Cognee, the model being the deterministic fake Ollama server
 (``tests/fakes/ollama_server.py``: its distiller keeps the title and first
-request, its embeddings hash words, character trigrams and, for the words of a
-concept group (``CONCEPT_GROUPS``, a stand-in for a real model's semantic
-space that covers this set's paraphrase vocabulary), a shared concept feature). ``--topics``
+request; its embeddings are, by default, real weights — WordLlama
+``l2_supercat`` at 256 dimensions (``--embedder wordllama``,
+``tests/fakes/wordllama_embedder.py``; ``MEMCTL_EMBEDDING_DIMENSIONS=256`` is
+set for the ingest and the evaluation) — or, with ``--embedder concepts``,
+hashed words, character trigrams and concept groups (``CONCEPT_GROUPS``,
+which cover this set's paraphrase vocabulary by construction: plumbing
+only, no quality claim)). ``--topics``
 ingests only those projects, with one ``memctl ingest --project <slug>``
 per topic into the same data home, and keeps only their questions.
 
@@ -24,15 +28,21 @@ Per question, in one warm process:
   embedding similarity to each topic's profile plus the lexical match, what
   runs when the model router is unavailable and what ``memory_search`` uses);
   correct when the gold topic is among the routed topics;
-* graph: Cognee CHUNKS search alone (today's path before hybrid retrieval),
-  one entry per note; notes: BM25 over the notes alone; hybrid:
-  :func:`memctl.ask.retrieval.retrieve` (fusion, newer first) — each over the
-  routed topics and, separately, over the gold topic (the issue's setting);
+* graph: Cognee CHUNKS search alone, one entry per note; notes: BM25 over the
+  notes alone; hybrid: :func:`memctl.ask.retrieval.retrieve` as ``ask`` runs
+  it (graph of the routed topics, BM25 and dense over every topic, fused,
+  newer first) — each over the routed topics and, separately, over the gold
+  topic;
+* raw-history baselines (:mod:`bench.raw_baselines`): BM25, dense (the same
+  embedding server and model) and their RRF over the raw OpenCode sessions,
+  on the same questions, per kind;
 * hit@1: a gold session ranks first; hit@5: every gold session is in the top
   five; MRR: mean of 1/rank of the first gold (0 when absent from the
   ``top_k`` list); changed: the newer session ranks above the older one;
-* time: graph alone vs hybrid, per question, interleaved (R rounds, the order
-  alternating), medians and their ratio (target: hybrid <= 1.2x).
+* time: graph alone, the hybrid before the dense list (routed topics only,
+  ``fusion_dense_weight`` 0) and the hybrid, per question, interleaved (R
+  rounds, the order rotating), medians and ratios (target: <= 1.3x the
+  hybrid before).
 
     .venv/bin/python -m bench.bench_quality              # full set, Markdown tables
     .venv/bin/python -m bench.bench_quality --topics orders billing --routed-only \
@@ -129,9 +139,12 @@ def ingested(home: Path, ids: dict[str, str]) -> dict:
 
 
 def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds: int,
-             scopes: tuple[str, ...] = ("routed", "gold"), model_url: str | None = None) -> dict:
+             scopes: tuple[str, ...] = ("routed", "gold"), model_url: str | None = None,
+             embedder: str = "wordllama", db: Path | None = None) -> dict:
     """All figures (see the module doc) as a dict; ``scopes``: routed topics and/or the gold topic;
-    ``model_url``: the Ollama server to embed questions with (None: a fresh fake server)."""
+    ``model_url``: the Ollama server to embed questions with (None: a fresh fake server with ``embedder``);
+    ``db``: the OpenCode database the raw-history baselines search (None: the fixture's)."""
+    from bench.raw_baselines import RawBaselines, read_sessions, server_embedder
     from memctl.ask.retrieval import _graph_hits, notes_hits, retrieve
     from memctl.ask.routing import fallback_route
     from memctl.ask.run import load_index
@@ -140,9 +153,13 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
 
     sessions = by_key()
     older = {s.key: s.replaces for s in SESSIONS if s.replaces}
-    with contextlib.nullcontext(SimpleNamespace(url=model_url)) if model_url else FakeOllama() as server:
+    with contextlib.nullcontext(SimpleNamespace(url=model_url)) if model_url else FakeOllama(embedder=embedder) as server:
         settings = Settings(home=home, ollama_host=server.url)
         data_home = DataHome(home)
+        wanted = set(ids.values())
+        raw = RawBaselines([s for s in read_sessions(db or FIXTURE / "opencode.db") if s.session_id in wanted],
+                           server_embedder(server.url, settings.embedding_model, settings.embedding_dimensions))
+        raw_by_kind: dict[str, dict[str, list[dict]]] = {}
         index = load_index(data_home)
         top_k = settings.ask_top_k
         retrieve("warm up", index.slugs[:1], settings, data_home, index, top_k=1)  # Cognee import and config
@@ -151,7 +168,8 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
         path_by_kind: dict[str, dict[str, list[dict]]] = {}
         routed_ok, two_topic, changed_ok, changed_n, failures = 0, 0, 0, 0, []
         routed_by_kind: dict[str, list[bool]] = {}
-        times = {"graph": [], "hybrid": []}
+        times = {"graph": [], "routed_hybrid": [], "hybrid": []}
+        routed_only = settings.model_copy(update={"fusion_dense_weight": 0.0})  # the hybrid before the dense list
         for q in questions:
             gold_ids = [ids[k] for k in q.gold]
             gold_topic = q.topic(sessions)
@@ -159,13 +177,16 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
             routed_ok += gold_topic in topics
             routed_by_kind.setdefault(q.kind, []).append(gold_topic in topics)
             two_topic += len(topics) == 2
+            for name, ranking in raw.ranked(q.text).items():
+                raw_by_kind.setdefault(q.kind, {}).setdefault(name, []).append(_score(ranking[:top_k], gold_ids))
             for scope, scope_topics in (("routed", topics), ("gold", [gold_topic])):
                 if scope not in scopes:
                     continue
                 ranked = {
                     "graph": _ranked_ids(_graph_hits(q.text, scope_topics, settings, data_home, index, top_k * 2))[:top_k],
                     "notes": _ranked_ids(notes_hits(q.text, scope_topics, data_home, index, top_k)),
-                    "hybrid": _ranked_ids(retrieve(q.text, scope_topics, settings, data_home, index, top_k=top_k).hits),
+                    "hybrid": _ranked_ids(retrieve(q.text, scope_topics, settings, data_home, index, top_k=top_k,
+                                                   wide_topics=index.slugs if scope == "routed" else None).hits),
                 }
                 for path in PATHS:
                     scores[scope][path].append(_score(ranked[path], gold_ids))
@@ -182,15 +203,18 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
                         ranks = ranked["hybrid"]
                         old_id, new_id = ids[older[newer]], ids[newer]
                         changed_ok += new_id in ranks and (old_id not in ranks or ranks.index(new_id) < ranks.index(old_id))
-            # Side by side: graph alone (the path before hybrid) vs hybrid, alternating which goes first.
+            # Side by side: graph alone, the hybrid of the routed topics (graph + BM25, no dense list: the path
+            # before retrieval over every topic) and today's hybrid, the order rotating per round.
             for r in range(rounds):
-                order = ("graph", "hybrid") if r % 2 == 0 else ("hybrid", "graph")
-                for path in order:
+                paths = ("graph", "routed_hybrid", "hybrid")
+                for path in paths[r % 3:] + paths[:r % 3]:
                     started = time.perf_counter()
                     if path == "graph":
                         _graph_hits(q.text, topics, settings, data_home, index, top_k)
+                    elif path == "routed_hybrid":
+                        retrieve(q.text, topics, routed_only, data_home, index, top_k=top_k)
                     else:
-                        retrieve(q.text, topics, settings, data_home, index, top_k=top_k)
+                        retrieve(q.text, topics, settings, data_home, index, top_k=top_k, wide_topics=index.slugs)
                     times[path].append((time.perf_counter() - started) * 1000)
 
     def mean(rows: list[dict], key: str) -> float:
@@ -207,11 +231,16 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
                            for k, rows in sorted(by_kind.items())},
         "by_kind": {k: {p: {m: mean(rows, m) for m in ("hit1", "hit5", "mrr")} for p, rows in per.items()}
                     for k, per in sorted(path_by_kind.items())},
+        "raw_by_kind": {k: {p: {m: mean(rows, m) for m in ("hit1", "hit5", "mrr")} for p, rows in per.items()}
+                        for k, per in sorted(raw_by_kind.items())},
         "changed_newer_first": f"{changed_ok}/{changed_n}",
         "time_ms": {p: {"p50": round(statistics.median(v), 2), "p95": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)}
                     for p, v in times.items() if v},
         "hybrid_to_graph_time": (round(statistics.median(times["hybrid"]) / statistics.median(times["graph"]), 3)
                                  if times["graph"] else None),
+        "hybrid_to_routed_hybrid_time": (round(statistics.median(times["hybrid"])
+                                               / statistics.median(times["routed_hybrid"]), 3)
+                                         if times["routed_hybrid"] else None),
         "hybrid_misses_at_1": failures,
     }
 
@@ -234,6 +263,15 @@ def markdown(result: dict) -> str:
         for kind, per in result["by_kind"].items():
             cells = [f"{per[p]['hit1']:.3f} / {per[p]['hit5']:.3f}" for p in PATHS]
             lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    if result.get("raw_by_kind"):
+        lines += ["", "Side by side with the raw history (hit@1 / hit@5; memctl: routed topics, its routing accuracy):", "",
+                  "| questions | memctl | BM25 over raw sessions | dense over raw sessions | RRF of both, raw |",
+                  "|---|---|---|---|---|"]
+        for kind, m in result["hybrid_by_kind"].items():
+            raw = result["raw_by_kind"].get(kind, {})
+            cells = [f"{raw[p]['hit1']:.2f} / {raw[p]['hit5']:.2f}" if p in raw else "-" for p in ("bm25", "dense", "rrf")]
+            lines.append(f"| {m['n']} {kind} | {m['hit1']:.2f} / {m['hit5']:.2f} (routing {m['routing']:.2f}) | "
+                         + " | ".join(cells) + " |")
     lines += ["", f"changed facts, newer ranked above older (hybrid): {result['changed_newer_first']}"]
     if "ingested" in result:
         got = result["ingested"]
@@ -242,9 +280,13 @@ def markdown(result: dict) -> str:
     t = result["time_ms"]
     if t:
         lines += ["", "| retrieval per question | p50 ms | p95 ms |", "|---|---|---|",
-                  f"| graph alone (before) | {t['graph']['p50']} | {t['graph']['p95']} |",
-                  f"| hybrid | {t['hybrid']['p50']} | {t['hybrid']['p95']} |", "",
-                  f"hybrid / graph p50: {result['hybrid_to_graph_time']:.2f}x (target <= 1.2x)"]
+                  f"| graph alone | {t['graph']['p50']} | {t['graph']['p95']} |",
+                  f"| hybrid of the routed topics, no dense list (before) | {t['routed_hybrid']['p50']} | "
+                  f"{t['routed_hybrid']['p95']} |",
+                  f"| hybrid: routed graph + BM25 and dense over every topic | {t['hybrid']['p50']} | "
+                  f"{t['hybrid']['p95']} |", "",
+                  f"hybrid / graph p50: {result['hybrid_to_graph_time']:.2f}x; hybrid / before p50: "
+                  f"{result['hybrid_to_routed_hybrid_time']:.2f}x (target <= 1.3x)"]
     return "\n".join(lines)
 
 
@@ -271,7 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", nargs="?", const=os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434",
                         metavar="URL", help="use a real Ollama server (default $OLLAMA_HOST or 127.0.0.1:11434) with "
                                             "memctl's configured models instead of the fake one; not in CI")
+    parser.add_argument("--embedder", choices=("wordllama", "concepts"), default="wordllama",
+                        help="the fake server's embeddings: wordllama (real l2_supercat weights, 256 dimensions; "
+                             "the quality figures) or concepts (hashed words and concept groups; plumbing only)")
     args = parser.parse_args(argv)
+    if args.embedder == "wordllama" and not args.real:
+        os.environ["MEMCTL_EMBEDDING_DIMENSIONS"] = "256"  # WordLlama's native size; the ingest children inherit it
     if args.real:
         _require_server(args.real)
     from tests.fakes.ollama_server import FakeOllama
@@ -286,11 +333,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             base = args.keep or Path(tmp)
             base.mkdir(parents=True, exist_ok=True)
-            with (contextlib.nullcontext(SimpleNamespace(url=args.real)) if args.real else FakeOllama()) as server:
+            with (contextlib.nullcontext(SimpleNamespace(url=args.real)) if args.real
+                  else FakeOllama(embedder=args.embedder)) as server:
                 home, ids = build_home(base, server, args.topics)
         result = evaluate(home, ids, questions, args.rounds, ("routed",) if args.routed_only else ("routed", "gold"),
-                          model_url=args.real)
-        result["model"] = f"real Ollama at {args.real}" if args.real else "fake (tests/fakes/ollama_server.py)"
+                          model_url=args.real, embedder=args.embedder)
+        result["model"] = (f"real Ollama at {args.real}" if args.real
+                           else f"fake (tests/fakes/ollama_server.py), embeddings: {args.embedder}")
         result["ingested"] = ingested(home, ids)
     print(json.dumps(result, indent=1) if args.json else markdown(result))
     return 0

@@ -121,6 +121,9 @@ class Settings(BaseSettings):
     # Each BM25 hit counts by coverage ** this power, coverage being the share of the question's content
     # words its note holds (memctl.ask.fusion.evidence_weight); 0: plain RRF.
     fusion_notes_coverage_power: float = Field(default=3.0, ge=0)
+    # Dense note retrieval (memctl.ask.retrieval.dense_hits): weight of the embedding list in the fusion;
+    # 0: no dense list (graph and BM25 only, no embedding request at retrieval).
+    fusion_dense_weight: float = Field(default=1.0, ge=0)
     max_context_chars: int = Field(default=12000, ge=500)
     answer_num_ctx: int = Field(default=8192, ge=1024)
     # Off by default: the extraction step is one more model call per question, and a

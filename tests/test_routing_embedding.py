@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from memctl.ask import topic_profiles
 from memctl.ask.routing import fallback_route, lexical_route, min_max, route_question, route_scores
 from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, describe
 from memctl.ask.topic_profiles import TopicProfiles, names_text, note_text
@@ -109,6 +110,10 @@ def test_profiles_are_cached_and_a_warm_cache_costs_one_request_with_the_questio
     assert sorted(p.name for p in home.route_cache.iterdir()) == [f"{slug}.vec" for slug in sorted(NOTES)]
     server.reset_counts()
     profiles = TopicProfiles(settings, home)
+    same = profiles.similarities("how is the night look implemented?", index)  # routing, then retrieval
+    assert _embed_inputs(server) == [] and profiles.requests == 0  # the question's vector is kept in the process
+    assert same[0] == pytest.approx(first) and len(same[1]) == sum(len(v) for v in NOTES.values())
+    topic_profiles._questions.clear()  # a new process: the disk cache serves, the question alone is embedded
     again = profiles.scores("how is the night look implemented?", index)
     assert _embed_inputs(server) == [["how is the night look implemented?"]] and profiles.requests == 1
     assert again == pytest.approx(first)
@@ -133,8 +138,8 @@ def test_a_changed_note_is_embedded_again_and_changes_the_route(tmp_path: Path, 
     path.write_text(path.read_text().replace(NOTES[slug][0][1], new_body))
     after = TopicProfiles(settings, home).scores(question, index)
     inputs = _embed_inputs(server)
-    assert len(inputs) == 1 and len(inputs[0]) == 2  # the question and the one changed note, nothing else
-    assert new_body in inputs[0][1]
+    assert len(inputs) == 1 and len(inputs[0]) == 1  # the one changed note (the question's vector is kept)
+    assert new_body in inputs[0][0]
     assert after[slug] > before[slug]
     others = [s for s in index.slugs if s != slug]
     assert [after[s] for s in others] == pytest.approx([before[s] for s in others])

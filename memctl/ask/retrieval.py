@@ -5,9 +5,18 @@
    datasets, bounded by ``graph_search_timeout_s``. Each hit's
    ``source_uri`` (the published note ``memory/<topic>/<id>.md``) maps back
    to its session id, title and date through the topic index.
-2. Notes list: BM25 over the routed topics' raw notes
-   (:mod:`memctl.ask.note_search`).
-3. Hybrid (the default when the graph answers): both lists, each
+2. Notes list: BM25 over the raw notes (:mod:`memctl.ask.note_search`) of
+   every topic (``wide_topics``; ask passes all topics unless the user named
+   them with ``--topic``), so a routing mistake cannot hide a session: the
+   graph is scoped by the route for cost, the notes are not.
+3. Dense list: the question's cosine similarity to every note's vector over
+   the same topics (:meth:`memctl.ask.topic_profiles.TopicProfiles.similarities`:
+   the embedding router's cached note vectors, rebuilt incrementally; the
+   question is embedded once for routing and retrieval). It finds a
+   paraphrase whose words and extracted entities miss. An unreachable
+   embedding model leaves the dense list empty, never fails retrieval.
+   ``fusion_dense_weight`` 0 turns it off.
+4. Hybrid (the default when the graph answers): the lists, each
    :data:`CANDIDATE_FACTOR` × ``top_k`` deep, fused by reciprocal rank fusion
    (:mod:`memctl.ask.fusion`; ``fusion_k`` and the per-list weights in
    :class:`~memctl.config.Settings`; each BM25 hit counts by the share of
@@ -19,9 +28,9 @@
    score (``--json`` shows them). The graph and the notes fail on different
    questions, so the fused list beats either alone (figures:
    ``bench/bench_quality.py``, ``docs/benchmarks.md``).
-4. Fallback: when the graph layer is missing, raises (its store locked by a
+5. Fallback: when the graph layer is missing, raises (its store locked by a
    running ingest or sleep, an incomplete graph) or times out, or returns
-   nothing, the notes list alone serves. Retrieval never returns nothing just
+   nothing, the notes list (fused with the dense list when there is one) serves. Retrieval never returns nothing just
    because the graph layer failed; :class:`Retrieval` says which path served
    and why.
 """
@@ -82,10 +91,12 @@ class ContextHit:
     score: float | None = None
     graph_rank: int | None = None
     notes_rank: int | None = None
+    dense_rank: int | None = None
 
     def ranks(self) -> dict[str, float | int | None]:
-        """``{"graph_rank", "notes_rank", "score"}`` as ``--json`` shows them (score rounded to 6 places)."""
-        return {"graph_rank": self.graph_rank, "notes_rank": self.notes_rank,
+        """``{"graph_rank", "notes_rank", "dense_rank", "score"}`` as ``--json`` shows them (score rounded to
+        6 places)."""
+        return {"graph_rank": self.graph_rank, "notes_rank": self.notes_rank, "dense_rank": self.dense_rank,
                 "score": None if self.score is None else round(float(self.score), 6)}
 
 
@@ -170,6 +181,40 @@ def notes_hits(question: str, topics: list[str], home: DataHome, index: TopicInd
                        notes_rank=rank) for rank, n in enumerate(notes, start=1)]
 
 
+def dense_hits(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex,
+               top_k: int) -> list[ContextHit]:
+    """The dense list: up to ``top_k`` notes of ``topics`` by cosine similarity of their cached vectors to
+    the question's (best first, ``dense_rank`` set, ``score`` the cosine); empty when
+    ``fusion_dense_weight`` is 0 or the embedding model cannot answer (never raises for it)."""
+    from memctl.ask.topic_profiles import TopicProfiles
+    from memctl.ollama_client import ModelError
+    from memctl.store import StoreError
+
+    if settings.fusion_dense_weight <= 0 or not topics:
+        return []
+    try:
+        _topics, sims = TopicProfiles(settings, home).similarities(question, index)
+    except (ModelError, OSError, StoreError):
+        return []
+    wanted = set(topics)
+    store = MemoryStore(home.store)
+    hits: list[ContextHit] = []
+    for path in sorted(sims, key=lambda p: (-sims[p], p)):
+        ref = index.note_by_path(path)
+        topic = ref.topic if ref is not None else (path.split("/")[1] if path.count("/") >= 2 else "")
+        if topic not in wanted:
+            continue
+        try:
+            text = store.read_text(path)[0]
+        except Exception:  # noqa: BLE001 - a note removed since its vector was made is simply not a hit
+            continue
+        hits.append(ContextHit(text=strip_front_matter(text), source=source_for(path, text, index), score=sims[path],
+                               dense_rank=len(hits) + 1))
+        if len(hits) >= top_k:
+            break
+    return hits
+
+
 def notes_evidence(question: str, notes: list[ContextHit], power: float) -> dict[str, float]:
     """Per note path of the notes list, its evidence factor: the share of ``question``'s content words the
     note holds, raised to ``power`` (:func:`memctl.ask.fusion.evidence_weight`)."""
@@ -177,16 +222,18 @@ def notes_evidence(question: str, notes: list[ContextHit], power: float) -> dict
 
 
 def fuse(graph: list[ContextHit], notes: list[ContextHit], settings: Settings, top_k: int, *,
-         question: str | None = None) -> list[ContextHit]:
-    """The ``top_k`` best of both lists by reciprocal rank fusion (:mod:`memctl.ask.fusion`), one per note;
-    each hit carries its rank in both lists and its fused ``score``. With ``question``, each notes hit
-    counts by its evidence (:func:`notes_evidence`, ``fusion_notes_coverage_power``)."""
+         question: str | None = None, dense: list[ContextHit] | None = None) -> list[ContextHit]:
+    """The ``top_k`` best of the lists by reciprocal rank fusion (:mod:`memctl.ask.fusion`), one per note;
+    each hit carries its rank in every list and its fused ``score``. With ``question``, each notes hit
+    counts by its evidence (:func:`notes_evidence`, ``fusion_notes_coverage_power``); ``dense`` hits weigh
+    ``fusion_dense_weight``."""
     evidence = {"notes": notes_evidence(question, notes, settings.fusion_notes_coverage_power)} if question else {}
-    fused = reciprocal_rank_fusion({"graph": graph, "notes": notes},
-                                   {"graph": settings.fusion_graph_weight, "notes": settings.fusion_notes_weight},
+    fused = reciprocal_rank_fusion({"graph": graph, "notes": notes, "dense": dense or []},
+                                   {"graph": settings.fusion_graph_weight, "notes": settings.fusion_notes_weight,
+                                    "dense": settings.fusion_dense_weight},
                                    k=settings.fusion_k, evidence=evidence)
-    return [replace(hit, score=ranks.score, graph_rank=ranks.ranks.get("graph"), notes_rank=ranks.ranks.get("notes"))
-            for hit, ranks in fused[:top_k]]
+    return [replace(hit, score=ranks.score, graph_rank=ranks.ranks.get("graph"), notes_rank=ranks.ranks.get("notes"),
+                    dense_rank=ranks.ranks.get("dense")) for hit, ranks in fused[:top_k]]
 
 
 def _location_problem(home: DataHome) -> str | None:
@@ -208,8 +255,9 @@ def _location_problem(home: DataHome) -> str | None:
 
 
 def retrieve(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex, *,
-             top_k: int, use_graph: bool = True) -> Retrieval:
-    """Context for ``question`` from ``topics``: at most ``top_k`` hits, best first; see the module doc.
+             top_k: int, use_graph: bool = True, wide_topics: list[str] | None = None) -> Retrieval:
+    """Context for ``question``: at most ``top_k`` hits, best first; see the module doc. The graph searches
+    ``topics`` (the route); the notes and dense lists ``wide_topics`` (default: ``topics``).
 
     Never raises for a graph failure (the notes serve, and ``fallback_reason`` says why).
     """
@@ -237,10 +285,14 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
             reason = f"graph search took longer than {settings.graph_search_timeout_s:g} s"
         except Exception as exc:  # noqa: BLE001 - any graph-layer failure degrades to the raw notes
             reason = _graph_failure_reason(exc)
+    wide = list(dict.fromkeys([*topics, *(wide_topics or [])]))
+    dense = dense_hits(question, wide, settings, home, index, depth)
     if reason is None:
-        result.hits = fuse(graph, notes_hits(question, topics, home, index, depth), settings, top_k, question=question)
+        result.hits = fuse(graph, notes_hits(question, wide, home, index, depth), settings, top_k, question=question,
+                           dense=dense)
     else:
-        result.hits = notes_hits(question, topics, home, index, top_k)
+        notes = notes_hits(question, wide, home, index, depth if dense else top_k)
+        result.hits = fuse([], notes, settings, top_k, question=question, dense=dense) if dense else notes[:top_k]
         result.method, result.fallback_reason = "notes", reason
     result.hits = newer_first(result.hits)
     result.retrieve_s = time.monotonic() - started

@@ -360,8 +360,11 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
     except UnknownTopicError as exc:
         raise AskError(str(exc), EXIT_USAGE) from exc
     top_k = options.top_k or settings.ask_top_k
+    # The graph searches the routed topics; the notes and their vectors every topic unless the user named them,
+    # so a routing mistake cannot hide a session (the context stays bounded by top_k).
     retrieval: Retrieval = retrieve(question, route.topics, settings, home, index, top_k=top_k,
-                                    use_graph=options.use_graph)
+                                    use_graph=options.use_graph,
+                                    wide_topics=None if route.method == "override" else index.slugs)
     store = MemoryStore(home.store)
     try:
         memories = user_memories(store, session, route.topics, question=question)

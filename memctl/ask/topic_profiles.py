@@ -16,8 +16,9 @@ memory), one file written atomically (temp file, fsync, rename): a JSON
 header line, then the vectors as float32 in the machine's byte order, one
 unit-norm row per key::
 
-    {"version": 1, "model": "<embedding model>", "fingerprint": "<names, sizes, mtimes of memory/<topic>/
+    {"version": 2, "model": "<embedding model>", "fingerprint": "<names, sizes, mtimes of memory/<topic>/
      (NoteSearch.fingerprint)>", "keys": ["<sha256 of each embedded text: its content hash>", ...],
+     "paths": ["" for the names vector, else the note's store path, one per key],
      "dim": 768, "byteorder": "little"}\n<len(keys) × dim float32>
 
 When the model and the fingerprint match, the vectors serve without reading
@@ -26,8 +27,11 @@ texts without a vector are embedded, and the rows of notes no longer there
 are dropped; a file of another model or version is rebuilt whole. The
 question and the texts to embed travel in one ``/api/embed`` request
 (``embedding_batch_size`` texts per request beyond that), so a warm cache
-costs one request per question. An unwritable cache is no error: the
-vectors serve from memory.
+costs one request per question; the question's vector is kept in the
+process (:data:`QUESTION_CACHE` questions), so routing and dense note
+retrieval (:meth:`TopicProfiles.similarities`, used by
+:mod:`memctl.ask.retrieval`) share that one request. An unwritable cache is
+no error: the vectors serve from memory.
 """
 
 from __future__ import annotations
@@ -51,8 +55,10 @@ from memctl.graph.plain_text import plain
 from memctl.ollama_client import ModelError, embed
 from memctl.store import MemoryStore, StoreError
 
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2  # 2: the note path of each vector ("paths"), for dense note retrieval
 _clients: dict[tuple, object] = {}
+_questions: dict[tuple, array] = {}  # (model, host, question) → its vector: routing and retrieval embed it once
+QUESTION_CACHE = 256
 NOTE_CHARS = 1500  # a note's title and summary fit; the long tail of a note adds little to "what is it about"
 
 
@@ -86,12 +92,14 @@ def note_text(text: str) -> str:
 
 @dataclass
 class _Profile:
-    """One topic's cached vectors: ``keys[i]`` (sha256 of the text) names ``vectors[i]`` (float32, unit norm)."""
+    """One topic's cached vectors: ``keys[i]`` (sha256 of the text) names ``vectors[i]`` (float32, unit norm),
+    embedded from the note at store path ``paths[i]`` ("" for the topic's names)."""
 
     model: str
     fingerprint: str
     keys: list[str]
     vectors: list[array]
+    paths: list[str]
 
 
 def _dot(a: array, b: array) -> float:
@@ -121,15 +129,38 @@ class TopicProfiles:
         Raises:
             ModelError: the embedding model is unreachable, missing, slow or answers garbage.
         """
+        return self.similarities(question, index)[0]
+
+    def similarities(self, question: str, index: TopicIndex) -> tuple[dict[str, float], dict[str, float]]:
+        """``(topic → best cosine, note store path → cosine)`` of ``question`` over every topic's profile
+        (−1..1); one ``/api/embed`` request at most (none when the question was embedded before in this
+        process and every profile is current).
+
+        Raises:
+            ModelError: the embedding model is unreachable, missing, slow or answers garbage.
+        """
         query, profiles = self._update(index, question)
         assert query is not None
         if any(len(v) != len(query) for p in profiles.values() for v in p.vectors):
             # The model behind the name changed (another vector size): rebuild those profiles now, so this
             # question gets embedding evidence too (one more request).
+            _questions.pop(self._question_key(question), None)
             query, profiles = self._update(index, question, dim=len(query))
             assert query is not None
-        return {slug: max(_dot(query, v) for v in profile.vectors)
-                for slug, profile in profiles.items() if profile.vectors and len(profile.vectors[0]) == len(query)}
+        topics: dict[str, float] = {}
+        notes: dict[str, float] = {}
+        for slug, profile in profiles.items():
+            if not profile.vectors or len(profile.vectors[0]) != len(query):
+                continue
+            sims = [_dot(query, v) for v in profile.vectors]
+            topics[slug] = max(sims)
+            for path, sim in zip(profile.paths, sims):
+                if path:
+                    notes[path] = max(sim, notes.get(path, -1.0))
+        return topics, notes
+
+    def _question_key(self, question: str) -> tuple:
+        return (self.settings.embedding_model, self.settings.ollama_base_url, question)
 
     def refresh(self, index: TopicIndex) -> int:
         """Bring every topic's cached profile up to date without a question; how many texts were embedded.
@@ -161,16 +192,23 @@ class TopicProfiles:
             cached[slug] = profile
             if profile is not None and profile.fingerprint == fingerprint:
                 continue
-            texts = [names_text(index.topics[slug]), *self._note_texts(paths)]
-            wanted[slug] = {_sha(t): t for t in texts if t.strip()}
+            texts = [("", names_text(index.topics[slug])), *self._note_texts(paths)]
+            wanted[slug] = {_sha(t): (path, t) for path, t in texts if t.strip()}
         known = {k: v for p in cached.values() if p is not None for k, v in zip(p.keys, p.vectors)}
         missing = list(dict.fromkeys(sha for need in wanted.values() for sha in need if sha not in known))
-        texts_by_sha = {sha: t for need in wanted.values() for sha, t in need.items()}
-        head = [] if question is None else [question]
+        texts_by_sha = {sha: t for need in wanted.values() for sha, (_path, t) in need.items()}
+        cached_query = None if question is None else _questions.get(self._question_key(question))
+        if cached_query is not None and dim is not None and len(cached_query) != dim:
+            cached_query = None
+        head = [] if question is None or cached_query is not None else [question]
         to_embed = [*head, *(texts_by_sha[s] for s in missing)]
         vectors = self._embed(to_embed) if to_embed else []
         self.embedded = len(missing)
-        query = vectors[0] if head else None
+        query = vectors[0] if head else cached_query
+        if head and question is not None:
+            if len(_questions) >= QUESTION_CACHE:
+                _questions.pop(next(iter(_questions)))
+            _questions[self._question_key(question)] = vectors[0]
         fresh = dict(zip(missing, vectors[len(head):]))
         profiles: dict[str, _Profile] = {}
         for slug in index.slugs:
@@ -178,17 +216,18 @@ class TopicProfiles:
             if slug in wanted:
                 keys = list(wanted[slug])
                 profile = _Profile(self.settings.embedding_model, fingerprints[slug], keys,
-                                   [fresh[k] if k in fresh else known[k] for k in keys])
+                                   [fresh[k] if k in fresh else known[k] for k in keys],
+                                   [wanted[slug][k][0] for k in keys])
                 self._save(slug, profile)
             assert profile is not None
             profiles[slug] = profile
         return query, profiles
 
-    def _note_texts(self, paths: list[str]) -> list[str]:
+    def _note_texts(self, paths: list[str]) -> list[tuple[str, str]]:
         texts = []
         for path in paths:
             try:
-                texts.append(note_text(self.store.read_text(path)[0]))
+                texts.append((path, note_text(self.store.read_text(path)[0])))
             except (OSError, StoreError):  # removed or unreadable since listing: not part of the profile
                 continue
         return texts
@@ -227,20 +266,22 @@ class TopicProfiles:
             header, _, body = self.path(slug).read_bytes().partition(b"\n")
             meta = json.loads(header)
             keys, dim = [str(k) for k in meta["keys"]], int(meta["dim"])
+            paths = [str(p) for p in meta["paths"]]
             flat = array("f")
             flat.frombytes(body)
         except (OSError, ValueError, RecursionError, KeyError, TypeError):
             return None  # missing, emptied or torn by hand, or another format: rebuilt
         if (meta.get("version") != PROFILE_VERSION or meta.get("model") != self.settings.embedding_model
-                or meta.get("byteorder") != sys.byteorder or len(flat) != len(keys) * dim):
+                or meta.get("byteorder") != sys.byteorder or len(flat) != len(keys) * dim
+                or len(paths) != len(keys)):
             return None
         return _Profile(meta["model"], str(meta.get("fingerprint")), keys,
-                        [flat[i * dim:(i + 1) * dim] for i in range(len(keys))])
+                        [flat[i * dim:(i + 1) * dim] for i in range(len(keys))], paths)
 
     def _save(self, slug: str, profile: _Profile) -> None:
         dim = len(profile.vectors[0]) if profile.vectors else 0
         header = json.dumps({"version": PROFILE_VERSION, "model": profile.model, "fingerprint": profile.fingerprint,
-                             "keys": profile.keys, "dim": dim, "byteorder": sys.byteorder})
+                             "keys": profile.keys, "paths": profile.paths, "dim": dim, "byteorder": sys.byteorder})
         flat = array("f")
         for vector in profile.vectors:
             flat.extend(vector)

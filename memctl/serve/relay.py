@@ -63,7 +63,7 @@ _SOURCE_DERIVED = frozenset({"agent"})  # in as_dict, computed from the fields: 
 def result_from_dict(data: dict) -> AskResult:
     """The :class:`AskResult` whose ``as_dict()`` is ``data``: sources, their ranks and the proposal rebuilt.
 
-    ``as_dict`` merges each source's ranks (``graph_rank``, ``notes_rank``, ``score``: :meth:`ContextHit.ranks`)
+    ``as_dict`` merges each source's ranks (``graph_rank``, ``notes_rank``, ``dense_rank``, ``score``: :meth:`ContextHit.ranks`)
     into its source entry; they are split off again into ``source_ranks`` by note path.
 
     Raises:

@@ -79,7 +79,8 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
         method = "fallback"
 
     def work(reason: str | None) -> Retrieval:
-        found = retrieve(query, slugs, warm.settings, warm.home, index, top_k=k, use_graph=reason is None)
+        found = retrieve(query, slugs, warm.settings, warm.home, index, top_k=k, use_graph=reason is None,
+                         wide_topics=None if method == "override" else index.slugs)  # as ask: notes of every topic
         if reason is not None:
             found.fallback_reason = reason
         return found

@@ -114,7 +114,7 @@ Counters
 Run standalone::
 
     python -m tests.fakes.ollama_server --port 11434 [--latency 0.1]
-        [--max-concurrency 4] [--think] [--embedding-dim 768]
+        [--max-concurrency 4] [--think] [--embedding-dim 768] [--embedder concepts|wordllama]
         [--model NAME ...] [--missing-model NAME ...] [--allow-v1-api]
         [--chat-script module:callable] [--consolidate-reply MODE]
 
@@ -169,6 +169,7 @@ GREETING_WORDS = frozenset(
     .split()
 )
 DEFAULT_MODELS = ("llama3.1:8b", "nomic-embed-text:latest")
+EMBEDDERS = ("concepts", "wordllama")  # what answers the embedding routes (FakeOllama's ``embedder``)
 MAX_CALLS = 2000
 
 _STOP_ENTITIES = frozenset(
@@ -945,7 +946,9 @@ class FakeOllama:
         chat_script: optional :data:`tests.fakes.scripted.ChatScript`.
         models: installed model names (``/api/tags``, ``/api/show``).
         embedding_models: extra names treated as embedding models.
-        embedding_dim: length of every embedding vector (default 768).
+        embedding_dim: length of every embedding vector (default 768; at most 256 with ``wordllama``).
+        embedder: ``concepts`` (:func:`embed_text`: hashed words, trigrams and concept groups; plumbing
+            tests) or ``wordllama`` (real weights, :mod:`tests.fakes.wordllama_embedder`; quality figures).
         latency_s: seconds slept per request.
         latency_routes: paths the latency applies to (None: every request).
         max_concurrency: max requests processed at once (None = unbounded).
@@ -972,9 +975,18 @@ class FakeOllama:
         allow_v1_api: bool = False,
         latency_routes: Iterable[str] | None = None,
         consolidate_mode: str = "merge",
+        embedder: str = "concepts",
     ) -> None:
         if consolidate_mode not in CONSOLIDATE_MODES:
             raise ValueError(f"consolidate_mode must be one of {', '.join(CONSOLIDATE_MODES)}")
+        if embedder not in EMBEDDERS:
+            raise ValueError(f"embedder must be one of {', '.join(EMBEDDERS)}")
+        self.embedder = embedder
+        if embedder == "wordllama":
+            from tests.fakes import wordllama_embedder
+
+            if embedding_dim > wordllama_embedder.DIMENSIONS:
+                embedding_dim = wordllama_embedder.DIMENSIONS
         self.consolidate_mode = consolidate_mode
         self._lock = threading.RLock()
         self.allow_v1_api = allow_v1_api
@@ -1143,6 +1155,15 @@ class FakeOllama:
 
     def _is_installed(self, model: str) -> bool:
         return _canon(model) in {_canon(m) for m in self.models} and not self._is_missing(model)
+
+    def embed_many(self, texts: list[str], dim: int | None = None) -> list[list[float]]:
+        """Vectors of ``texts`` (``dim`` floats each, default :attr:`embedding_dim`) by the chosen embedder."""
+        dim = dim or self.embedding_dim
+        if self.embedder == "wordllama":
+            from tests.fakes import wordllama_embedder
+
+            return wordllama_embedder.embed_texts(texts, dim)
+        return [embed_text(t, dim) for t in texts]
 
     def _is_embedding(self, model: str) -> bool:
         return "embed" in model.lower() or _canon(model) in {_canon(m) for m in self.embedding_models}
@@ -1500,7 +1521,7 @@ class _Handler(BaseHTTPRequestHandler):
         inp = body.get("input")
         texts = [inp] if isinstance(inp, str) else list(inp or [])
         dim = self.fake.embedding_dim
-        vecs = [embed_text(_content_text(t), dim) for t in texts]
+        vecs = self.fake.embed_many([_content_text(t) for t in texts], dim)
         dims = body.get("dimensions")
         if isinstance(dims, int) and 0 < dims < dim:
             vecs = [_renorm(v[:dims]) for v in vecs]
@@ -1512,7 +1533,7 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model")
         if not self._check_model(model):
             return
-        self._reply_json({"embedding": embed_text(_content_text(body.get("prompt")), self.fake.embedding_dim)})
+        self._reply_json({"embedding": self.fake.embed_many([_content_text(body.get("prompt"))])[0]})
 
     def r_v1_embeddings(self, body: dict[str, Any]) -> None:
         model = body.get("model")
@@ -1523,8 +1544,7 @@ class _Handler(BaseHTTPRequestHandler):
         dim = self.fake.embedding_dim
         dims = body.get("dimensions")
         data = []
-        for i, t in enumerate(texts):
-            vec = embed_text(_content_text(t), dim)
+        for i, vec in enumerate(self.fake.embed_many([_content_text(t) for t in texts], dim)):
             if isinstance(dims, int) and 0 < dims < dim:
                 vec = _renorm(vec[:dims])
             emb: Any = vec
@@ -1738,6 +1758,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-concurrency", type=int, default=None)
     ap.add_argument("--think", action="store_true", help="wrap distill replies in <think>…</think>")
     ap.add_argument("--embedding-dim", type=int, default=768)
+    ap.add_argument("--embedder", default="concepts", choices=EMBEDDERS,
+                    help="concepts: hashed words and concept groups (plumbing); wordllama: real l2_supercat "
+                         "weights at 256 dimensions (quality figures)")
     ap.add_argument("--model", action="append", default=None, help="installed model name (repeatable)")
     ap.add_argument("--missing-model", action="append", default=[], help="model reported as not found")
     ap.add_argument("--allow-v1-api", action="store_true", help="serve /v1/api/<x> as /api/<x>")
@@ -1756,6 +1779,7 @@ def main(argv: list[str] | None = None) -> int:
         missing_models=args.missing_model,
         allow_v1_api=args.allow_v1_api,
         consolidate_mode=args.consolidate_reply,
+        embedder=args.embedder,
     )
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
