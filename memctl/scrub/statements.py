@@ -50,15 +50,27 @@ _SETTERS = (
 )
 _ORACLE = re.compile(r"(?i:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)(?:[ \t]+-[\w]+)*[ \t]+[\"']?(?P<user>[A-Za-z_][\w$#]*)/(?P<value>[^\s@/\"'\x00]{3,})(?=@|[\s\"']|$)")
 _CHPASSWD = re.compile(r"[\"']?[a-z_][\w.-]*:(?P<value>[^\s:'\"\x00]{3,})[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd")
-_PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", *(w for w in FOREIGN_PASSWORD_WORDS if " " not in w))
+_PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", "passe", "pw", "pwd",
+                *(w for w in FOREIGN_PASSWORD_WORDS if " " not in w))
+# "the password for the NAS is X", "Das Passwort für den Server lautet X": up to four words
+# after a preposition, then a verb or a colon/dash (required after such a clause).
+_PROSE_FOR = r"(?:[ \t]+(?:for|on|of|to|für|fürs|zum|zur|de|du|des|pour|do|da|dos|das|del|para|per|voor|van|dla|до|для|от)(?:[ \t]+[^\s\"'`:=]{1,40}){1,4}?)"
+_PROSE_VERB = (r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|lautet|war|es|est|é|è|era|är|er|jest|to|to[ \t]+jest|на|это|-|—|–|=)"
+               r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|now))?|[ \t]*[:：]|[ \t]*(?:は|是|为|為|는|은))")
 _PROSE = re.compile(
-    r"(?P<root>" + "|".join(re.escape(w) for w in _PROSE_ROOTS) + r")(?:[ \t]+for[ \t]+\S{1,60})?"
-    r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|war|es|est|é|è|era|är|er|jest|на))?"
-    r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|to|of|auf)|[ \t]*:)?[ \t]+"
-    r"(?:(?P<q>[\"'`‘“«])(?P<qvalue>[^\"'`’”»\n\x00]{3,80})[\"'`’”»]|(?P<bare>[^\s\"'`,;()\[\]{}<>\x00]{6,80}))",
+    r"(?P<root>" + "|".join(re.escape(w) for w in _PROSE_ROOTS) + r")(?:" + _PROSE_FOR + _PROSE_VERB + r"|" + _PROSE_VERB
+    + r"?(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|to|of|auf))?)(?:(?<=[:：は是为為는은])[ \t]*|[ \t]+)"
+    r"(?:(?P<q>[\"'`‘“«「])(?P<qvalue>[^\"'`’”»」\n\x00]{3,80})[\"'`’”»」]|(?P<bare>[^\s\"'`,;()\[\]{}<>\x00]{6,80}))",
     re.IGNORECASE,
 )
-_PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|meu|il|het|mijn|his|her|our|their|new|old|default|its|a|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
+_CJK_TAIL = re.compile(r"(?:です|だ|でした|。|，|、).*$")
+# "use X as the password", "log in with admin / X", "creds are svc / X".
+_USE_AS = re.compile(r"(?i:\buse)[ \t]+[\"'`]?(?P<value>[^\s\"'`]{6,80})[\"'`]?[ \t]+(?i:as)[ \t]+(?i:(?:the|your|my|a|an)[ \t]+)?"
+                     r"(?i:(?:new[ \t]+|admin[ \t]+|root[ \t]+|db[ \t]+)?(?:password|passphrase|passwd|pw|pass))\b")
+_USER_SLASH = re.compile(r"(?i:\blog(?:ged)?[ \t]*(?:in|on)|\bsign(?:ed)?[ \t]*in|\blogin|\bcreds?|\bcredentials?|\bauth)"
+                         r"(?:[ \t]+(?:is|are|with|as|using|via))?[ \t]*:?[ \t]+[\"'`]?[\w.@\\-]{1,40}[\"'`]?[ \t]*/[ \t]*"
+                         r"[\"'`]?(?P<value>[^\s\"'`]{4,80})")
+_PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|a|meu|minha|il|het|mijn|mot[ \t]+de|twoje|moje|his|her|our|their|new|old|default|its|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
 # Code, not a literal: settings.db_password, get_password, self.password.
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+(?:_[a-z]+)+")
 _HEADERS = ("x-functions-key", "x-api-key", "api-key", "ocp-apim-subscription-key", "x-goog-api-key")
@@ -134,14 +146,19 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
         if root not in gates:
             continue
         for pos in positions(lowered, root):
+            if pos > 0 and lowered[pos - 1].isalpha() and root.isascii():
+                continue  # inside a longer word (bypass, compass)
             match = _PROSE.match(text, pos)
             if match is None or _PROSE_BEFORE.search(text, max(0, match.start() - 24), match.start()) is None:
                 continue
             group = "qvalue" if match.group("qvalue") is not None else "bare"
             value = match.group(group)
+            if group == "bare" and not value.isascii():
+                value = _CJK_TAIL.sub("", value)
             if _prose_value_ok(value, group == "qvalue"):
                 end = match.start(group) + len(value.rstrip(".!?:") if group == "bare" else value)
                 yield match.start(group), end, "password"
+    yield from _pair_spans(text, lowered, gates)
     for name in _HEADERS:
         if name in gates:
             pos = lowered.find(name)
@@ -151,6 +168,26 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
                     yield match.start("value"), match.end("value"), "secret"
                 pos = lowered.find(name, pos + len(name))
     yield from _printed_spans(text, lowered, gates)
+
+
+def _pair_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    """``use X as the password`` (from the hits of "pass"/"pw") and ``user / X`` after a
+    login or credentials word (from the hits of " / ")."""
+    for root in ("pass", "pw"):
+        if root in gates or (root == "pw" and "pw" in lowered):
+            for pos in positions(lowered, root):
+                for match in _USE_AS.finditer(text, max(0, pos - 120), min(len(text), pos + 12)):
+                    if _prose_value_ok(match.group("value"), False):
+                        yield match.start("value"), match.end("value"), "password"
+    if " / " in gates:
+        pos = lowered.find(" / ")
+        while pos != -1:
+            line_start = max(lowered.rfind("\n", 0, pos) + 1, pos - 80)
+            for match in _USER_SLASH.finditer(text, line_start, min(len(text), pos + 90)):
+                value = match.group("value").rstrip(".,;:!?)")
+                if _prose_value_ok(value, False) and any(not c.isalpha() for c in value):
+                    yield match.start("value"), match.start("value") + len(value), "password"
+            pos = lowered.find(" / ", pos + 3)
 
 
 def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
@@ -187,9 +224,10 @@ _SETTERS_BY_GATE = {gate: [(triggers, pattern) for gates_of, triggers, pattern i
                     for gate in _SETTER_GATES}
 # "pass" finds every English root (password, passwd, passphrase, passcode) and the other words;
 # non-ASCII roots cost nothing on an ASCII text; four ASCII foreign roots are scanned.
-_PROSE_GATES = ("pass", *(w for w in _PROSE_ROOTS if not w.isascii()))
+# ASCII roots in other languages are one substring test each (about 30 per text).
+_PROSE_GATES = ("pass", "pw", *(w for w in _PROSE_ROOTS if "pass" not in w and not w.startswith("pw")))
 _LITERALS = tuple(sorted({
-    *_SETTER_GATES, "sqlplus", *_PROSE_GATES, *_HEADERS,
+    *_SETTER_GATES, "sqlplus", *_PROSE_GATES, " / ", *_HEADERS,
     *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS),
     *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "==== data ====",
 }))
