@@ -62,6 +62,7 @@ from memctl.scrub.entropy import ENTROPY_DETECTORS
 from memctl.scrub.gates import HIT_WORDS, GateIndex, positions
 from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
+from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.statements import STATEMENT_DETECTORS
@@ -175,6 +176,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         # Context the rules above do not read: other languages and formats, statements, prose.
         *CONTEXT_NAME_DETECTORS,
         *STATEMENT_DETECTORS,
+        *LAYOUT_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )

@@ -79,6 +79,14 @@ _PRINTERS = (
     (("base64 -d", "base64 --decode"), re.compile(r"(?i:secret|jsonpath|\.data|getsecret|get-secret)[^\n\x00]*\|[ \t]*base64[ \t]+(?:-d|--decode)[ \t]*(?:;[ \t]*echo)?[ \t]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?:Output:(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
     (("output -raw",), re.compile(r"output[ \t]+-raw[ \t]+[\w.-]+[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
     (("secrets versions access",), re.compile(r"versions[ \t]+access[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
+    # Password managers and secret stores printing one value (first output line): 1Password
+    # ``op read``, pass/gopass ``show``, Bitwarden ``bw get password``, ``doppler secrets get
+    # --plain``, Azure ``az keyvault secret show -o tsv``/``--query value``, ``vault kv get -field``.
+    (("op read", "pass show", "gopass cat", "bw get", "--plain", "keyvault secret show", "-field"),
+     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read|(?:go)?pass[ \t]+(?:show|cat)|gopass[ \t]+cat|"
+                r"bw[ \t]+get[ \t]+(?:password|totp)|doppler[ \t]+secrets[ \t]+get[^\n\x00]*--plain|"
+                r"az[ \t]+keyvault[ \t]+secret[ \t]+show[^\n\x00]*(?:-o[ \t]+tsv|--output[ \t]+tsv|--query[ \t]+[\"']?value)|"
+                r"vault[ \t]+kv[ \t]+get[ \t]+-field)[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
     (("find-generic-password", "find-internet-password"), re.compile(r"find-(?:generic|internet)-password[^\n\x00]*-w[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
 )
 _JSON_VALUE = re.compile(r"""\\*["'](?:Value|value|SecretString|SecretValue|secret_value|secretValue|password|data)\\*["'][ \t]*:[ \t]*\\*["'](?P<value>[^"'\\\n\x00]{3,})""")
