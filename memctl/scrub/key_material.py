@@ -101,18 +101,26 @@ def _mnemonic_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[
             if match is None or match.start() > after + 80:
                 continue
             tokens = _WORD.findall(match.group(0))
-            known = 0
+            lead = next((i for i, token in enumerate(tokens[:4]) if token in words), 0)  # "wallet words abandon …"
+            known = lead
             while known < len(tokens) and tokens[known] in words:
                 known += 1
-            size = max((n for n in (24, 21, 18, 15, 12) if n <= known), default=0)
+            size = max((n for n in (24, 21, 18, 15, 12) if n <= known - lead), default=0)
             if not size:
                 continue
             end = match.start()
+            for _ in range(lead):
+                hit = _WORD.search(lowered, end)
+                assert hit is not None
+                end = hit.end()
+            first = _WORD.search(lowered, end)
+            assert first is not None
+            phrase_start = first.start()
             for _ in range(size):
                 hit = _WORD.search(lowered, end)
                 assert hit is not None
                 end = hit.end()
-            yield match.start(), end, "wallet_secret"
+            yield phrase_start, end, "wallet_secret"
 
 
 def _key_material_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:

@@ -42,7 +42,7 @@ _JSON_NAME = re.compile(r"\\*\"name\\*\"[ \t]*:[ \t]*\\*\"(?P<name>[\w.-]{2,80})
 _COMMANDS = (
     ("rabbitmqctl", re.compile(r"rabbitmqctl[ \t]+(?:-[\w-]+[ \t]+\S+[ \t]+)*(?:add_user|change_password)[ \t]+[\"']?[^\s\"']+[\"']?[ \t]+"
                                r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)")),
-    ("net use", re.compile(r"(?i:net[ \t]+use)[ \t]+(?:[a-z]:[ \t]+)?\\\\\\\\?\S+[ \t]+(?:(?P<q>[\"']?)(?P<value>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q)[ \t]+/user:"
+    ("net use", re.compile(r"(?i:net[ \t]+use)[ \t]+(?:[a-z]:[ \t]+)?(?:\\{2,4}\S+[ \t]+)?(?:(?P<q>[\"']?)(?P<value>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q)[ \t]+/user:"
                            r"|/user:\S+[ \t]+(?P<q2>[\"']?)(?P<value2>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q2))")),
     ("passwd", re.compile(r"echo[ \t]+(?:-[en]+[ \t]+)?(?P<q>[\"']?)(?P<value>[^\s\"'\\\x00]{3,})(?:\\n|\n)(?P<value2>[^\s\"'\\\x00]{3,})(?:\\n)?(?P=q)"
                           r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?passwd\b")),

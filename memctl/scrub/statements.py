@@ -83,7 +83,7 @@ _PRINTERS = (
     # ``op read``, pass/gopass ``show``, Bitwarden ``bw get password``, ``doppler secrets get
     # --plain``, Azure ``az keyvault secret show -o tsv``/``--query value``, ``vault kv get -field``.
     (("op read", "pass show", "gopass cat", "bw get", "--plain", "keyvault secret show", "-field"),
-     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read|(?:go)?pass[ \t]+(?:show|cat)|gopass[ \t]+cat|"
+     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read[ \t]+\S|(?:go)?pass[ \t]+(?:show|cat)[ \t]+(?!-)\S|"
                 r"bw[ \t]+get[ \t]+(?:password|totp)|doppler[ \t]+secrets[ \t]+get[^\n\x00]*--plain|"
                 r"az[ \t]+keyvault[ \t]+secret[ \t]+show[^\n\x00]*(?:-o[ \t]+tsv|--output[ \t]+tsv|--query[ \t]+[\"']?value)|"
                 r"vault[ \t]+kv[ \t]+get[ \t]+-field)[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
