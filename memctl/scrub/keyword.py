@@ -259,8 +259,8 @@ def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[
     if suffix:
         last = _KEY_SEGMENT_SPLIT.split(key)[-1].lower()
         if last in _ID_SUFFIXES:
-            # token_id: <uuid> names a token; a random id-suffixed value (private_key_id) may be one.
-            if not credential_shaped(value) or _UUID.fullmatch(value.strip("\"'")):
+            # token_id: <uuid> names a token (a Vault secret_id is one); a random id-suffixed value (private_key_id) may be one.
+            if not credential_shaped(value) or ("secret" not in key.lower() and _UUID.fullmatch(value.strip("\"'"))):
                 return False
         elif last in NON_SECRET_KEY_SUFFIXES:
             return False

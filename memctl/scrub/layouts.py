@@ -40,10 +40,10 @@ _K8S_NAME = re.compile(r"-[ \t]+name:[ \t]*[\"']?(?P<name>[A-Za-z_][\w.-]{1,80})
 _JSON_NAME = re.compile(r"\\*\"name\\*\"[ \t]*:[ \t]*\\*\"(?P<name>[\w.-]{2,80})\\*\"[ \t]*,[ \t]*(?:\\n|\n)?[ \t]*"
                         r"\\*\"value\\*\"[ \t]*:[ \t]*\\*\"(?P<value>[^\"\\\x00\n]{3,})\\*\"")
 _COMMANDS = (
-    ("rabbitmqctl", re.compile(r"rabbitmqctl[ \t]+(?:-[\w-]+[ \t]+\S+[ \t]+)*(?:add_user|change_password)[ \t]+[\"']?[^\s\"']+[\"']?[ \t]+"
+    ("rabbitmqctl", re.compile(r"rabbitmqctl[ \t]+(?:-[\w-]+[ \t]+[^\s\x00]+[ \t]+)*(?:add_user|change_password)[ \t]+[\"']?[^\s\"'\x00]+[\"']?[ \t]+"
                                r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)")),
-    ("net use", re.compile(r"(?i:net[ \t]+use)[ \t]+(?:[a-z]:[ \t]+)?(?:\\{2,4}\S+[ \t]+)?(?:(?P<q>[\"']?)(?P<value>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q)[ \t]+/user:"
-                           r"|/user:\S+[ \t]+(?P<q2>[\"']?)(?P<value2>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q2))")),
+    ("net use", re.compile(r"(?i:net[ \t]+use)[ \t]+(?:[a-z]:[ \t]+)?(?:\\{2,4}[^\s\x00]+[ \t]+)?(?:(?P<q>[\"']?)(?P<value>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q)[ \t]+/user:"
+                           r"|/user:[^\s\x00]+[ \t]+(?P<q2>[\"']?)(?P<value2>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q2))")),
     ("passwd", re.compile(r"echo[ \t]+(?:-[en]+[ \t]+)?(?P<q>[\"']?)(?P<value>[^\s\"'\\\x00]{3,})(?:\\n|\n)(?P<value2>[^\s\"'\\\x00]{3,})(?:\\n)?(?P=q)"
                           r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?passwd\b")),
     ("snmp", re.compile(r"(?m)snmp\w*[ \t][^\n\x00]*?[ \t]-[AX][ \t]*(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)"
@@ -75,6 +75,8 @@ def _table_spans(text: str, line_start: int) -> Iterator[Span]:
     line_end = text.find("\n", line_start)
     line_end = len(text) if line_end == -1 else line_end
     header = text[line_start:line_end]
+    if "\x00" in header:
+        return  # scrub_texts' field separator: a table never spans two fields
     delimiter = "|" if header.lstrip().startswith("|") else "\t" if "\t" in header else "," if "," in header else ";" if ";" in header else ""
     if not delimiter:
         return
@@ -92,7 +94,7 @@ def _table_spans(text: str, line_start: int) -> Iterator[Span]:
         end = text.find("\n", pos)
         end = len(text) if end == -1 else end
         line = text[pos:end]
-        if not line.strip():
+        if not line.strip() or "\x00" in line:
             return
         if delimiter != "|" or not _MD_RULE.fullmatch(line):
             row = _cells(line, delimiter)
@@ -118,7 +120,7 @@ def _layout_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iter
         if word not in gates:
             continue
         for pos in positions(lowered, word):  # shared with the other rules walking these words
-            line_start = lowered.rfind("\n", 0, pos) + 1
+            line_start = max(lowered.rfind("\n", 0, pos), lowered.rfind("\x00", 0, pos)) + 1
             line_end = lowered.find("\n", pos)
             if line_start in seen or line_end == -1:
                 continue

@@ -54,7 +54,7 @@ _PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", "passe", "pw", "
                 *(w for w in FOREIGN_PASSWORD_WORDS if " " not in w))
 # "the password for the NAS is X", "Das Passwort für den Server lautet X": up to four words
 # after a preposition, then a verb or a colon/dash (required after such a clause).
-_PROSE_FOR = r"(?:[ \t]+(?:for|on|of|to|für|fürs|zum|zur|de|du|des|pour|do|da|dos|das|del|para|per|voor|van|dla|до|для|от)(?:[ \t]+[^\s\"'`:=]{1,40}){1,4}?)"
+_PROSE_FOR = r"(?:[ \t]+(?:for|on|of|to|für|fürs|zum|zur|de|du|des|pour|do|da|dos|das|del|para|per|voor|van|dla|до|для|от)(?:[ \t]+[^\s\"'`:=\x00]{1,40}){1,4}?)"
 _PROSE_VERB = (r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|lautet|war|es|est|é|è|era|är|er|jest|to|to[ \t]+jest|на|это|-|—|–|=)"
                r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|now))?|[ \t]*[:：]|[ \t]*(?:は|是|为|為|는|은))")
 _PROSE = re.compile(
@@ -65,11 +65,11 @@ _PROSE = re.compile(
 )
 _CJK_TAIL = re.compile(r"(?:です|だ|でした|。|，|、).*$")
 # "use X as the password", "log in with admin / X", "creds are svc / X".
-_USE_AS = re.compile(r"(?i:\buse)[ \t]+[\"'`]?(?P<value>[^\s\"'`]{6,80})[\"'`]?[ \t]+(?i:as)[ \t]+(?i:(?:the|your|my|a|an)[ \t]+)?"
+_USE_AS = re.compile(r"(?i:\buse)[ \t]+[\"'`]?(?P<value>[^\s\"'`\x00]{6,80})[\"'`]?[ \t]+(?i:as)[ \t]+(?i:(?:the|your|my|a|an)[ \t]+)?"
                      r"(?i:(?:new[ \t]+|admin[ \t]+|root[ \t]+|db[ \t]+)?(?:password|passphrase|passwd|pw|pass))\b")
 _USER_SLASH = re.compile(r"(?i:\blog(?:ged)?[ \t]*(?:in|on)|\bsign(?:ed)?[ \t]*in|\blogin|\bcreds?|\bcredentials?|\bauth)"
                          r"(?:[ \t]+(?:is|are|with|as|using|via))?[ \t]*:?[ \t]+[\"'`]?[\w.@\\-]{1,40}[\"'`]?[ \t]*/[ \t]*"
-                         r"[\"'`]?(?P<value>[^\s\"'`]{4,80})")
+                         r"[\"'`]?(?P<value>[^\s\"'`\x00]{4,80})")
 _PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|a|meu|minha|il|het|mijn|mot[ \t]+de|twoje|moje|his|her|our|their|new|old|default|its|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
 # Code, not a literal: settings.db_password, get_password, self.password.
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+(?:_[a-z]+)+")
@@ -83,7 +83,7 @@ _PRINTERS = (
     # ``op read``, pass/gopass ``show``, Bitwarden ``bw get password``, ``doppler secrets get
     # --plain``, Azure ``az keyvault secret show -o tsv``/``--query value``, ``vault kv get -field``.
     (("op read", "pass show", "gopass cat", "bw get", "--plain", "keyvault secret show", "-field"),
-     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read[ \t]+\S|(?:go)?pass[ \t]+(?:show|cat)[ \t]+(?!-)\S|"
+     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read[ \t]+[^\s\x00]|(?:go)?pass[ \t]+(?:show|cat)[ \t]+[^\s\x00-]|"
                 r"bw[ \t]+get[ \t]+(?:password|totp)|doppler[ \t]+secrets[ \t]+get[^\n\x00]*--plain|"
                 r"az[ \t]+keyvault[ \t]+secret[ \t]+show[^\n\x00]*(?:-o[ \t]+tsv|--output[ \t]+tsv|--query[ \t]+[\"']?value)|"
                 r"vault[ \t]+kv[ \t]+get[ \t]+-field)[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
