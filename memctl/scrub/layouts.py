@@ -34,6 +34,7 @@ from memctl.scrub.gates import positions
 __all__ = ["LAYOUT_DETECTORS"]
 
 _HEADER_WORDS = ("pass", "secret", "token", "pwd", "kennwort", "senha", "contrase", "wachtwoord", "haslo", "hasło")
+_DELIMITERS = (",", "\t", "|", ";")
 _MD_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*")
 _K8S_NAME = re.compile(r"-[ \t]+name:[ \t]*[\"']?(?P<name>[A-Za-z_][\w.-]{1,80})[\"']?[ \t]*(?:\n|\\n)[ \t]*value:[ \t]*"
                        r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00\\][^\n\x00\\\"']*?)(?P=q)[ \t]*(?=\n|\\n|$)")
@@ -120,24 +121,43 @@ def _layout_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iter
         if word not in gates:
             continue
         for pos in positions(lowered, word):  # shared with the other rules walking these words
-            line_start = max(lowered.rfind("\n", 0, pos), lowered.rfind("\x00", 0, pos)) + 1
-            line_end = lowered.find("\n", pos)
-            if line_start in seen or line_end == -1:
+            floor = max(0, pos - 400)  # a header line is short; never scan back further
+            line_start = max(lowered.rfind("\n", floor, pos), lowered.rfind("\x00", floor, pos)) + 1
+            line_end = lowered.find("\n", pos, pos + 400)
+            if line_start in seen or line_end == -1 or (line_start == 0 and floor > 0):
                 continue
             seen.add(line_start)
-            line = lowered[line_start:line_end]
-            if "," in line or "\t" in line or line.lstrip().startswith("|") or ";" in line:
+            if "(" in lowered[line_start:line_end] or "=" in lowered[line_start:line_end]:
+                continue  # code, not a header row
+            # cheap test first: the hit is a whole cell between delimiters (a header cell)
+            left = max(lowered.rfind(d, line_start, pos) for d in _DELIMITERS)
+            rights = [r for d in _DELIMITERS if (r := lowered.find(d, pos, line_end)) != -1]
+            if left == -1 and not rights:
+                continue
+            cell = text[max(left + 1, line_start) : min(rights, default=line_end)].strip().strip("\"'`*")
+            if cell and len(cell) <= 40 and credential_word_kind(cell) is not None:
                 yield from _table_spans(text, line_start)
-    if "name:" in gates or '"name"' in gates:
-        for pattern in (_K8S_NAME, _JSON_NAME):
-            for match in pattern.finditer(text):
+    for literal, pattern, back in (("name:", _K8S_NAME, 8), ('"name"', _JSON_NAME, 2)):
+        if literal not in gates:
+            continue
+        pos = lowered.find(literal)
+        while pos != -1:
+            match = pattern.search(text, max(0, pos - back), min(len(text), pos + 600))
+            pos = lowered.find(literal, pos + len(literal))
+            if match is not None:
                 kind = credential_word_kind(match.group("name"))
                 value = match.group("value").strip()
                 if kind is not None and len(value) >= 3 and not is_placeholder(value) and not value.startswith(("$(", "${")):
                     yield match.start("value"), match.start("value") + len(value), "password" if kind == "password" else "secret"
     for gate, pattern in _COMMANDS:
-        if gate in gates:
-            for match in pattern.finditer(text):
+        if gate not in gates:
+            continue
+        pos = lowered.find(gate)
+        while pos != -1:  # each command is matched in a window around its own word
+            start = max(0, lowered.rfind("\n", 0, max(0, pos - 200)) + 1, pos - 300)
+            end = min(len(text), pos + 2000)
+            pos = lowered.find(gate, end)
+            for match in pattern.finditer(text, start, end):
                 for group in ("value", "value2"):
                     if group in pattern.groupindex and match.group(group) is not None and not is_placeholder(match.group(group)):
                         yield match.start(group), match.end(group), "password"

@@ -184,6 +184,8 @@ def _pair_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span
     for root in ("pass", "pw"):
         if root in gates or (root == "pw" and "pw" in lowered):
             for pos in positions(lowered, root):
+                if " as " not in lowered[max(0, pos - 30) : pos]:
+                    continue
                 for match in _USE_AS.finditer(text, max(0, pos - 120), min(len(text), pos + 12)):
                     if _prose_value_ok(match.group("value"), False):
                         yield match.start("value"), match.end("value"), "password"
