@@ -82,6 +82,8 @@ def _table_spans(text: str, line_start: int) -> Iterator[Span]:
     if not delimiter:
         return
     cells = _cells(header, delimiter)
+    if header[cells[0][0] : cells[0][1]].strip().isdigit():
+        return  # a line-number gutter (cat -n, a read tool), not a header row
     columns = {}
     for index, (start, end) in enumerate(cells):
         name = header[start:end].strip().strip("\"'`*")
@@ -135,7 +137,7 @@ def _layout_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iter
             if left == -1 and not rights:
                 continue
             cell = text[max(left + 1, line_start) : min(rights, default=line_end)].strip().strip("\"'`*")
-            if cell and len(cell) <= 40 and credential_word_kind(cell) is not None:
+            if cell and len(cell) <= 40 and ":" not in cell and credential_word_kind(cell) is not None:
                 yield from _table_spans(text, line_start)
     for literal, pattern, back in (("name:", _K8S_NAME, 8), ('"name"', _JSON_NAME, 2)):
         if literal not in gates:
