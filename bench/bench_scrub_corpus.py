@@ -88,6 +88,8 @@ def load_baseline(revision: str, workdir: Path) -> ModuleType:
         if file.endswith(".py"):
             source = _git("show", f"{revision}:memctl/scrub/{file}").stdout
             (package / file).write_text(source.replace("memctl.scrub.", f"{name}."))
+        elif file.endswith((".yaml", ".txt", ".json")):  # data files the package reads beside its code
+            (package / file).write_text(_git("show", f"{revision}:memctl/scrub/{file}").stdout)
     sys.path.insert(0, str(workdir))
     try:
         return importlib.import_module(f"{name}.core")
