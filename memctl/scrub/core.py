@@ -62,8 +62,8 @@ from memctl.scrub.entropy import ENTROPY_DETECTORS
 from memctl.scrub.gates import HIT_WORDS, GateIndex, positions
 from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
-from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
+from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
