@@ -235,6 +235,8 @@ def main() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
     with tempfile.TemporaryDirectory() as tmp:
         baseline = load_baseline(args.baseline, Path(tmp))
+        if hasattr(baseline, "CATALOG_DETECTOR"):  # its engine reads its rule file on first use: build it now
+            baseline.find_secrets("warm up")
         typical = session_fields(build_database(Path(tmp) / "opencode.db", args.sessions))
     planted = with_planted(typical)
     corpus = {"current": corpus_figures(current), f"baseline_{args.baseline}": corpus_figures(baseline)}

@@ -159,7 +159,7 @@ def test_rails_master_key_and_docker_auth() -> None:
 
 def test_seed_phrase_after_recovery_word() -> None:
     words = "abandon ability able about above absent absorb abstract absurd abuse access accident"
-    assert words not in scrub(f"recovery phrase: {words}").text
+    assert words not in scrub(f"recovery words: {words}").text
     assert words not in scrub(f"wallet words {words}").text
 
 

@@ -46,7 +46,7 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 # A base64 body that continues over lines (plain, escaped \n, quoted or indented).
 _BODY_CONTINUES = re.compile(r"(?:\\n|\r?\n)[ \t\"'>]*[A-Za-z0-9+/]{8,}={0,2}")
 _WORD_RUN = re.compile(r"[a-z]{3,8}(?:[ \t,]+(?:\d{1,2}[.)][ \t]*)?[a-z]{3,8}){11,23}")
-_SEED_GATES = ("mnemonic", "seed", "recovery", "wallet", "phrase")
+_SEED_GATES = ("mnemonic", "seed", "recovery", "wallet")
 _MINISIGN_COMMENT = "minisign encrypted secret key"
 _WORD = re.compile(r"[a-z]{3,8}")
 _WIF = re.compile(r"(?<![1-9A-HJ-NP-Za-km-z])[5KL9c][1-9A-HJ-NP-Za-km-z]{50,51}(?![1-9A-HJ-NP-Za-km-z])")

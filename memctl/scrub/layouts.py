@@ -33,7 +33,7 @@ from memctl.scrub.gates import positions
 
 __all__ = ["LAYOUT_DETECTORS"]
 
-_HEADER_WORDS = ("pass", "secret", "token", "pwd", "kennwort", "senha", "contrase", "wachtwoord", "haslo", "hasło")
+_HEADER_WORDS = ("pass", "secret", "token", "kennwort", "senha", "contraseña", "contrasena", "wachtwoord", "haslo", "hasło")
 _DELIMITERS = (",", "\t", "|", ";")
 _MD_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*")
 _K8S_NAME = re.compile(r"-[ \t]+name:[ \t]*[\"']?(?P<name>[A-Za-z_][\w.-]{1,80})[\"']?[ \t]*(?:\n|\\n)[ \t]*value:[ \t]*"
@@ -41,18 +41,18 @@ _K8S_NAME = re.compile(r"-[ \t]+name:[ \t]*[\"']?(?P<name>[A-Za-z_][\w.-]{1,80})
 _JSON_NAME = re.compile(r"\\*\"name\\*\"[ \t]*:[ \t]*\\*\"(?P<name>[\w.-]{2,80})\\*\"[ \t]*,[ \t]*(?:\\n|\n)?[ \t]*"
                         r"\\*\"value\\*\"[ \t]*:[ \t]*\\*\"(?P<value>[^\"\\\x00\n]{3,})\\*\"")
 _COMMANDS = (
-    ("rabbitmqctl", re.compile(r"rabbitmqctl[ \t]+(?:-[\w-]+[ \t]+[^\s\x00]+[ \t]+)*(?:add_user|change_password)[ \t]+[\"']?[^\s\"'\x00]+[\"']?[ \t]+"
+    (("add_user", "change_password"), re.compile(r"rabbitmqctl[ \t]+(?:-[\w-]+[ \t]+[^\s\x00]+[ \t]+)*(?:add_user|change_password)[ \t]+[\"']?[^\s\"'\x00]+[\"']?[ \t]+"
                                r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)")),
-    ("net use", re.compile(r"(?i:net[ \t]+use)[ \t]+(?:[a-z]:[ \t]+)?(?:\\{2,4}[^\s\x00]+[ \t]+)?(?:(?P<q>[\"']?)(?P<value>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q)[ \t]+/user:"
+    (("/user:",), re.compile(r"(?i:net[ \t]+use)[ \t]+(?:[a-z]:[ \t]+)?(?:\\{2,4}[^\s\x00]+[ \t]+)?(?:(?P<q>[\"']?)(?P<value>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q)[ \t]+/user:"
                            r"|/user:[^\s\x00]+[ \t]+(?P<q2>[\"']?)(?P<value2>[^\s/\"'\x00*][^\s\"'\x00]{2,})(?P=q2))")),
-    ("passwd", re.compile(r"echo[ \t]+(?:-[en]+[ \t]+)?(?P<q>[\"']?)(?P<value>[^\s\"'\\\x00]{3,})(?:\\n|\n)(?P<value2>[^\s\"'\\\x00]{3,})(?:\\n)?(?P=q)"
+    (("passwd",), re.compile(r"echo[ \t]+(?:-[en]+[ \t]+)?(?P<q>[\"']?)(?P<value>[^\s\"'\\\x00]{3,})(?:\\n|\n)(?P<value2>[^\s\"'\\\x00]{3,})(?:\\n)?(?P=q)"
                           r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?passwd\b")),
-    ("snmp", re.compile(r"(?m)snmp\w*[ \t][^\n\x00]*?[ \t]-[AX][ \t]*(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)"
+    (("snmp",), re.compile(r"(?m)snmp\w*[ \t][^\n\x00]*?[ \t]-[AX][ \t]*(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{3,})(?P=q)"
                         r"(?:[^\n\x00]*?[ \t]-[AX][ \t]*(?P<q2>[\"']?)(?P<value2>[^\s\"'\x00]{3,})(?P=q2))?")),
-    ("psk", re.compile(r"(?<![\w-])psk[ \t]*=[ \t]*(?:\"(?P<value>[^\"\n\x00]{8,63})\"|(?P<value2>[0-9a-fA-F]{64})\b)")),
-    ("master.key", re.compile(r"(?:master|credentials/\w+)\.key\b[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[0-9a-f]{32})\b")),
-    ("userlist", re.compile(r"(?m)^[ \t]*(?:\d+[:|][ \t]?)?\"[^\"\n\x00]+\"[ \t]+\"(?P<value>[^\"\n\x00]{3,})\"[ \t]*$")),
-    ("ftp", re.compile(r"(?m)^[ \t]*(?:ftp>[ \t]*)?(?:quote[ \t]+)?user[ \t]+[^\s\x00]+[ \t]+(?P<value>[^\s\x00]{3,})[ \t]*$")),
+    (("psk=", "psk ="), re.compile(r"(?<![\w-])psk[ \t]*=[ \t]*(?:\"(?P<value>[^\"\n\x00]{8,63})\"|(?P<value2>[0-9a-fA-F]{64})\b)")),
+    (("master.key",), re.compile(r"(?:master|credentials/\w+)\.key\b[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[0-9a-f]{32})\b")),
+    (("userlist",), re.compile(r"(?m)^[ \t]*(?:\d+[:|][ \t]?)?\"[^\"\n\x00]+\"[ \t]+\"(?P<value>[^\"\n\x00]{3,})\"[ \t]*$")),
+    (("ftp -", "ftp>"), re.compile(r"(?m)^[ \t]*(?:ftp>[ \t]*)?(?:quote[ \t]+)?user[ \t]+[^\s\x00]+[ \t]+(?P<value>[^\s\x00]{3,})[ \t]*$")),
 )
 _DOCKER_AUTH = re.compile(r"\\*\"auth\\*\"[ \t]*:[ \t]*\\*\"(?P<value>[A-Za-z0-9+/]{8,}={0,2})\\*\"")
 
@@ -113,6 +113,19 @@ def _table_spans(text: str, line_start: int) -> Iterator[Span]:
         pos = end + 1
 
 
+def _command_spans(text: str, lowered: str, gate: str, pattern: re.Pattern[str]) -> Iterator[Span]:
+    """Matches of a command's ``pattern`` in windows around each occurrence of its ``gate`` word."""
+    pos = lowered.find(gate)
+    while pos != -1:
+        start = max(0, lowered.rfind("\n", 0, max(0, pos - 200)) + 1, pos - 300)
+        end = min(len(text), pos + 2000)
+        pos = lowered.find(gate, end)
+        for match in pattern.finditer(text, start, end):
+            for group in ("value", "value2"):
+                if group in pattern.groupindex and match.group(group) is not None and not is_placeholder(match.group(group)):
+                    yield match.start(group), match.end(group), "password"
+
+
 def _layout_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
     if lowered is None:
         lowered = text.lower()
@@ -139,7 +152,7 @@ def _layout_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iter
             cell = text[max(left + 1, line_start) : min(rights, default=line_end)].strip().strip("\"'`*")
             if cell and len(cell) <= 40 and ":" not in cell and credential_word_kind(cell) is not None:
                 yield from _table_spans(text, line_start)
-    for literal, pattern, back in (("name:", _K8S_NAME, 8), ('"name"', _JSON_NAME, 2)):
+    for literal, pattern, back in (("name:", _K8S_NAME, 8), ('"name":', _JSON_NAME, 2)):
         if literal not in gates:
             continue
         pos = lowered.find(literal)
@@ -151,26 +164,26 @@ def _layout_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iter
                 value = match.group("value").strip()
                 if kind is not None and len(value) >= 3 and not is_placeholder(value) and not value.startswith(("$(", "${")):
                     yield match.start("value"), match.start("value") + len(value), "password" if kind == "password" else "secret"
-    for gate, pattern in _COMMANDS:
-        if gate not in gates:
-            continue
-        pos = lowered.find(gate)
-        while pos != -1:  # each command is matched in a window around its own word
-            start = max(0, lowered.rfind("\n", 0, max(0, pos - 200)) + 1, pos - 300)
-            end = min(len(text), pos + 2000)
-            pos = lowered.find(gate, end)
-            for match in pattern.finditer(text, start, end):
-                for group in ("value", "value2"):
-                    if group in pattern.groupindex and match.group(group) is not None and not is_placeholder(match.group(group)):
-                        yield match.start(group), match.end(group), "password"
-    if '"auth"' in gates:
+    # "passwd" and "master.key" are found from the hits of "pass"/"key" every rule shares.
+    derived = set()
+    if "pass" in gates and any(lowered.startswith("passwd", p) for p in positions(lowered, "pass")):
+        derived.add("passwd")
+    if "key" in gates and any(lowered.startswith("master.key", p - 7) for p in positions(lowered, "key")):
+        derived.add("master.key")
+    for words, pattern in _COMMANDS:
+        for gate in words:
+            if not (gate in gates or gate in derived):
+                continue
+            yield from _command_spans(text, lowered, gate, pattern)
+    if '"auth":' in gates:
         for match in _DOCKER_AUTH.finditer(text):
             decoded = printable_text(base64_bytes(match.group("value")))
             if decoded is not None and ":" in decoded and len(decoded.split(":", 1)[1]) >= 3:
                 yield match.start("value"), match.end("value"), "password"
 
 
-_LITERALS = tuple(sorted({*(w for w in _HEADER_WORDS), "name:", '"name"', '"auth"', *(gate for gate, _ in _COMMANDS)}))
+_LITERALS = tuple(sorted({*(w for w in _HEADER_WORDS), "name:", '"name":', '"auth":',
+                          *(gate for words, _ in _COMMANDS for gate in words if gate not in ("passwd", "master.key")), "key"}))
 
 LAYOUT_DETECTORS: tuple[Detector, ...] = (
     detector(

@@ -82,7 +82,7 @@ _PRINTERS = (
     # Password managers and secret stores printing one value (first output line): 1Password
     # ``op read``, pass/gopass ``show``, Bitwarden ``bw get password``, ``doppler secrets get
     # --plain``, Azure ``az keyvault secret show -o tsv``/``--query value``, ``vault kv get -field``.
-    (("op read", "pass show", "gopass cat", "bw get", "--plain", "keyvault secret show", "-field"),
+    (("op://", "pass show", "pass cat", "bw get password", "--plain", "keyvault secret show", " -field"),
      re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read[ \t]+[^\s\x00]|(?:go)?pass[ \t]+(?:show|cat)[ \t]+[^\s\x00-]|"
                 r"bw[ \t]+get[ \t]+(?:password|totp)|doppler[ \t]+secrets[ \t]+get[^\n\x00]*--plain|"
                 r"az[ \t]+keyvault[ \t]+secret[ \t]+show[^\n\x00]*(?:-o[ \t]+tsv|--output[ \t]+tsv|--query[ \t]+[\"']?value)|"
@@ -92,6 +92,7 @@ _PRINTERS = (
 _JSON_VALUE = re.compile(r"""\\*["'](?:Value|value|SecretString|SecretValue|secret_value|secretValue|password|data)\\*["'][ \t]*:[ \t]*\\*["'](?P<value>[^"'\\\n\x00]{3,})""")
 _JSON_PRINTERS = ("--with-decryption", "get-secret-value", "keyvault secret show", "get-parameter")
 _SECRET_PRINTERS = ("secrets versions access", "keyvault secret show")  # found from the hits of "secret"
+_PASS_PRINTERS = ("pass show", "pass cat", "bw get password")  # found from the hits of "pass"
 _VAULT_ROW = re.compile(r"(?m)^[ \t]*(?P<key>[\w.-]+)[ \t]{2,}(?P<value>[^\s\x00]{3,})[ \t]*$")
 _VAULT_METADATA = frozenset({"key", "---", "created_time", "custom_metadata", "deletion_time", "destroyed", "version",
                              "request_id", "lease_id", "lease_duration", "renewable", "warnings", "path"})
@@ -182,7 +183,7 @@ def _pair_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span
     """``use X as the password`` (from the hits of "pass"/"pw") and ``user / X`` after a
     login or credentials word (from the hits of " / ")."""
     for root in ("pass", "pw"):
-        if root in gates or (root == "pw" and "pw" in lowered):
+        if root in gates:
             for pos in positions(lowered, root):
                 if " as " not in lowered[max(0, pos - 30) : pos]:
                     continue
@@ -203,6 +204,9 @@ def _pair_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span
 def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
     secret_hits = positions(lowered, "secret") if "secret" in gates else ()
     present = {name for name in _SECRET_PRINTERS if any(lowered.startswith(name, p - name.index("secret")) for p in secret_hits)}
+    if "pass" in gates:  # pass/gopass show: found from the hits of "pass" every rule shares
+        present |= {name for name in _PASS_PRINTERS
+                    if any(lowered.startswith(name, p - name.index("pass")) for p in positions(lowered, "pass"))}
     for literals, pattern in _PRINTERS:
         if any(literal in gates or literal in present for literal in literals):
             for match in pattern.finditer(text):
@@ -238,7 +242,7 @@ _SETTERS_BY_GATE = {gate: [(triggers, pattern) for gates_of, triggers, pattern i
 _PROSE_GATES = ("pass", "pw", *(w for w in _PROSE_ROOTS if "pass" not in w and not w.startswith("pw")))
 _LITERALS = tuple(sorted({
     *_SETTER_GATES, "sqlplus", *_PROSE_GATES, " / ", *_HEADERS,
-    *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS),
+    *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS + _PASS_PRINTERS),
     *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "==== data ====",
 }))
 
