@@ -194,3 +194,29 @@ def test_seed_phrase_after_recovery_word() -> None:
 )
 def test_near_misses_stay(text: str) -> None:
     assert scrub(text).text == text
+
+
+FILLER = "ran the build, all green; next step is the deploy.\n" * 200  # ~10 KB of ASCII
+
+
+@pytest.mark.parametrize("line", ["wachtwoord = {s}", "senha: {s}", "adgangskode\t= {s}", "KENNWORT={s}"])
+def test_other_language_names_in_a_long_ascii_session(line: str) -> None:
+    # assignments are gated by their separator, whatever the text's length or alphabet
+    out = scrub(FILLER + line.format(s=SECRET) + "\n" + FILLER).text
+    assert SECRET not in out
+
+
+def test_other_language_prose_in_a_long_session_with_its_own_letters() -> None:
+    text = FILLER + f"Het wachtwoord is {SECRET} (zie ook: café)\n" + FILLER
+    assert SECRET not in scrub(text).text
+
+
+def test_gate_index_tests_foreign_words_only_where_they_can_be_prose() -> None:
+    from memctl.scrub.gates import FOREIGN_SCAN_CHARS, GateIndex
+
+    index = GateIndex(["wachtwoord", "rabbitmqctl"], foreign=["wachtwoord"])
+    short = "het wachtwoord is x; rabbitmqctl"
+    assert index.present(short) == {"wachtwoord", "rabbitmqctl"}
+    long_ascii = short + "." * FOREIGN_SCAN_CHARS
+    assert index.present(long_ascii) == {"rabbitmqctl"}
+    assert index.present(long_ascii + "é") == {"wachtwoord", "rabbitmqctl"}
