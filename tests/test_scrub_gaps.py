@@ -45,6 +45,10 @@ def test_other_language_names_take_every_separator(word: str, sep: str) -> None:
         "パスワードは{s}です",
         "密码是{s}",
         "密码为 {s}",
+        "mot de passe : {s}",
+        "Kennwort für den Admin: {s}",
+        "Hasło do bazy: {s}",
+        "password for root on the box was {s}",
     ],
 )
 def test_prose_in_several_languages(text: str) -> None:
@@ -94,6 +98,8 @@ def test_pat_names_are_credential_names(name: str) -> None:
         "$ op read op://Prod/db/password",
         "$ pass show work/db",
         "gopass show infra/db",
+        "$ gopass show -o infra/db",
+        '$ op read "op://Prod/db/password"',
         "$ bw get password github",
         "$ doppler secrets get DB_PASS --plain",
         "$ az keyvault secret show --vault-name kv --name db -o tsv --query value",
@@ -116,6 +122,8 @@ def test_secret_store_output_line(command: str) -> None:
         "name\tpassword\nalice\t{s}",
         "| user | Password |\n|---|---|\n| admin | {s} |",
         "id;api_token\n1;{s}",
+        "Username | Password\n--- | ---\nroot | {s}",
+        "email,pass\na@b.c,{s}",
         "env:\n  - name: API_TOKEN\n    value: {s}\n  - name: LOG_LEVEL\n    value: debug",
         '[{{"name": "DB_PASSWORD", "value": "{s}"}}]',
     ],

@@ -78,7 +78,7 @@ def _table_spans(text: str, line_start: int) -> Iterator[Span]:
     header = text[line_start:line_end]
     if "\x00" in header:
         return  # scrub_texts' field separator: a table never spans two fields
-    delimiter = "|" if header.lstrip().startswith("|") else "\t" if "\t" in header else "," if "," in header else ";" if ";" in header else ""
+    delimiter = "|" if header.lstrip().startswith("|") else "\t" if "\t" in header else "," if "," in header else ";" if ";" in header else "|" if "|" in header else ""
     if not delimiter:
         return
     cells = _cells(header, delimiter)

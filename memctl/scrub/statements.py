@@ -83,7 +83,7 @@ _PRINTERS = (
     # ``op read``, pass/gopass ``show``, Bitwarden ``bw get password``, ``doppler secrets get
     # --plain``, Azure ``az keyvault secret show -o tsv``/``--query value``, ``vault kv get -field``.
     (("op://", "pass show", "pass cat", "bw get password", "--plain", "keyvault secret show", " -field"),
-     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read[ \t]+[^\s\x00]|(?:go)?pass[ \t]+(?:show|cat)[ \t]+[^\s\x00-]|"
+     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read[ \t]+[^\s\x00]|(?:go)?pass[ \t]+(?:show|cat)[ \t]+(?:-{1,2}[\w-]+[ \t]+)*[^\s\x00-]|"
                 r"bw[ \t]+get[ \t]+(?:password|totp)|doppler[ \t]+secrets[ \t]+get[^\n\x00]*--plain|"
                 r"az[ \t]+keyvault[ \t]+secret[ \t]+show[^\n\x00]*(?:-o[ \t]+tsv|--output[ \t]+tsv|--query[ \t]+[\"']?value)|"
                 r"vault[ \t]+kv[ \t]+get[ \t]+-field)[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
