@@ -11,14 +11,19 @@
   password prompt;
 * prose and log lines: ``password is X``, ``with password X``, ``password 'X'``, the same with
   passphrase, passcode, PIN-less names in other languages (see
-  :data:`memctl.scrub.context_names.FOREIGN_PASSWORD_WORDS`). A bare word needs a digit or a
+  :data:`memctl.scrub.context_names.FOREIGN_PASSWORD_WORDS`), with up to four words after a
+  preposition (``the password for the NAS is X``, ``Das Passwort für den Server lautet X``), a
+  dash or full-width colon, CJK particles (``パスワードはXです``, ``密码是X``), ``use X as the
+  password`` and ``user / X`` after a login or credentials word. A bare word needs a digit or a
   symbol (``password is incorrect`` stays); a quoted one does not;
 * API key headers: ``x-functions-key``, ``x-api-key``, ``api-key``, ``Ocp-Apim-Subscription-Key``,
   ``x-goog-api-key`` (Azure Functions, Azure API Management, Google);
 * output of commands that print a secret: the line after ``kubectl … jsonpath … | base64 -d``,
   ``terraform output -raw``, ``… --with-decryption`` / ``get-secret-value`` JSON ``Value``/
   ``SecretString``, ``az keyvault secret show`` ``value``, ``vault kv get``'s Data table rows,
-  ``gcloud secrets versions access``, ``op read``/``pass show``/``security find-generic-password -w``.
+  ``gcloud secrets versions access``, ``op read``, ``pass``/``gopass show``, ``bw get password``,
+  ``doppler secrets get --plain``, ``az keyvault secret show -o tsv``/``--query value``,
+  ``vault kv get -field``, ``security find-generic-password -w`` (the first output line).
 
 Only the value is replaced. Placeholders stay (:func:`~memctl.scrub.detector.is_placeholder`).
 """
