@@ -88,6 +88,8 @@ def load_baseline(revision: str, workdir: Path) -> ModuleType:
         if file.endswith(".py"):
             source = _git("show", f"{revision}:memctl/scrub/{file}").stdout
             (package / file).write_text(source.replace("memctl.scrub.", f"{name}."))
+        elif file.endswith((".yaml", ".txt", ".json")):  # data files the package reads beside its code
+            (package / file).write_text(_git("show", f"{revision}:memctl/scrub/{file}").stdout)
     sys.path.insert(0, str(workdir))
     try:
         return importlib.import_module(f"{name}.core")
@@ -233,6 +235,8 @@ def main() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
     with tempfile.TemporaryDirectory() as tmp:
         baseline = load_baseline(args.baseline, Path(tmp))
+        if hasattr(baseline, "CATALOG_DETECTOR"):  # its engine reads its rule file on first use: build it now
+            baseline.find_secrets("warm up")
         typical = session_fields(build_database(Path(tmp) / "opencode.db", args.sessions))
     planted = with_planted(typical)
     corpus = {"current": corpus_figures(current), f"baseline_{args.baseline}": corpus_figures(baseline)}

@@ -17,9 +17,9 @@ from memctl.scrub.core import DETECTORS, MARKER_PATTERN, find_secrets, redaction
 
 # --- realistic fake values ------------------------------------------------
 
-AWS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"
+AWS_KEY_ID = "AKIAZ7Q3LP4RM2NX8KVB"  # AWS's documented AKIA…EXAMPLE stays (a placeholder)
 AWS_KEY_ID_2 = "ASIAZ3MSJV4WWQGCJ6X5"
-AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY7Q3LP4RMZK"
 GH_CLASSIC = "ghp_R8mK2vQ9xT4bN7cL1pZ6wY3sD5fH0jG2aE8u"
 GH_OAUTH = "gho_16C7e42F292c6912E7710c838347Ae178B4a"
 GH_SERVER = "ghs_9xQ2mL7vK4tR1pZ8cN5bW3yH6dF0jS2aE4uT"

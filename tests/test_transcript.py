@@ -25,7 +25,7 @@ from memctl.scrub.core import find_secrets
 T0 = 1_796_008_727_000
 GH_TOKEN = "ghp_R8mK2vQ9xT4bN7cL1pZ6wY3sD5fH0jG2aE8u"
 OPENAI_KEY = "sk-proj-4fJ9xQ2mL7vK1tR8pZ3cN6bW0yH5dF2jS9aE4uT7gB1kX8nM"
-AWS_KEY_ID = "AKIAIOSFODNN7EXAMPLE"
+AWS_KEY_ID = "AKIAZ7Q3LP4RM2NX8KVB"  # AWS's documented AKIA…EXAMPLE stays (a placeholder)
 FIXTURE_DIR = Path(__file__).parent / "fixtures" / "opencode-1.18"
 
 

@@ -133,7 +133,10 @@ def is_catalog_placeholder(value: str) -> bool:
     (``fps``) and its global allowlist (``^(?i:a+|b+|…|\\*+|\\.+)$``).
     """
     stripped = value.strip("'\"` ")
-    return not stripped or bool(_TEMPLATE.match(stripped) or _FILLER_RUN.search(stripped))
+    # AWS's documented example keys end in EXAMPLE (AKIAIOSFODNN7EXAMPLE, …EXAMPLEKEY).
+    return not stripped or stripped.endswith(("EXAMPLE", "EXAMPLEKEY")) or bool(
+        _TEMPLATE.match(stripped) or _FILLER_RUN.search(stripped)
+    )
 
 
 def without_placeholders(detectors: tuple[Detector, ...]) -> tuple[Detector, ...]:

@@ -49,7 +49,7 @@ _SEGMENT = re.compile(r"[_.\- ]|(?<=[a-z0-9])(?=[A-Z])")
 _LINE_LEAD = re.compile(r"(?:^|\n|\\n)[ \t]*(?:[-*>#;]+[ \t]*)?(?:export[ \t]+|set[ \t]+|\$env:|setx[ \t]+)?(?:\x1b\[[0-9;]*m)*[\"']?$")
 _ANSI = r"(?:\x1b\[[0-9;]*m)*"
 _ANSI_END = re.compile(r"\x1b\[[0-9;]*m$")
-_SEPARATOR = re.compile(_ANSI + r"[\"']?" + _ANSI + r"[ \t]*(?P<sep>:=|=>|=|:|[ \t])[ \t]*" + _ANSI)
+_SEPARATOR = re.compile(_ANSI + r"[\"']?" + _ANSI + r"[ \t]*(?P<sep>:=|=>|=|:|：|＝|[ \t])[ \t]*" + _ANSI)
 _REST_OF_LINE = re.compile(r"[^\n\x00\\\x1b]*")
 _TAG_OR_ANCHOR = re.compile(r"(?:!![a-z]+|&[\w-]+)[ \t]+")
 _CODE_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+|[a-z]+(?:_[a-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+")
@@ -92,7 +92,7 @@ def credential_word_kind(name: str) -> str | None:
         return "secret"
     if is_credential_name(name.replace(" ", "_")):
         return "password" if any(s.startswith(("pass", "pwd")) for s in segments) else "secret"
-    if name.isupper() and "_" in name and segments[-1] in {"key", "secret", "token", "pw", "pass"}:
+    if name.isupper() and "_" in name and segments[-1] in {"key", "secret", "token", "pw", "pass", "pat"}:
         return "key" if segments[-1] == "key" else "secret"
     return None
 
@@ -147,6 +147,7 @@ def _value_after(text: str, name: str, name_end: int, kind: str, config_line: bo
     tag = _TAG_OR_ANCHOR.match(text, pos)
     if tag is not None:
         pos = tag.end()
+    sep = {"：": ":", "＝": "="}.get(sep, sep)
     if sep in {" ", "\t"} and not config_line:
         return None
     out_kind = "password" if kind == "password" else "secret"
@@ -284,13 +285,16 @@ def _context_name_spans(text: str, lowered: str | None, gates: frozenset[str]) -
 _SCANNED_FOREIGN: tuple[str, ...] = ()
 _ANCHORED_FOREIGN = tuple(
     f"{w}{sep}" for w in FOREIGN_PASSWORD_WORDS
-    if w.isascii() and w not in _SCANNED_FOREIGN and "pass" not in w for sep in ("=", ":", '":', "_", "-")
+    if w.isascii() and w not in _SCANNED_FOREIGN and "pass" not in w
+    for sep in ("=", ":", '":', "_", "-", " =", " :", "\t=", "\t:", "：", "＝")
 )
+# "pw" and the "*_PAT" names (Azure DevOps, GitHub personal access tokens) by their assignment.
+_PW_GATES = ("pw=", "pw:", 'pw":', "pw =", "pw :", "_pat=", "_pat:", '_pat":', "_pat =", "_pat :")
 _NAME_GATES = (
     *(w for w in FOREIGN_PASSWORD_WORDS if not w.isascii()), *_SCANNED_FOREIGN, *_ANCHORED_FOREIGN,
-    *_ENGLISH_ROOTS, "pw=", "pw:", 'pw":', "pw =",
+    *_ENGLISH_ROOTS, *_PW_GATES,
 )
-_GATE_WORD = {literal: literal.rstrip("=:\"' _-") for literal in (*_ANCHORED_FOREIGN, "pw=", "pw:", 'pw":', "pw =")}
+_GATE_WORD = {literal: literal.rstrip("=:\"' \t_-：＝") for literal in (*_ANCHORED_FOREIGN, *_PW_GATES)}
 _LITERALS = tuple(sorted({*_NAME_GATES, "<entry key=", "<string name=", "<key>", 'variable "', "auth",
                           *_PGPASS_GATES}))
 

@@ -54,7 +54,7 @@ from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
-from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
+from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS, FOREIGN_PASSWORD_WORDS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
 from memctl.scrub.encoded import encoded_secret_detector
@@ -63,6 +63,7 @@ from memctl.scrub.gates import HIT_WORDS, GateIndex, positions
 from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
+from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
@@ -103,8 +104,8 @@ def redaction_marker(kind: str) -> str:
 def _accept_aws_secret(match: re.Match[str]) -> bool:
     value = match.group("value")
     # A 40-hex git SHA next to the word "aws … key" is not a secret key.
-    if all(c in HEX for c in value):
-        return False
+    if all(c in HEX for c in value) or value.endswith("EXAMPLEKEY"):
+        return False  # AWS's documented example secret key ends in EXAMPLEKEY
     return (any(c.isupper() for c in value) and any(c.islower() for c in value)) or "/" in value or "+" in value
 
 
@@ -175,6 +176,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         # Context the rules above do not read: other languages and formats, statements, prose.
         *CONTEXT_NAME_DETECTORS,
         *STATEMENT_DETECTORS,
+        *LAYOUT_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )
@@ -187,7 +189,11 @@ detector wins (a GitHub token in ``export GITHUB_TOKEN=ghp_…`` is a
 contains the earlier ones (an ``Authorization: AWS4-HMAC-SHA256`` parameter
 list holding an access key id is redacted whole)."""
 
-_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS)
+_GATES = GateIndex(
+    (literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS),
+    # Words of other languages, and the short "pw" of prose ("pw for the box is X"): see GateIndex.
+    foreign=(*(w for w in FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w), "pw"),
+)
 
 # ---------------------------------------------------------------------------
 # Public API

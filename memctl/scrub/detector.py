@@ -275,7 +275,23 @@ def is_placeholder(value: str) -> bool:
         return True  # a YAML tag: !Ref DBPassword (CloudFormation), !vault (Ansible)
     if stripped.lower() in _PLACEHOLDER_WORDS:
         return True
+    if _REFERENCE.match(stripped) or _DOC_VALUE.search(stripped):
+        return True
     return all(c in _MASK_CHARS for c in stripped)
+
+
+# Secret references, not secrets: 1Password ``op://``, Vault ``vault:``/``vault://``, GitHub Actions
+# ``${{ secrets.X }}`` (caught above), AWS Secrets Manager/SSM ARNs, GCP Secret Manager resource names,
+# Azure Key Vault URIs, SOPS ``ENC[…,iv:…,tag:…]`` metadata, age public keys (age-encryption.org/v1:
+# ``age1`` + bech32; the secret key is ``AGE-SECRET-KEY-1…``).
+_REFERENCE = re.compile(
+    r"(?:op|vault|bws|doppler|infisical|akv|gcpsm|awssm)://|vault:[\w/]|arn:aws[\w-]*:(?:secretsmanager|ssm|kms):"
+    r"|projects/[^/\s]+/secrets/[^/\s]+|https://[\w-]+\.vault\.azure\.net/secrets/|ENC\[[A-Z0-9_]+,data:[^\]]*,iv:"
+    r"|age1[ac-hj-np-z02-9]{58}$"
+)
+# Documentation values: AWS's own examples (AKIAIOSFODNN7EXAMPLE, wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY),
+# a vendor prefix followed by a run of x/X/0/* (sk-xxxx…, ghp_XXXX…), a UUID under an id name is handled by the caller.
+_DOC_VALUE = re.compile(r"EXAMPLE(?:KEY)?$|^[A-Za-z]{2,12}[-_](?:[xX]{8,}|[*]{8,}|0{16,})$")
 
 
 _YAML_ALIAS = re.compile(r"\*[a-z_][a-z0-9_-]*")

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS
-from memctl.scrub.detector import Detector, Span, detector, sealed_ciphertext
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder, sealed_ciphertext
 from memctl.scrub.gates import positions
 
 __all__ = ["CREDENTIAL_WORDS", "ENTROPY_DETECTORS", "MIN_BITS_PER_CHAR", "random_run"]
@@ -140,7 +140,7 @@ def _entropy_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Ite
             ]:
                 run_end = _RUN_TAIL.match(text, head.end()).end()  # type: ignore[union-attr]
                 run = text[head.start() : run_end]
-                if len(run) <= 256 and random_run(run) and not sealed_ciphertext(text, head.start(), run):
+                if len(run) <= 256 and random_run(run) and not sealed_ciphertext(text, head.start(), run) and not is_placeholder(run):
                     taken.add(head.start())
                     yield head.start(), run_end - (len(run) - len(run.rstrip(".-_~"))), "secret"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["HIT_WORDS", "GateIndex", "positions"]
+__all__ = ["FOREIGN_SCAN_CHARS", "HIT_WORDS", "GateIndex", "positions"]
 
 # Rarest first in coding transcripts; "." and "/" are in every path and URL, so never anchors.
 _ANCHOR_ORDER = ">$@+=:_-"
@@ -36,11 +36,15 @@ class GateIndex:
     Cost: one ``str.find`` loop per anchor character in use, plus one substring
     test per literal without an anchor. Never raises.
 
+    ``foreign``: literals (words of other languages in ASCII) tested only in a text with a
+    non-ASCII character or shorter than :data:`FOREIGN_SCAN_CHARS`.
+
     Attributes:
         literals: every indexed literal (what :meth:`present` can report).
     """
 
-    def __init__(self, literals: Iterable[str]) -> None:
+    def __init__(self, literals: Iterable[str], *, foreign: Iterable[str] = ()) -> None:
+        self._foreign = frozenset(foreign)
         self._scanned: list[str] = []
         # anchor char -> character before it -> [(offset of the anchor in the literal, literal)]
         self._anchored: dict[str, dict[str, list[tuple[int, str]]]] = {}
@@ -53,7 +57,8 @@ class GateIndex:
             else:
                 by_before = self._anchored.setdefault(literal[offset], {})
                 by_before.setdefault(literal[offset - 1], []).append((offset, literal))
-        self._ascii = [literal for literal in self._scanned if literal.isascii()]
+        self._ascii = [literal for literal in self._scanned if literal.isascii() and literal not in self._foreign]
+        self._ascii_foreign = [literal for literal in self._scanned if literal.isascii() and literal in self._foreign]
         self.literals = frozenset(self._scanned) | frozenset(
             literal for by_before in self._anchored.values() for entries in by_before.values() for _, literal in entries
         )
@@ -62,7 +67,15 @@ class GateIndex:
         """The indexed literals that occur in ``lowered``."""
         # str.isascii() is O(1) (a flag of the string object): an ASCII text holds no non-ASCII
         # literal, and "ö" in an ASCII text would otherwise cost a full scan (Latin-1 shares its kind).
-        scanned = self._ascii if lowered.isascii() else self._scanned
+        # Words of other languages written in ASCII (senha, wachtwoord) are tested in a text that
+        # holds any non-ASCII character (prose in those languages nearly always does) or in a
+        # short one (under FOREIGN_SCAN_CHARS): a long English session does not pay ~20 scans.
+        if not lowered.isascii():
+            scanned = self._scanned
+        elif len(lowered) <= FOREIGN_SCAN_CHARS:
+            scanned = self._ascii + self._ascii_foreign
+        else:
+            scanned = self._ascii
         found = {literal for literal in scanned if literal in lowered}
         for anchor, by_before in self._anchored.items():
             pos = lowered.find(anchor, 1)
@@ -75,6 +88,9 @@ class GateIndex:
                 pos = lowered.find(anchor, pos + 1)
         return frozenset(found)
 
+
+FOREIGN_SCAN_CHARS = 8192
+"""Below this length an all-ASCII text is also tested for ASCII words of other languages."""
 
 HIT_WORDS = frozenset({"pass", "secret", "token", "key"})
 """Common words several rules walk hit by hit: their presence is decided by :func:`positions`

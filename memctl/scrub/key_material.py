@@ -46,7 +46,7 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 # A base64 body that continues over lines (plain, escaped \n, quoted or indented).
 _BODY_CONTINUES = re.compile(r"(?:\\n|\r?\n)[ \t\"'>]*[A-Za-z0-9+/]{8,}={0,2}")
 _WORD_RUN = re.compile(r"[a-z]{3,8}(?:[ \t,]+(?:\d{1,2}[.)][ \t]*)?[a-z]{3,8}){11,23}")
-_SEED_GATES = ("mnemonic", "seed")
+_SEED_GATES = ("mnemonic", "seed", "recovery", "wallet")
 _MINISIGN_COMMENT = "minisign encrypted secret key"
 _WORD = re.compile(r"[a-z]{3,8}")
 _WIF = re.compile(r"(?<![1-9A-HJ-NP-Za-km-z])[5KL9c][1-9A-HJ-NP-Za-km-z]{50,51}(?![1-9A-HJ-NP-Za-km-z])")
@@ -101,18 +101,26 @@ def _mnemonic_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[
             if match is None or match.start() > after + 80:
                 continue
             tokens = _WORD.findall(match.group(0))
-            known = 0
+            lead = next((i for i, token in enumerate(tokens[:4]) if token in words), 0)  # "wallet words abandon …"
+            known = lead
             while known < len(tokens) and tokens[known] in words:
                 known += 1
-            size = max((n for n in (24, 21, 18, 15, 12) if n <= known), default=0)
+            size = max((n for n in (24, 21, 18, 15, 12) if n <= known - lead), default=0)
             if not size:
                 continue
             end = match.start()
+            for _ in range(lead):
+                hit = _WORD.search(lowered, end)
+                assert hit is not None
+                end = hit.end()
+            first = _WORD.search(lowered, end)
+            assert first is not None
+            phrase_start = first.start()
             for _ in range(size):
                 hit = _WORD.search(lowered, end)
                 assert hit is not None
                 end = hit.end()
-            yield match.start(), end, "wallet_secret"
+            yield phrase_start, end, "wallet_secret"
 
 
 def _key_material_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:

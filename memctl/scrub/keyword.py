@@ -50,6 +50,7 @@ NON_SECRET_KEY_SUFFIXES = frozenset(
 # Suffixes naming an identifier of a secret: a credential-shaped value under
 # them is sensitive too (a service account's private_key_id, Vault's secret_id).
 _ID_SUFFIXES = frozenset({"id", "ids"})
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 _KEY_SEGMENT_SPLIT = re.compile(r"[_.-]|(?<=[a-z0-9])(?=[A-Z])")
 _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -258,7 +259,8 @@ def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[
     if suffix:
         last = _KEY_SEGMENT_SPLIT.split(key)[-1].lower()
         if last in _ID_SUFFIXES:
-            if not credential_shaped(value):
+            # token_id: <uuid> names a token (a Vault secret_id is one); a random id-suffixed value (private_key_id) may be one.
+            if not credential_shaped(value) or ("secret" not in key.lower() and _UUID.fullmatch(value.strip("\"'"))):
                 return False
         elif last in NON_SECRET_KEY_SUFFIXES:
             return False

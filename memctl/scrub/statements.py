@@ -11,14 +11,19 @@
   password prompt;
 * prose and log lines: ``password is X``, ``with password X``, ``password 'X'``, the same with
   passphrase, passcode, PIN-less names in other languages (see
-  :data:`memctl.scrub.context_names.FOREIGN_PASSWORD_WORDS`). A bare word needs a digit or a
+  :data:`memctl.scrub.context_names.FOREIGN_PASSWORD_WORDS`), with up to four words after a
+  preposition (``the password for the NAS is X``, ``Das Passwort für den Server lautet X``), a
+  dash or full-width colon, CJK particles (``パスワードはXです``, ``密码是X``), ``use X as the
+  password`` and ``user / X`` after a login or credentials word. A bare word needs a digit or a
   symbol (``password is incorrect`` stays); a quoted one does not;
 * API key headers: ``x-functions-key``, ``x-api-key``, ``api-key``, ``Ocp-Apim-Subscription-Key``,
   ``x-goog-api-key`` (Azure Functions, Azure API Management, Google);
 * output of commands that print a secret: the line after ``kubectl … jsonpath … | base64 -d``,
   ``terraform output -raw``, ``… --with-decryption`` / ``get-secret-value`` JSON ``Value``/
   ``SecretString``, ``az keyvault secret show`` ``value``, ``vault kv get``'s Data table rows,
-  ``gcloud secrets versions access``, ``op read``/``pass show``/``security find-generic-password -w``.
+  ``gcloud secrets versions access``, ``op read``, ``pass``/``gopass show``, ``bw get password``,
+  ``doppler secrets get --plain``, ``az keyvault secret show -o tsv``/``--query value``,
+  ``vault kv get -field``, ``security find-generic-password -w`` (the first output line).
 
 Only the value is replaced. Placeholders stay (:func:`~memctl.scrub.detector.is_placeholder`).
 """
@@ -50,15 +55,27 @@ _SETTERS = (
 )
 _ORACLE = re.compile(r"(?i:sqlplus|sqlldr|expdp|impdp|exp|imp|rman|dgmgrl)(?:[ \t]+-[\w]+)*[ \t]+[\"']?(?P<user>[A-Za-z_][\w$#]*)/(?P<value>[^\s@/\"'\x00]{3,})(?=@|[\s\"']|$)")
 _CHPASSWD = re.compile(r"[\"']?[a-z_][\w.-]*:(?P<value>[^\s:'\"\x00]{3,})[\"']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd")
-_PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", *(w for w in FOREIGN_PASSWORD_WORDS if " " not in w))
+_PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", "passe", "pw", "pwd",
+                *(w for w in FOREIGN_PASSWORD_WORDS if " " not in w))
+# "the password for the NAS is X", "Das Passwort für den Server lautet X": up to four words
+# after a preposition, then a verb or a colon/dash (required after such a clause).
+_PROSE_FOR = r"(?:[ \t]+(?:for|on|of|to|für|fürs|zum|zur|de|du|des|pour|do|da|dos|das|del|para|per|voor|van|dla|до|для|от)(?:[ \t]+[^\s\"'`:=\x00]{1,40}){1,4}?)"
+_PROSE_VERB = (r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|lautet|war|es|est|é|è|era|är|er|jest|to|to[ \t]+jest|на|это|-|—|–|=)"
+               r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|now))?|[ \t]*[:：]|[ \t]*(?:は|是|为|為|는|은))")
 _PROSE = re.compile(
-    r"(?P<root>" + "|".join(re.escape(w) for w in _PROSE_ROOTS) + r")(?:[ \t]+for[ \t]+\S{1,60})?"
-    r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|war|es|est|é|è|era|är|er|jest|на))?"
-    r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|to|of|auf)|[ \t]*:)?[ \t]+"
-    r"(?:(?P<q>[\"'`‘“«])(?P<qvalue>[^\"'`’”»\n\x00]{3,80})[\"'`’”»]|(?P<bare>[^\s\"'`,;()\[\]{}<>\x00]{6,80}))",
+    r"(?P<root>" + "|".join(re.escape(w) for w in _PROSE_ROOTS) + r")(?:" + _PROSE_FOR + _PROSE_VERB + r"|" + _PROSE_VERB
+    + r"?(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|to|of|auf))?)(?:(?<=[:：は是为為는은])[ \t]*|[ \t]+)"
+    r"(?:(?P<q>[\"'`‘“«「])(?P<qvalue>[^\"'`’”»」\n\x00]{3,80})[\"'`’”»」]|(?P<bare>[^\s\"'`,;()\[\]{}<>\x00]{6,80}))",
     re.IGNORECASE,
 )
-_PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|meu|il|het|mijn|his|her|our|their|new|old|default|its|a|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
+_CJK_TAIL = re.compile(r"(?:です|だ|でした|。|，|、).*$")
+# "use X as the password", "log in with admin / X", "creds are svc / X".
+_USE_AS = re.compile(r"(?i:\buse)[ \t]+[\"'`]?(?P<value>[^\s\"'`\x00]{6,80})[\"'`]?[ \t]+(?i:as)[ \t]+(?i:(?:the|your|my|a|an)[ \t]+)?"
+                     r"(?i:(?:new[ \t]+|admin[ \t]+|root[ \t]+|db[ \t]+)?(?:password|passphrase|passwd|pw|pass))\b")
+_USER_SLASH = re.compile(r"(?i:\blog(?:ged)?[ \t]*(?:in|on)|\bsign(?:ed)?[ \t]*in|\blogin|\bcreds?|\bcredentials?|\bauth)"
+                         r"(?:[ \t]+(?:is|are|with|as|using|via))?[ \t]*:?[ \t]+[\"'`]?[\w.@\\-]{1,40}[\"'`]?[ \t]*/[ \t]*"
+                         r"[\"'`]?(?P<value>[^\s\"'`\x00]{4,80})")
+_PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|a|meu|minha|il|het|mijn|mot[ \t]+de|twoje|moje|his|her|our|their|new|old|default|its|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
 # Code, not a literal: settings.db_password, get_password, self.password.
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+(?:_[a-z]+)+")
 _HEADERS = ("x-functions-key", "x-api-key", "api-key", "ocp-apim-subscription-key", "x-goog-api-key")
@@ -67,11 +84,20 @@ _PRINTERS = (
     (("base64 -d", "base64 --decode"), re.compile(r"(?i:secret|jsonpath|\.data|getsecret|get-secret)[^\n\x00]*\|[ \t]*base64[ \t]+(?:-d|--decode)[ \t]*(?:;[ \t]*echo)?[ \t]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?:Output:(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
     (("output -raw",), re.compile(r"output[ \t]+-raw[ \t]+[\w.-]+[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
     (("secrets versions access",), re.compile(r"versions[ \t]+access[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
+    # Password managers and secret stores printing one value (first output line): 1Password
+    # ``op read``, pass/gopass ``show``, Bitwarden ``bw get password``, ``doppler secrets get
+    # --plain``, Azure ``az keyvault secret show -o tsv``/``--query value``, ``vault kv get -field``.
+    (("op://", "pass show", "pass cat", "bw get password", "--plain", "keyvault secret show", " -field"),
+     re.compile(r"(?:^|\n|\\n)[ \t]*(?:[$#>%❯][ \t]*)?(?:sudo[ \t]+)?(?:op[ \t]+read[ \t]+[^\s\x00]|(?:go)?pass[ \t]+(?:show|cat)[ \t]+(?:-{1,2}[\w-]+[ \t]+)*[^\s\x00-]|"
+                r"bw[ \t]+get[ \t]+(?:password|totp)|doppler[ \t]+secrets[ \t]+get[^\n\x00]*--plain|"
+                r"az[ \t]+keyvault[ \t]+secret[ \t]+show[^\n\x00]*(?:-o[ \t]+tsv|--output[ \t]+tsv|--query[ \t]+[\"']?value)|"
+                r"vault[ \t]+kv[ \t]+get[ \t]+-field)[^\n\x00]*(?:\n|\\n)(?:```\w*(?:\n|\\n))?(?P<value>[^\s\x00`\\]{4,})")),
     (("find-generic-password", "find-internet-password"), re.compile(r"find-(?:generic|internet)-password[^\n\x00]*-w[^\n\x00]*(?:\n|\\n)(?P<value>[^\s\x00`\\]{4,})")),
 )
 _JSON_VALUE = re.compile(r"""\\*["'](?:Value|value|SecretString|SecretValue|secret_value|secretValue|password|data)\\*["'][ \t]*:[ \t]*\\*["'](?P<value>[^"'\\\n\x00]{3,})""")
 _JSON_PRINTERS = ("--with-decryption", "get-secret-value", "keyvault secret show", "get-parameter")
 _SECRET_PRINTERS = ("secrets versions access", "keyvault secret show")  # found from the hits of "secret"
+_PASS_PRINTERS = ("pass show", "pass cat", "bw get password")  # found from the hits of "pass"
 _VAULT_ROW = re.compile(r"(?m)^[ \t]*(?P<key>[\w.-]+)[ \t]{2,}(?P<value>[^\s\x00]{3,})[ \t]*$")
 _VAULT_METADATA = frozenset({"key", "---", "created_time", "custom_metadata", "deletion_time", "destroyed", "version",
                              "request_id", "lease_id", "lease_duration", "renewable", "warnings", "path"})
@@ -134,14 +160,19 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
         if root not in gates:
             continue
         for pos in positions(lowered, root):
+            if pos > 0 and lowered[pos - 1].isalpha() and root.isascii():
+                continue  # inside a longer word (bypass, compass)
             match = _PROSE.match(text, pos)
             if match is None or _PROSE_BEFORE.search(text, max(0, match.start() - 24), match.start()) is None:
                 continue
             group = "qvalue" if match.group("qvalue") is not None else "bare"
             value = match.group(group)
+            if group == "bare" and not value.isascii():
+                value = _CJK_TAIL.sub("", value)
             if _prose_value_ok(value, group == "qvalue"):
                 end = match.start(group) + len(value.rstrip(".!?:") if group == "bare" else value)
                 yield match.start(group), end, "password"
+    yield from _pair_spans(text, lowered, gates)
     for name in _HEADERS:
         if name in gates:
             pos = lowered.find(name)
@@ -153,9 +184,34 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
     yield from _printed_spans(text, lowered, gates)
 
 
+def _pair_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    """``use X as the password`` (from the hits of "pass"/"pw") and ``user / X`` after a
+    login or credentials word (from the hits of " / ")."""
+    for root in ("pass", "pw"):
+        if root in gates:
+            for pos in positions(lowered, root):
+                if " as " not in lowered[max(0, pos - 30) : pos]:
+                    continue
+                for match in _USE_AS.finditer(text, max(0, pos - 120), min(len(text), pos + 12)):
+                    if _prose_value_ok(match.group("value"), False):
+                        yield match.start("value"), match.end("value"), "password"
+    if " / " in gates:
+        pos = lowered.find(" / ")
+        while pos != -1:
+            line_start = max(lowered.rfind("\n", 0, pos) + 1, pos - 80)
+            for match in _USER_SLASH.finditer(text, line_start, min(len(text), pos + 90)):
+                value = match.group("value").rstrip(".,;:!?)")
+                if _prose_value_ok(value, False) and any(not c.isalpha() for c in value):
+                    yield match.start("value"), match.start("value") + len(value), "password"
+            pos = lowered.find(" / ", pos + 3)
+
+
 def _printed_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
     secret_hits = positions(lowered, "secret") if "secret" in gates else ()
     present = {name for name in _SECRET_PRINTERS if any(lowered.startswith(name, p - name.index("secret")) for p in secret_hits)}
+    if "pass" in gates:  # pass/gopass show: found from the hits of "pass" every rule shares
+        present |= {name for name in _PASS_PRINTERS
+                    if any(lowered.startswith(name, p - name.index("pass")) for p in positions(lowered, "pass"))}
     for literals, pattern in _PRINTERS:
         if any(literal in gates or literal in present for literal in literals):
             for match in pattern.finditer(text):
@@ -187,10 +243,11 @@ _SETTERS_BY_GATE = {gate: [(triggers, pattern) for gates_of, triggers, pattern i
                     for gate in _SETTER_GATES}
 # "pass" finds every English root (password, passwd, passphrase, passcode) and the other words;
 # non-ASCII roots cost nothing on an ASCII text; four ASCII foreign roots are scanned.
-_PROSE_GATES = ("pass", *(w for w in _PROSE_ROOTS if not w.isascii()))
+# ASCII roots in other languages are one substring test each (about 30 per text).
+_PROSE_GATES = ("pass", "pw", *(w for w in _PROSE_ROOTS if "pass" not in w and not w.startswith("pw")))
 _LITERALS = tuple(sorted({
-    *_SETTER_GATES, "sqlplus", *_PROSE_GATES, *_HEADERS,
-    *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS),
+    *_SETTER_GATES, "sqlplus", *_PROSE_GATES, " / ", *_HEADERS,
+    *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS + _PASS_PRINTERS),
     *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "==== data ====",
 }))
 
