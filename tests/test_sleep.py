@@ -91,8 +91,8 @@ def test_a_staged_mix_is_promoted_and_rejected_exactly(tmp_path: Path) -> None:
     for path in store.list("user"):
         assert TOKEN not in store.read_text(path)[0]
     sleep_records = [r for r in store.audit.records() if r["actor"] == "sleep"]
-    assert {r["reason"].split()[0] for r in sleep_records} == {"promote", "reject", "proposal"}
-    assert any(r["reason"] == "promote proposal p01 (session s1); provenance: origin agent via unknown, session s1, "
+    assert {r["reason"].split()[0] for r in sleep_records} == {"promote", "reject", "hold", "proposal"}
+    assert any(r["reason"] == "promote proposal p02 (session s1); provenance: origin agent via unknown, session s1, "
                "2026-11-01T10:00:00.000Z" for r in sleep_records)  # a proposal stating no provenance is an agent's
     assert store.verify(deep=True).ok
     # the report: JSON summary and HTML, done
@@ -188,7 +188,8 @@ def _seed_cluster(store: MemoryStore, scope: str, n: int, subject: str, topic: s
         store.write_text(path, render_memory(f"Fact {i}: {subject.capitalize()} runs on host {subject}-{i}.internal, "
                                              f"owned by team-{subject}.",
                                              kind="note", created=f"2026-11-0{i + 1}T00:00:00Z", session=None,
-                                             topic=topic), actor="sleep", reason="seed")
+                                             topic=topic, extra={"provenance": {"origin": "person"}}),
+                         actor="sleep", reason="seed")  # a person's memories: their merges (naming hosts) are not held
         paths.append(path)
     return paths
 
@@ -249,7 +250,9 @@ def _seed_package_manager(store: MemoryStore) -> list[str]:
     for i, text in enumerate(texts):
         path = f"user/topics/alpha/pm-{i}.md"
         store.write_text(path, render_memory(text, kind="decision", created=f"2026-11-0{i + 1}T00:00:00Z",
-                                             session="ses_m", topic="alpha"), actor="sleep", reason="seed")
+                                             session="ses_m", topic="alpha",
+                                             extra={"provenance": {"origin": "person"}}),  # a person's choices
+                         actor="sleep", reason="seed")
         paths.append(path)
     return paths
 
@@ -500,10 +503,6 @@ def test_unmerge_restores_members_and_they_are_not_merged_again(tmp_path: Path) 
     home = tmp_path / "var"
     store = MemoryStore(home / "store")
     paths = _seed_cluster(store, "user/global", 2, "billing")
-    for path in paths:  # a person's own memories: their merge (it names hosts) is promoted, not held for review
-        text, sha = store.read_text(path)
-        store.write_text(path, text.replace("kind: note", "kind: note\nprovenance: {origin: person}", 1),
-                         expected_sha=sha, actor="person", reason="test: chosen by a person")
     with FakeOllama() as server:
         first = SleepRun(_settings(home, server), SleepOptions(rebuild=False)).run()
         assert first.clusters_consolidated == 1, first

@@ -120,7 +120,7 @@ ATTACKS = [
     ("github-token", f"Use {GH_TOKEN} for the CI.", "secret:github_token"),
     ("aws-key", f"AWS key id {AWS_KEY} for staging.", "secret:aws_access_key"),
     ("password-assign", "db password = s3cr3t!Pass", "secret:password"),
-    ("password-prose", "My password is hunter2, use it for the VPN.", "secret:password_prose"),
+    ("password-prose", "My password is hunter2, use it for the VPN.", "secret:password"),  # the scrubber or the prose rule
     ("private-key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "secret:private_key"),
 ]
 
