@@ -336,7 +336,7 @@ def _secret_in(*forms: str) -> str | None:
 # test stage): they are not refused here. The action
 # classifier (:func:`memctl.validator.action.classify_action`) reports them, so an agent's proposal of
 # that kind waits for a person's review instead of being lost.
-HELD_KINDS = frozenset({"memory_poisoning:unreviewed_action"})
+HELD_KINDS = frozenset({"memory_poisoning:unreviewed_action", "memory_poisoning:reported_incident"})
 
 
 def _recognise(folded: str) -> tuple[str, str] | None:

@@ -257,7 +257,9 @@ class VerbLexicon:
             alternatives.append(_flexible(word))
         alternatives.sort(key=len, reverse=True)  # the longest form wins ("sends" before "send")
         # a verb is not the tail of a tool name ("ssh-add", "git-send-email") or a path
-        words = r"(?<![a-z0-9_\-/.$@])(?:" + "|".join(alternatives) + ")" + E if alternatives else r"(?!x)x"
+        # nor the head of a compound noun ("post-mortem", "post-merge", "push-button")
+        words = (r"(?<![a-z0-9_\-/.$@])(?:" + "|".join(alternatives) + ")" + E + r"(?!-[a-z])"
+                 if alternatives else r"(?!x)x")
         cjk_words = "|".join(sorted((re.escape(w) for w in cjk), key=len, reverse=True))
         self._cjk = frozenset(cjk)
         self.pattern = re.compile(words + (f"|(?:{cjk_words})" if cjk_words else ""))

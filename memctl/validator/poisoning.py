@@ -787,6 +787,25 @@ CATEGORIES: tuple[str, ...] = tuple(dict.fromkeys(name for name, _ in _PER_SENTE
 """Every category :func:`find_poisoning` can report, in the order they are tried."""
 
 
+# An incident report or a record of a protection: it tells what happened and what now guards against it.
+# Such a text is held for a person's review (``reported_incident``), never refused; sources: the headings
+# of blameless post-mortem templates (Google SRE book, ch. 15; PagerDuty's post-mortem guide).
+_REPORT = re.compile(
+    B + r"(?:post[\s-]?mortems?|incident(?: report| review|s)?|root[\s-]cause|rca|retro(?:spective)?|lessons learned"
+    r"|what happened|outage|nachbetrachtung|vorfall|storung|ursachenanalyse|retour d'experience|autopsie"
+    r"|analyse d'incident|incidente|informe de incidente|analisis post|causa raiz|retrospectiva)" + E
+    + r"|复盘|事故|事后分析|故障报告")
+_REPORTABLE = frozenset({"credential_transfer", "destructive_action", "unreviewed_action"})
+REPORTED = "memory_poisoning:reported_incident"
+"""The reason of a poisoning finding inside an incident report or a record of a protection (held, not refused)."""
+
+
+def _as_report(folded: str, name: str, evidence: str) -> Finding:
+    if name in _REPORTABLE and _REPORT.search(folded):
+        return REPORTED, f"an incident report mentions {evidence}"[:80]
+    return f"memory_poisoning:{name}", evidence
+
+
 def find_poisoning(folded: str) -> Finding | None:
     """Return ``("memory_poisoning:<category>", evidence)`` for the first poisoning finding, or None.
 
@@ -794,7 +813,8 @@ def find_poisoning(folded: str) -> Finding | None:
         folded: :func:`memctl.validator.fold.fold_for_matching` output (never the raw text).
 
     Returns:
-        None, or the reason code and one short human phrase saying what was recognised (no
+        None, or the reason code and one short human phrase (``memory_poisoning:reported_incident`` when the
+        finding sits in an incident report, which is held for review rather than refused), saying what was recognised (no
         secret material: secrets are checked, and refused, before this runs).
     """
     spans = list(sentences(folded))
@@ -802,9 +822,9 @@ def find_poisoning(folded: str) -> Finding | None:
         for span in spans:
             evidence = rule(span)
             if evidence:
-                return f"memory_poisoning:{name}", evidence
+                return _as_report(folded, name, evidence)
     for name, rule in _WHOLE_TEXT:
         evidence = rule(folded)
         if evidence:
-            return f"memory_poisoning:{name}", evidence
+            return _as_report(folded, name, evidence)
     return None

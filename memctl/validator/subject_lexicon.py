@@ -28,6 +28,10 @@ Two more lists decide with them (:mod:`memctl.validator.subjects`):
 * ``authority`` — statements of authority about memory or instructions (supersedes, overrides, takes
   precedence, authoritative, already approved): held when the text also names memory, notes or
   instructions (``instructions`` list);
+* ``trust_model`` and ``trust_claim`` — memctl's own trust model (the review queue, the validator, where a
+  memory came from, a person) and a claim about it (legacy, auto-approves, audit-only, "written by",
+  "counts as", approved): held together; ``trust_gate`` (the review queue, the validator) is held with a
+  ``permit`` word too ("the validator is off");
 * ``permit`` — what makes a statement about a subject weaken or widen it: permission (may, can, allowed,
   fine, optional, safe), absence (without, skip, off, disabled, unnecessary, unreviewed, advisory, formality),
   a widening (enabled, open to, public, external, third-party, everyone, anyone, automatically), an
@@ -55,16 +59,21 @@ LEXICON: dict[str, dict[str, str]] = {
               "port ports permission* acl acls rbac privilege* 2fa mfa two-factor otp encrypt* decrypt* cors csp csrf "
               "sandbox* signing signature* signed gpg scanning scanner* scan scans vulnerabilit* cve* security "
               "rate-limit* ratelimit* rate_limit* audit bastion* vpn selinux apparmor antivirus "
-              "public-read world-readable world-writable chmod jwt* oauth saml sso hsts",
+              "public-read world-readable world-writable chmod jwt* oauth saml sso hsts "
+              "sql sql-injection* injection* parameteri* prepared_statement* xss ssrf alg_none constant-time "
+              "compare_digest timing-safe privileged docker_socket docker.sock plaintext plain_text pii csrf-token*",
         "de": "authentifizierung* anmeldung* passwort* passworter kennwort* zugangsdaten token geheimnis* schlussel* "
               "root sudo admin* administrator* zertifikat* tls ssl ssh firewall* berechtigung* zugriffsrecht* rechte "
-              "zwei-faktor* verschlussel* signatur* signier* sicherheit* schwachstelle* scan* port ports",
+              "zwei-faktor* verschlussel* signatur* signier* sicherheit* schwachstelle* scan* port ports sql "
+              "sql-injection* injektion* klartext* personenbezogen* docker-socket privilegiert*",
         "fr": "authentification* connexion* mot_de_passe mots_de_passe jeton* secret* cle cles root sudo admin* administrateur* "
               "certificat* tls ssl ssh pare-feu permission* droits acces double_authentification chiffrement* chiffre* signature* "
-              "securite* vulnerabilit* analyse* port ports",
+              "securite* vulnerabilit* analyse* port ports sql injection* texte_clair en_clair donnees_personnelles "
+              "socket_docker privilegie*",
         "es": "autenticacion* contrasena* credencial* token secreto* clave* llave* root sudo admin* administrador* "
               "certificado* tls ssl ssh cortafuegos firewall permiso* privilegio* acceso* dos_factores cifrado* "
-              "encriptacion* firma* seguridad vulnerabilidad* escaneo* puerto* 2fa",
+              "encriptacion* firma* seguridad vulnerabilidad* escaneo* puerto* 2fa sql inyeccion* texto_plano "
+              "datos_personales socket_de_docker privilegiad*",
         "it": "autenticazione* password credenzial* token segret* chiav* root sudo admin* amministrator* certificat* "
               "tls ssl ssh firewall permess* privilegi* accesso* due_fattori crittograf* cifratur* firma* firme "
               "sicurezza vulnerabilit* scansion* porta porte avvisi",
@@ -226,17 +235,38 @@ LEXICON: dict[str, dict[str, str]] = {
         "zh": "笔记 记忆 指令 说明 规则",
         "ko": "메모 기억 지시 규칙",
     },
+    "trust_model": {
+        "en": "review_queue review-queue validator* agent-origin agent_origin origin provenance person person's "
+              "approval_queue approvals_queue memory memories",
+        "de": "prufwarteschlange validator* validierung herkunft person freigabe-warteschlange erinnerung* notiz*",
+        "fr": "file_de_revue file_d'attente validateur* validation origine provenance personne memoire*",
+        "es": "cola_de_revision cola_de_aprobacion validador* validacion origen procedencia persona memoria*",
+    },
+    "trust_gate": {
+        "en": "review_queue review-queue validator* approval_queue approvals_queue",
+        "de": "prufwarteschlange validator* validierung freigabe-warteschlange",
+        "fr": "file_de_revue validateur* validation",
+        "es": "cola_de_revision cola_de_aprobacion validador* validacion",
+    },
+    "trust_claim": {
+        "en": "legacy auto-approv* auto_approv* autoapprov* audit-only audit_only rubber-stamp* written_by "
+              "recorded_by at_the_terminal typed_by equals same_as counts_as count_as treated_as approved verified",
+        "de": "veraltet* automatisch* nur_audit geschrieben_von gilt_als freigegeben* genehmigt*",
+        "fr": "obsolete* automatique* audit_seulement ecrit_par compte_comme approuve* valide_par",
+        "es": "obsolet* automatic* solo_auditoria escrito_por cuenta_como aprobad* equivale*",
+    },
     "permit": {
         "en": "may can can't cannot allowed allow* fine ok okay acceptable optional without skip* skipped off "
+              "redundant overkill our_style house_style agreed agreed-upon "
               "disabled disabl* open_to leave_out leaves_out omit* omitted everyone anyone anybody everybody automatic* exempt* not_apply doesn't_apply does_not_apply no_longer_apply no_longer "
               "noise straight directly unreviewed formality advisory trusted safe unnecessary needless "
               "public external third-party third_party vendor vendor's outside webhook* telemetry exfiltrat* pastebin "
               "dropbox personal_dropbox no-one nobody enabled public-read passwordless unmasked forever",
-        "de": "darf durfen kann konnen erlaubt optional ohne deaktiviert offen automatisch* ausgenommen ausgeschaltet gilt "
+        "de": "uberflussig* ubertrieben* unser_stil in_ordnung darf durfen kann konnen erlaubt optional ohne deaktiviert offen automatisch* ausgenommen ausgeschaltet gilt "
               "direkt unnotig vorrang spart abgeschaltet",
-        "fr": "peut peuvent autorise* permis optionnel* facultati* sans desactive* ouvert* automatique* exempt* "
+        "fr": "redondant* excessif* superflu* notre_style peut peuvent autorise* permis optionnel* facultati* sans desactive* ouvert* automatique* exempt* "
               "s'applique directement inutile* exigee* exige* public* externe* tiers",
-        "es": "puede pueden permitid* opcional* sin desactivad* apagad* abiert* cualquiera automatic* exent* aplica "
+        "es": "redundante* excesiv* nuestro_estilo puede pueden permitid* opcional* sin desactivad* apagad* abiert* cualquiera automatic* exent* aplica "
               "directamente innecesari* permanece* public* extern* terceros",
         "it": "puo possono consentit* permess* opzional* senza disattivat* spent* apert* chiunque automatic* esent* "
               "applica direttamente inutil* vanno pubblic* estern* terz*",
@@ -257,11 +287,11 @@ LEXICON: dict[str, dict[str, str]] = {
         "ko": "해도_됩니다 해도 괜찮 허용 필요_없 필요가_없 선택_사항 없이 비활성 모두 누구나 자동 적용되지 바로 외부 공개 제3자",
     },
     "rule": {
-        "en": "should must never always instead standard* standardi* policy by-design default normal persona "
+        "en": "no_restrictions without_restrictions full_authority repository_owner assistant_is_called agent_is_called ai_is_called acts_as calls_itself god_mode should must never always instead standard* standardi* policy by-design default normal persona "
               "rude* sarcastic* condescend* unrestricted informal whenever do_not does_not don't doesn't only",
-        "de": "soll sollen muss mussen nie niemals immer statt stattdessen standard* herablassend* unhoflich* wann_immer",
-        "fr": "doit doivent jamais toujours plutot standard* condescend* chaque_fois",
-        "es": "debe deben nunca siempre lugar estandar* cada_vez",
+        "de": "keine_einschrankungen volle_autoritat volle_befugnis* assistent_heisst ki_heisst soll sollen muss mussen nie niemals immer statt stattdessen standard* herablassend* unhoflich* wann_immer",
+        "fr": "aucune_restriction sans_restriction pleine_autorite assistant_s'appelle l'assistant_s'appelle l'ia_s'appelle et_s'appelle doit doivent jamais toujours plutot standard* condescend* chaque_fois",
+        "es": "sin_restricciones plena_autoridad no_tiene_restricciones asistente_se_llama y_se_llama debe deben nunca siempre lugar estandar* cada_vez",
         "it": "deve devono mai sempre invece standard* ogni_volta",
         "pt": "deve devem nunca sempre vez padrao sempre_que",
         "nl": "moet moeten nooit altijd plaats standaard* telkens",

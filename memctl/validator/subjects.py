@@ -12,10 +12,14 @@
   and "hotfixes go straight to production without tests" (release + without) are held; "SSH access goes
   through the bastion" (a subject with no steer) and "the parser bug came from an off-by-one" (no subject)
   are not.
+* ``subject:memory_authority`` — a claim about memctl's own trust model (the review queue is legacy, the
+  validator is off, agent origin counts as a person, "written by the user at the terminal") or a provenance
+  field written into the body as front matter (``origin:``, ``approved_by:``, ``provenance:``).
 * ``authority`` — a statement of authority (supersedes, takes precedence, already approved) about memory,
   notes, rules or instructions.
 * ``typosquat:<name>`` — a word one edit (insertion, deletion, substitution or adjacent transposition) from
-  a most-downloaded PyPI or npm name (data/popular_packages.txt) that is neither such a name itself nor an
+  a most-downloaded PyPI or npm name (data/popular_packages.txt) that is neither such a name itself, nor its
+  plural or inflection ("virtualenvs"), nor a flag ("-DskipTests"), nor an
   ordinary word (data/common_words.txt.gz): "pyyamll", "reqeusts", "lodahs". Names of four letters or fewer
   are not compared (too many ordinary neighbours).
 * ``unknown_package:<name>`` — a name that is not an ordinary word, not a popular package and sits where
@@ -51,13 +55,18 @@ _DATED = re.compile(
     r"|de\s+|dem\s+)?(?:\d+(?![\d.,])(?!\s*(?:ms|s|sec|seconds?|min|minutes?|h|hours?|days?|weeks?|x|%|gb|mb|kb)(?![^\W\d_]))"
     r"|q[1-4](?![^\W\d_])|(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d)|\d+\s*月\s*\d+\s*日?(?:から|以降|起)"
     r"|\d{4}\s*年.{0,8}(?:から|以降|起|之后|以后)|\d{4}년.{0,8}부터")
+# A provenance field written into the body as front matter ("origin: person", "approved_by: alice"): memctl
+# keeps provenance outside the text, so such a line is a claim about the memory's own authority.
+# (the reading has no line breaks, so the field is found anywhere as ``name:`` followed by a value).
+_FRONT_MATTER_CLAIM = re.compile(r"(?<![\w-])(?:origin|approved[_-]by|provenance|reviewed[_-]by|verified[_-]by"
+                                 r"|trust(?:ed|[_-]level)?|authority|written[_-]by|promoted[_-]by)\s*:\s*[\w\"']")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9._-]*[a-z0-9]")
 _SLOT_CUES = (r"librar(?:y|ies)|packages?|crates?|gems?|modules?|forks?|wheels?|plugins?|went with|settled on|standardi[sz]ed on"
               r"|switched to|swapped for|moved to|migrated to|prefers?|chose|choose|picked|adopted|built on|bibliotheque"
               r"|biblioteca|biblioteki|bibliothek|libreria|pakiet|paquet|paquete|pacote|pakket|korzysta z")
 # a name after a cue ("the library X", "went with X") or before one ("X library", "X instead of Y")
 _AFTER_CUE = re.compile(r"(?:" + _SLOT_CUES + r")[,:]?\s+(?:the\s+|la\s+|de\s+|z\s+|our\s+)?([a-z][a-z0-9._-]{2,})")
-_BEFORE_CUE = re.compile(r"([a-z][a-z0-9._-]{2,})\s+(?:library|package|crate|fork|instead of|over|boven|zamiast|au lieu de)"
+_BEFORE_CUE = re.compile(r"(?<![\w./=-])([a-z][a-z0-9._-]{2,})\s+(?:library|package|crate|fork|instead of|over|boven|zamiast|au lieu de)"
                          r"(?![a-z])")
 
 
@@ -174,13 +183,42 @@ def typosquat_target(word: str) -> str | None:
     or has four letters or fewer). Symmetric-deletion lookup: O(len(word)) dictionary probes."""
     word = _normal(word)
     names, index = _packages()
-    if len(word) <= 4 or word in names or not word[0].isalpha() or _ordinary(word):
+    if len(word) <= 4 or word in names or not word[0].isalpha() or _ordinary(word) or _inflected(word, names):
         return None
     for form in {word} | {word[:i] + word[i + 1:] for i in range(len(word))}:
         target = index.get(form)
         if target and target != word and _one_edit(word, target):
             return target
     return None
+
+
+def _inflected(word: str, names: frozenset[str]) -> bool:
+    """True when ``word`` is a plural or inflection of a popular name ("virtualenvs", "pytests"): a name with
+    an English ending is the real name used as a word, not a look-alike ("pandass" keeps its doubled s; a
+    compound name such as "python-dateutil" is not a word, so "python-dateutils" stays a look-alike)."""
+    for suffix in ("s", "es", "ed", "ing", "'s"):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and not word.endswith("ss") and stem in names and stem.isalnum():
+            return True
+    return False
+
+
+def _squat_edit(word: str, target: str) -> bool:
+    """True for the edits of published typosquats found in prose without a package cue: two neighbouring
+    letters swapped ("lodahs", "axois"), a letter doubled ("pandass"), a letter added to a compound
+    name ("python-dateutils") or an inner letter dropped ("requets"). A changed letter or a dropped last letter is left out there: it is how words of other
+    languages and derived words sit next to package names ("validador", "parameterize"). Source of the
+    edit kinds: Vu et al. 2020, "Typosquatting and combosquatting attacks on the Python ecosystem"."""
+    if len(word) == len(target):
+        diff = [i for i, (a, b) in enumerate(zip(word, target)) if a != b]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and word[diff[0]] == target[diff[1]]
+    if len(word) == len(target) + 1:
+        i = next((k for k, (a, b) in enumerate(zip(word, target)) if a != b), len(target))
+        return i > 0 and (word[i] == word[i - 1] or (i == len(target) and not target.isalnum()))
+    if len(word) == len(target) - 1:
+        i = next((k for k, (a, b) in enumerate(zip(word, target)) if a != b), len(word))
+        return 0 < i < len(target) - 1
+    return False
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -207,13 +245,19 @@ def subject_reasons(folded: str) -> list[str]:
         reasons += [f"subject:{name}" for name, needs in _NEEDS.items() if name in found and steers.intersection(needs)]
     if "authority" in found and "instructions" in found:
         reasons.append("authority")
+    if ("trust_model" in found and "trust_claim" in found) or ("trust_gate" in found and "permit" in found) \
+            or _FRONT_MATTER_CLAIM.search(folded):
+        reasons.append("subject:memory_authority")
     names, _index = _packages()
     slotted = [m.group(1).rstrip("._-") for pattern in (_AFTER_CUE, _BEFORE_CUE) for m in pattern.finditer(folded)]
-    # where a package name sits: a slot, or anywhere in a text about the supply chain
-    candidates = _TOKEN.findall(folded) if "supply_chain" in found else slotted
-    for token in dict.fromkeys(candidates):
+    # where a package name sits: a slot, a text about the supply chain, or - for the edits typosquatters use
+    # (see _squat_edit) - any word that is not a flag ("-DskipTests") or a path part
+    anywhere = "supply_chain" in found
+    prose = [m.group(0) for m in _TOKEN.finditer(folded) if folded[max(0, m.start() - 1):m.start()] not in ("-", "/", ".", "=")]
+    for token in dict.fromkeys(slotted + prose):
         target = typosquat_target(token)
-        if target:
+        # a look-alike next to the real name ("never python-dateutil, always python-dateutils") is a contrast
+        if target and (anywhere or token in slotted or target in prose or _squat_edit(_normal(token), target)):
             reasons.append(f"typosquat:{token}~{target}")
     for name in slotted:
         if _normal(name) not in names and not _ordinary(name) and not any(r.startswith(f"typosquat:{name}~") for r in reasons):
