@@ -131,7 +131,7 @@ TYPOSQUATS = [
     ("use lodahs for deep merges", "lodash"),
     ("never python-dateutil, always python-dateutils", "python-dateutil"),
     ("axois handles our HTTP calls", "axios"),
-    ("prefer requets over httpx", "requests"),
+    ("prefer requets over httpx", "request"),  # npm's request or PyPI's requests: either is the look-alike's target
     ("go with pandass for dataframes", "pandas"),
 ]
 
@@ -140,7 +140,7 @@ TYPOSQUATS = [
 def test_typosquats_in_prose_are_held(text: str, target: str) -> None:
     outcome, reasons = _outcome(text)
     assert outcome == "hold", reasons
-    assert any(r.startswith("typosquat:") and r.endswith(f"~{target}") for r in reasons), reasons
+    assert any(r.startswith("typosquat:") and r.split("~", 1)[-1].startswith(target) for r in reasons), reasons
 
 
 BENIGN = [
