@@ -136,15 +136,13 @@ def _install_codex(data_home: Path, codex_home: Path | None, yes: bool) -> None:
                   highlight=False)
 
 
-@mcp_app.command("uninstall")
-def uninstall(codex: CodexFlag = False, codex_home: CodexHome = None, yes: YesFlag = False) -> None:
-    """Remove memctl's MCP server (only it) from Codex's config.toml (diff shown first)."""
+def uninstall_codex(codex_home: Path | None, yes: bool) -> None:
+    """Remove memctl's MCP server (only it) from Codex's config.toml (diff shown first); ``memctl mcp uninstall
+    --codex`` (:mod:`memctl.cli.commands.mcp_uninstall`) calls it."""
     from memctl.connectors.codex.source import resolve_codex_home
     from memctl.hooks.codex import config_path
     from memctl.serve import codex_config
 
-    if not codex:
-        raise UsageError("say where: --codex")
     plan = codex_config.plan_uninstall(config_path(resolve_codex_home(codex_home).absolute()))
     if not plan.changed:
         console.print(f"{plan.path}: memctl is not there; nothing to do", highlight=False)

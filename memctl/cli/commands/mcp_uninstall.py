@@ -14,7 +14,7 @@ import typer
 
 from memctl.cli import terminal
 from memctl.cli.app import console
-from memctl.cli.commands.mcp import mcp_app
+from memctl.cli.commands.mcp import CodexHome, mcp_app, uninstall_codex
 from memctl.exit_codes import FAILED_ITEMS, UsageError
 
 
@@ -29,15 +29,24 @@ def uninstall(
     print_only: Annotated[bool, typer.Option("--print", help="Print the `claude mcp remove` line and what to delete "
                                              "for other clients; change nothing.")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking (the diff is still shown).")] = False,
+    codex: Annotated[bool, typer.Option("--codex", help="Remove memctl's MCP server (only it) from Codex CLI's "
+                                        "config.toml (in --codex-home).")] = False,
+    codex_home: CodexHome = None,
 ) -> None:
-    """Remove memctl from OpenCode's config (diff shown first), or print how to remove it from other clients."""
+    """Remove memctl from OpenCode's or Codex's config (diff shown first), or print how to remove it from other
+    clients."""
     from memctl.serve.opencode_config import apply, global_config_dir
     from memctl.serve.opencode_uninstall import UNINSTALL_PRINT, plan_uninstall
 
     if global_scope and project is not None:
         raise UsageError("--global and --project exclude each other")
-    if not (opencode or print_only):
-        raise UsageError("say where: --opencode (edits OpenCode's config) or --print (lines for other clients)")
+    if not (opencode or codex or print_only):
+        raise UsageError("say where: --opencode or --codex (edits that agent's config) or --print (lines for "
+                         "other clients)")
+    if codex:
+        uninstall_codex(codex_home, yes)
+        if not (opencode or print_only):
+            return
     if print_only:
         terminal.write_out(UNINSTALL_PRINT)
         if not opencode:
