@@ -85,8 +85,7 @@ def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
     _which(claude_code, codex, opencode)
     settings = settings_from_flags(home)
     if opencode:
-        from memctl.hooks import codex as codex_hook
-        from memctl.hooks import opencode as opencode_hook
+        from memctl.hooks import codex as codex_hook, opencode as opencode_hook
 
         opencode_plan = opencode_hook.plan_install(_opencode_dir(opencode_config), DataHome(settings.home).root,
                                                    env=codex_hook.carried_env())
