@@ -1,5 +1,9 @@
 """Codex's ``notify`` program for memctl: ingest the thread that just finished a turn, without slowing Codex.
 
+Also the runner of OpenCode's plugin (:mod:`memctl.hooks.opencode`): ``--source opencode --session ID`` names the
+session that went idle instead of a payload; the same detached, bounded runner then ingests it with
+``--source opencode`` (log: ``<home>/logs/hooks/opencode-idle.log``; ID: ``ses_`` and letters/digits, else exit 2).
+
 Installed by :mod:`memctl.hooks.codex` as ``notify = [<python>, "-m",
 "memctl.hooks.codex_notify", "--home", DIR, …]``. Codex appends one argument,
 a JSON object whose ``type`` is ``agent-turn-complete`` and whose
@@ -38,12 +42,14 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-__all__ = ["BAD_PAYLOAD", "MAX_RUN_S", "MAX_WAIT_S", "ingest_argv", "log_file", "main", "thread_id"]
+__all__ = ["BAD_PAYLOAD", "MAX_RUN_S", "MAX_WAIT_S", "SOURCES", "ingest_argv", "log_file", "main", "thread_id"]
 
 BAD_PAYLOAD = 2
 MAX_WAIT_S = 1800.0
 MAX_RUN_S = 3600.0
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_OPENCODE_ID = re.compile(r"^ses_[0-9A-Za-z]{6,64}$")  # OpenCode's session ids: ses_ + an ascending base62 id
+SOURCES = {"codex": ("codex-notify.log", _UUID), "opencode": ("opencode-idle.log", _OPENCODE_ID)}
 
 
 class _Home:
@@ -58,9 +64,9 @@ class _Home:
 
 
 
-def log_file(home: _Home) -> Path:
-    """``<home>/logs/hooks/codex-notify.log`` (the runner's output, appended)."""
-    return home.logs / "hooks" / "codex-notify.log"
+def log_file(home: _Home, source: str = "codex") -> Path:
+    """``<home>/logs/hooks/codex-notify.log`` (``opencode-idle.log`` for OpenCode): the runner's output, appended."""
+    return home.logs / "hooks" / SOURCES[source][0]
 
 
 def thread_id(payload: str) -> str | None:
@@ -80,54 +86,56 @@ def thread_id(payload: str) -> str | None:
     return value.lower()
 
 
-def ingest_argv(session: str, home: _Home, template: list[str] | None = None) -> list[str]:
+def ingest_argv(session: str, home: _Home, template: list[str] | None = None, source: str = "codex") -> list[str]:
     """The ingest command for ``session``: ``template`` with ``{session}`` replaced, or memctl's own."""
     if template:
         return [part.replace("{session}", session) for part in template]
-    return [sys.executable, "-m", "memctl.cli", "ingest", "--source", "codex", "--session", session, "--wait",
+    return [sys.executable, "-m", "memctl.cli", "ingest", "--source", source, "--session", session, "--wait",
             "--home", str(home.root)]
 
 
-def _log(home: _Home, line: str) -> None:
-    path = log_file(home)
+def _log(home: _Home, line: str, source: str = "codex") -> None:
+    path = log_file(home, source)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(f"{datetime.now(timezone.utc).isoformat(timespec='seconds')} {line}\n")
 
 
-def _detach(argv: list[str], home: _Home) -> None:
-    path = log_file(home)
+def _detach(argv: list[str], home: _Home, source: str = "codex") -> None:
+    path = log_file(home, source)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as out:
         subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
                          close_fds=True)
 
 
-def _run(session: str, home: _Home, template: list[str] | None, extra: dict[str, str] | None = None) -> int:
-    pending = FileLock(str(home.logs / "hooks" / f"codex-{session}.pending"))
+def _run(session: str, home: _Home, template: list[str] | None, extra: dict[str, str] | None = None,
+         source: str = "codex") -> int:
+    pending = FileLock(str(home.logs / "hooks" / f"{source}-{session}.pending"))
+    what = "thread" if source == "codex" else "session"
     try:
         pending.acquire(timeout=0)
     except Timeout:
-        _log(home, f"thread {session}: an ingest is already queued")
+        _log(home, f"{what} {session}: an ingest is already queued", source)
         return 0
     try:
         try:
             with FileLock(str(home.lock_file), timeout=MAX_WAIT_S):
                 pass  # free now: start right away (the ingest takes the lock itself)
         except Timeout:
-            _log(home, f"thread {session}: the data home stayed locked for {MAX_WAIT_S:.0f} s; not ingested")
+            _log(home, f"{what} {session}: the data home stayed locked for {MAX_WAIT_S:.0f} s; not ingested", source)
             return 0
     finally:
         pending.release()
-    argv = ingest_argv(session, home, template)
-    _log(home, f"thread {session}: {' '.join(argv)}")
+    argv = ingest_argv(session, home, template, source)
+    _log(home, f"{what} {session}: {' '.join(argv)}", source)
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=MAX_RUN_S, check=False,
                               env={**os.environ, "MEMCTL_SETTLE_MINUTES": "0", **(extra or {})})
     except subprocess.TimeoutExpired:
-        _log(home, f"thread {session}: ingest stopped after {MAX_RUN_S:.0f} s")
+        _log(home, f"{what} {session}: ingest stopped after {MAX_RUN_S:.0f} s", source)
         return 0
-    _log(home, f"thread {session}: ingest exit {done.returncode}")
+    _log(home, f"{what} {session}: ingest exit {done.returncode}", source)
     return done.returncode
 
 
@@ -147,34 +155,41 @@ def main(argv: list[str] | None = None) -> int:
                     help="a variable set for the ingest (repeatable)")
     ap.add_argument("--then", default=None, help="JSON argv of the notify program to run after memctl's")
     ap.add_argument("--ingest", default=None, help="JSON argv replacing the ingest command ({session} replaced)")
-    ap.add_argument("--run", default=None, metavar="THREAD_ID", help=argparse.SUPPRESS)
+    ap.add_argument("--source", default="codex", choices=sorted(SOURCES), help="whose session (default: codex)")
+    ap.add_argument("--session", default=None, metavar="ID", help="the session to ingest, instead of a payload")
+    ap.add_argument("--run", default=None, metavar="ID", help=argparse.SUPPRESS)
     ap.add_argument("payload", nargs="?")
     args = ap.parse_args(argv)
     home = _Home(Path(args.home or os.environ.get("MEMCTL_HOME") or "var"))
+    pattern = SOURCES[args.source][1]
     try:
         template = json.loads(args.ingest) if args.ingest else None
         if template is not None and not (isinstance(template, list) and all(isinstance(v, str) for v in template)):
             raise ValueError("--ingest must be a JSON array of strings")
         extra = dict(_variable(item) for item in args.env)
+        for given in (args.run, args.session):
+            if given is not None and not pattern.match(given):
+                raise ValueError(f"{args.source} session id {given!r} has the wrong shape")
         if args.run:
-            if not _UUID.match(args.run):
-                raise ValueError(f"thread id {args.run!r} is not a uuid")
-            return _run(args.run.lower(), home, template, extra)
-        if args.payload is None:
+            return _run(args.run.lower() if args.source == "codex" else args.run, home, template, extra, args.source)
+        if args.session is not None:
+            session = args.session
+        elif args.payload is None:
             raise ValueError("no notify payload (Codex passes a JSON object as the last argument)")
-        session = thread_id(args.payload)
+        else:
+            session = thread_id(args.payload)
     except ValueError as exc:
-        print(f"memctl codex notify: {exc}", file=sys.stderr)
+        print(f"memctl {args.source} hook: {exc}", file=sys.stderr)
         return BAD_PAYLOAD
     if session is not None:
         runner = [sys.executable, "-m", __name__ if __name__ != "__main__" else "memctl.hooks.codex_notify",
-                  "--home", str(home.root), "--run", session]
+                  "--home", str(home.root), "--source", args.source, "--run", session]
         for item in args.env:
             runner += ["--env", item]
         if args.ingest:
             runner += ["--ingest", args.ingest]
-        _detach(runner, home)
-    if args.then:
+        _detach(runner, home, args.source)
+    if args.then and args.payload is not None:
         try:
             previous = json.loads(args.then)
         except ValueError:

@@ -1,4 +1,5 @@
-"""``memctl hooks``: capture sessions while an agent works (Claude Code's ``SessionEnd`` hook, Codex's ``notify``).
+"""``memctl hooks``: capture sessions while an agent works (Claude Code's ``SessionEnd`` hook, Codex's ``notify``,
+OpenCode's plugin).
 
 Thin: parse, plan the edit (:mod:`memctl.hooks.claude_code`, :mod:`memctl.hooks.codex`),
 show the diff on stderr, ask (or ``--yes``), write atomically; ``hooks run`` is
@@ -18,7 +19,7 @@ from memctl.cli.app import HomeOption, app, console, settings_from_flags
 from memctl.exit_codes import FAILED_ITEMS, UsageError
 
 hooks_app = typer.Typer(help="Capture sessions while an agent works: Claude Code's SessionEnd hook, Codex's "
-                             "notify program.",
+                             "notify program, OpenCode's plugin.",
                         no_args_is_help=True)
 app.add_typer(hooks_app, name="hooks")
 
@@ -29,12 +30,23 @@ CodexFlag = Annotated[bool, typer.Option("--codex", help="Codex CLI's config.tom
                                          "its notify program (a notify program already there still runs).")]
 CodexHome = Annotated[Optional[Path], typer.Option("--codex-home", metavar="DIR", help="Codex CLI's home (default: "
                                                    "$CODEX_HOME, then ~/.codex).")]
+OpencodeFlag = Annotated[bool, typer.Option("--opencode", help="OpenCode: memctl's plugin file plugin/"
+                                            "memctl-capture.js (in --opencode-config), run when a session goes idle.")]
+OpencodeConfig = Annotated[Optional[Path], typer.Option("--opencode-config", metavar="DIR", help="OpenCode's config "
+                                                        "directory (default: $XDG_CONFIG_HOME/opencode, then "
+                                                        "~/.config/opencode; a project's: DIR/.opencode).")]
 YesFlag = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking (the diff is still shown).")]
 
 
-def _which(claude_code: bool, codex: bool) -> None:
-    if claude_code == codex:
-        raise UsageError("say which agent: --claude-code or --codex (one at a time)")
+def _which(*flags: bool) -> None:
+    if sum(flags) != 1:
+        raise UsageError("say which agent: --claude-code, --codex or --opencode (one at a time)")
+
+
+def _opencode_dir(directory: Path | None) -> Path:
+    from memctl.serve.opencode_config import global_config_dir
+
+    return (directory if directory is not None else global_config_dir()).absolute()
 
 
 def _apply(plan, yes: bool, done: str, apply=None) -> None:
@@ -54,22 +66,35 @@ def _apply(plan, yes: bool, done: str, apply=None) -> None:
             console.print("nothing changed")
             raise typer.Exit(FAILED_ITEMS)
     apply(plan)
-    console.print(f"wrote {plan.path}: {done}", highlight=False)
+    console.print(f"{'wrote' if plan.after else 'removed'} {plan.path}: {done}", highlight=False)
 
 
 @hooks_app.command("install")
 def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
             codex: CodexFlag = False, codex_home: CodexHome = None,
-            print_only: Annotated[bool, typer.Option("--print", help="Print the settings.json (or config.toml) it "
-                                                     "would write; change nothing.")] = False,
+            opencode: OpencodeFlag = False, opencode_config: OpencodeConfig = None,
+            print_only: Annotated[bool, typer.Option("--print", help="Print the settings.json (config.toml, plugin "
+                                                     "file) it would write; change nothing.")] = False,
             yes: YesFlag = False, home: HomeOption = None) -> None:
-    """Add a SessionEnd hook (Claude Code) or the notify program (Codex) that ingests each finished session (diff shown first)."""
+    """Add a SessionEnd hook (Claude Code), the notify program (Codex) or a plugin (OpenCode) that ingests each
+    finished session (diff shown first)."""
     from memctl.config import DataHome
     from memctl.connectors.claude_code.source import resolve_claude_dir
     from memctl.hooks.claude_code import plan_install
 
-    _which(claude_code, codex)
+    _which(claude_code, codex, opencode)
     settings = settings_from_flags(home)
+    if opencode:
+        from memctl.hooks import codex as codex_hook, opencode as opencode_hook
+
+        opencode_plan = opencode_hook.plan_install(_opencode_dir(opencode_config), DataHome(settings.home).root,
+                                                   env=codex_hook.carried_env())
+        if print_only:
+            terminal.write_out(opencode_plan.after)
+            return
+        _apply(opencode_plan, yes, "each session that goes idle is ingested in the background "
+               "(log: <home>/logs/hooks/opencode-idle.log)", opencode_hook.apply)
+        return
     if codex:
         from memctl.connectors.codex.source import resolve_codex_home
         from memctl.hooks import codex as codex_hook
@@ -92,13 +117,20 @@ def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
 
 @hooks_app.command("uninstall")
 def uninstall(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None, codex: CodexFlag = False,
-              codex_home: CodexHome = None, yes: YesFlag = False) -> None:
-    """Remove memctl's hooks (only those) from Claude Code's settings.json or Codex's config.toml (diff shown first;
-    a notify program memctl chained is put back)."""
+              codex_home: CodexHome = None, opencode: OpencodeFlag = False, opencode_config: OpencodeConfig = None,
+              yes: YesFlag = False) -> None:
+    """Remove memctl's hooks (only those) from Claude Code's settings.json or Codex's config.toml, or memctl's
+    OpenCode plugin file (diff shown first; a notify program memctl chained is put back)."""
     from memctl.connectors.claude_code.source import resolve_claude_dir
     from memctl.hooks.claude_code import plan_uninstall
 
-    _which(claude_code, codex)
+    _which(claude_code, codex, opencode)
+    if opencode:
+        from memctl.hooks import opencode as opencode_hook
+
+        _apply(opencode_hook.plan_uninstall(_opencode_dir(opencode_config)), yes, "memctl's plugin removed",
+               opencode_hook.apply)
+        return
     if codex:
         from memctl.connectors.codex.source import resolve_codex_home
         from memctl.hooks import codex as codex_hook
