@@ -49,7 +49,7 @@ LIBRARY_LINES = ["sync_operations table already exists, skipping creation", "col
                  "WARNING lancedb: a library warning", "a byte writer line", "last progress state"]
 
 
-def _chatty_checks(settings, db_path, home_origin=""):  # noqa: ANN001, ANN202 - stands in for memctl.doctor.run_checks
+def _chatty_checks(settings, db_path, claude_dir=None, codex_home=None, home_origin=""):  # noqa: ANN001, ANN202 - stands in for memctl.doctor.run_checks
     print("sync_operations table already exists, skipping creation")  # alembic migrations do this
     sys.stderr.write("\x1b[2m2026\x1b[0m [\x1b[32minfo\x1b[0m] \x1b[1mcoloured structlog line\x1b[0m\n")
     logging.getLogger("lancedb").warning("a library warning")
@@ -87,7 +87,7 @@ def test_verbose_shows_library_lines_on_stderr_without_colour(chatty, tmp_path):
 
 def test_a_leaked_stdout_redirect_cannot_move_memctl_json(monkeypatch, tmp_path):
     """A library (or a background thread) that leaves ``sys.stdout`` redirected to stderr."""
-    def leak(settings, db_path):  # noqa: ANN001, ANN202
+    def leak(settings, db_path, claude_dir=None, codex_home=None, home_origin=""):  # noqa: ANN001, ANN202
         contextlib.redirect_stdout(sys.stderr).__enter__()
         print("printed while redirected")
         return []
@@ -109,7 +109,7 @@ def test_streams_and_environment_are_given_back(chatty, tmp_path, monkeypatch):
     monkeypatch.delenv("LOG_LEVEL", raising=False)
     seen = {}
 
-    def look(settings, db_path, home_origin=""):  # noqa: ANN001, ANN202
+    def look(settings, db_path, claude_dir=None, codex_home=None, home_origin=""):  # noqa: ANN001, ANN202
         seen.update(stdout=type(sys.stdout), stderr=type(sys.stderr), level=os.environ.get("LOG_LEVEL"))
         return []
 
