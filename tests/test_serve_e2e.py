@@ -128,11 +128,11 @@ def test_tools_schemas_provenance_errors_and_read_only(world, tmp_path: Path) ->
             assert asked["sources"][0]["title"] == SEARCHES[1][2]
             assert asked["user_memories"] == []  # the global memory is unrelated: only relevant ones come
 
-            staged = await _call(session, "memory_remember", text="Use pnpm, not npm, in this repo.",
+            staged = await _call(session, "memory_remember", text="Alpha releases are tagged on Fridays.",
                                  session="ses_serve", topic="alpha", kind="preference")
             assert staged["staged"] is True and staged["promoted_path_if_accepted"].startswith("user/topics/alpha/")
             staged_file = home / "store" / staged["staged_path"]
-            assert json.loads(staged_file.read_text())["content"] == "Use pnpm, not npm, in this repo."
+            assert json.loads(staged_file.read_text())["content"] == "Alpha releases are tagged on Fridays."
             for text, reason in REFUSED:
                 refused = await _call(session, "memory_remember", text=text, session="ses_serve")
                 assert refused == {"staged": False, "reason": refused["reason"]} and refused["reason"].startswith(reason)
@@ -171,7 +171,8 @@ def _open_all_kuzu(server: FakeOllama, home: Path) -> subprocess.CompletedProces
 
 def test_ingest_and_sleep_run_beside_the_warm_server_which_sees_their_result(world) -> None:
     server, home = world["server"], world["home"]
-    pnpm = "Run the alpha test suite with pytest -x before every push."
+    # a fact (an agent's instruction to run a command before every push would wait for a person's review)
+    pnpm = "The alpha test suite takes about four minutes and covers the parser and the CLI."
 
     async def scenario() -> None:
         async with stdio_client(_params(server, home)) as (read, write), ClientSession(read, write) as session:
@@ -211,7 +212,7 @@ def test_ingest_and_sleep_run_beside_the_warm_server_which_sees_their_result(wor
             assert (home / "store" / staged["promoted_path_if_accepted"]).is_file(), night
             # no restart: the promoted memory is searchable (graph) and listed as a resource
             await anyio.sleep(1.0)
-            found = await _call(session, "memory_search", query="run the test suite with pytest before a push",
+            found = await _call(session, "memory_search", query="how long does the alpha test suite take",
                                 topics=["alpha"])
             assert found["retrieval_method"] != "notes", found["fallback_reason"]
             assert any(r["path"] == staged["promoted_path_if_accepted"] for r in found["results"]), found["results"]
