@@ -41,7 +41,10 @@ def test_mcp_install_wrote_the_shape_opencode_1_18_reads(outcome) -> None:
     entry = outcome["config"]["mcp"]["memctl"]  # 1.x: directly under mcp, with enabled
     assert entry["type"] == "local" and entry["enabled"] is True and "servers" not in outcome["config"]["mcp"]
     assert entry["command"][-1] == "serve"
-    assert entry["environment"] == {"MEMCTL_HOME": outcome["data_home"]}
+    # the server runs with the settings memctl ran with at install: the data home and the model host it was given
+    assert set(entry["environment"]) == {"MEMCTL_HOME", "OLLAMA_HOST"}, entry["environment"]
+    assert entry["environment"]["MEMCTL_HOME"] == outcome["data_home"]
+    assert entry["environment"]["OLLAMA_HOST"].startswith("http://127.0.0.1:")
 
 
 def test_completed_memory_search_part_with_memctl_excerpt_is_in_opencodes_db(outcome) -> None:
