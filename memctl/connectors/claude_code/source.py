@@ -33,7 +33,6 @@ created, locked or changed under the Claude directory.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,6 +41,7 @@ from typing import Iterator
 from memctl.connectors.claude_code.lines import DEFAULT_MAX_LINE_BYTES, iter_records
 from memctl.connectors.claude_code.project import project_of
 from memctl.connectors.claude_code.records import REQUEST_COPY_PREFIXES, History, build_parts, millis
+from memctl.connectors.location import history_location
 from memctl.connectors.model import ReadStats, Session, SessionInfo
 from memctl.connectors.opencode.errors import SourceError, SourceNotFoundError, UnknownSessionError
 from memctl.connectors.opencode.source import SessionFilter
@@ -58,12 +58,7 @@ HEAD_LINES = 64
 
 def resolve_claude_dir(explicit: str | Path | None = None, env: dict[str, str] | None = None) -> Path:
     """``--claude-dir`` > ``CLAUDE_CONFIG_DIR`` > ``~/.claude`` (not checked here)."""
-    env = os.environ if env is None else env
-    if explicit:
-        return Path(explicit).expanduser()
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
-    return Path("~/.claude").expanduser()
+    return history_location(explicit, env, "CLAUDE_CONFIG_DIR", "~/.claude")
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from typing import Iterator
 from memctl.connectors.codex.lines import MAX_LINE_BYTES, iter_records
 from memctl.connectors.codex.project import project_identity
 from memctl.connectors.codex.rollout import Item, Rollout, id_from_name, parent_of, parse_rollout, parse_time
+from memctl.connectors.location import history_location
 from memctl.connectors.model import Part, ReadStats, Session, SessionInfo
 from memctl.connectors.opencode.errors import SourceError, SourceNotFoundError, UnknownSessionError
 from memctl.connectors.opencode.source import SessionFilter
@@ -56,12 +57,7 @@ MAX_DEPTH = 8
 
 def resolve_codex_home(explicit: str | Path | None = None, env: dict[str, str] | None = None) -> Path:
     """``--codex-home`` > ``CODEX_HOME`` > ``~/.codex`` (Codex's own rule; nothing is checked here)."""
-    env = os.environ if env is None else env
-    if explicit:
-        return Path(explicit).expanduser()
-    if env.get("CODEX_HOME"):
-        return Path(env["CODEX_HOME"]).expanduser()
-    return Path("~/.codex").expanduser()
+    return history_location(explicit, env, "CODEX_HOME", "~/.codex")
 
 
 @dataclass(frozen=True)
