@@ -144,9 +144,9 @@ def test_cli_without_yes_off_a_terminal_changes_nothing(tmp_path: Path) -> None:
 def test_cli_declined_prompt_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    from memctl.cli.commands import mcp as mcp_command
+    from memctl.cli import consent
 
-    monkeypatch.setattr(mcp_command, "sys", SimpleNamespace(stdin=SimpleNamespace(isatty=lambda: True)))
+    monkeypatch.setattr(consent, "sys", SimpleNamespace(stdin=SimpleNamespace(isatty=lambda: True)))
     monkeypatch.setattr("typer.confirm", lambda *a, **k: False)
     result = _cli("mcp", "install", "--opencode", "--project", str(tmp_path), "--home", str(tmp_path / "var"))
     assert result.exit_code == FAILED_ITEMS and not (tmp_path / "opencode.json").exists()

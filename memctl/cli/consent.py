@@ -1,6 +1,7 @@
 """How a command that removes data asks first: the plan shown, then ``--dry-run`` / ``--yes`` / a question.
 
-Shared by ``memctl forget`` and ``memctl purge``. The plan goes to stderr as lines before a removal
+Shared by ``memctl forget`` and ``memctl purge``; :func:`confirm_write` is the same question for the commands
+that write another program's configuration (``mcp install|uninstall``, ``hooks install|uninstall``). The plan goes to stderr as lines before a removal
 (stdout stays for its result); a dry run's plan is its result, so it goes to stdout (as ``ingest
 --dry-run``'s) and the command stops there; without ``--yes`` a terminal is asked and anything else
 is refused with a usage error, so a script never removes data by accident.
@@ -29,8 +30,12 @@ def show_plan(title: str, lines: list[str], *, dry_run: bool = False) -> None:
         target.print(f"  - {line}", highlight=False, markup=False, soft_wrap=True)
 
 
-def confirm_or_exit(question: str, *, yes: bool) -> None:
-    """Return when the removal may go ahead.
+def confirm_or_exit(question: str, *, yes: bool,
+                    refusal: str = "re-run with --yes to remove this (or --dry-run to only see the plan)",
+                    declined: str = "nothing removed") -> None:
+    """Return when the change may go ahead.
+
+    ``refusal`` completes "not on a terminal: …"; ``declined`` is printed when the person says no.
 
     Raises:
         UsageError: stdin is not a terminal and ``yes`` is false (exit 2).
@@ -39,9 +44,18 @@ def confirm_or_exit(question: str, *, yes: bool) -> None:
     if yes:
         return
     if not sys.stdin.isatty():
-        raise UsageError("not on a terminal: re-run with --yes to remove this (or --dry-run to only see the plan)")
+        raise UsageError(f"not on a terminal: {refusal}")
     with interactive():
         confirmed = typer.confirm(question, default=False)
     if not confirmed:
-        console.print("nothing removed")
+        console.print(declined)
         raise typer.Exit(FAILED_ITEMS)
+
+
+def confirm_write(path: object, *, yes: bool) -> None:
+    """Ask "Write <path>?" before changing another program's configuration, as :func:`confirm_or_exit` does.
+
+    Raises: as :func:`confirm_or_exit` (exit 2 off a terminal without ``yes``; exit 1 when declined).
+    """
+    confirm_or_exit(f"Write {path}?", yes=yes, refusal="re-run with --yes to apply this change",
+                    declined="nothing changed")

@@ -16,7 +16,8 @@ import typer
 
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, app, console, settings_from_flags
-from memctl.exit_codes import FAILED_ITEMS, UsageError
+from memctl.cli.consent import confirm_write
+from memctl.exit_codes import UsageError
 
 hooks_app = typer.Typer(help="Capture sessions while an agent works: Claude Code's SessionEnd hook, Codex's "
                              "notify program, OpenCode's plugin.",
@@ -57,14 +58,7 @@ def _apply(plan, yes: bool, done: str, apply=None) -> None:
         console.print(f"{plan.path}: nothing to change", highlight=False)
         return
     terminal.write_err(plan.diff())
-    if not yes:
-        if not sys.stdin.isatty():
-            raise UsageError("not on a terminal: re-run with --yes to apply this change")
-        with terminal.interactive():
-            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
-        if not confirmed:
-            console.print("nothing changed")
-            raise typer.Exit(FAILED_ITEMS)
+    confirm_write(plan.path, yes=yes)
     apply(plan)
     console.print(f"{'wrote' if plan.after else 'removed'} {plan.path}: {done}", highlight=False)
 

@@ -8,7 +8,6 @@ diff on stderr, ask (or ``--yes``), write atomically.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -16,7 +15,8 @@ import typer
 
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, app, console, settings_from_flags
-from memctl.exit_codes import FAILED_ITEMS, UsageError
+from memctl.cli.consent import confirm_write
+from memctl.exit_codes import UsageError
 
 mcp_app = typer.Typer(help="Connect memctl's MCP server (`memctl serve`) to coding agents: OpenCode, Claude Code, "
                            "Codex, …",
@@ -92,31 +92,11 @@ def install(
     if print_only:  # --print changes nothing: the diff is what --opencode would write
         console.print("--print: nothing changed (without --print, this diff is applied)", highlight=False)
         return
-    if not yes:
-        if not sys.stdin.isatty():
-            raise UsageError("not on a terminal: re-run with --yes to apply this change")
-        with terminal.interactive():
-            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
-        if not confirmed:
-            console.print("nothing changed")
-            raise typer.Exit(FAILED_ITEMS)  # declined: a script must not take it for success
+    confirm_write(plan.path, yes=yes)
     directory.mkdir(parents=True, exist_ok=True)
     opencode_config.apply(plan)
     console.print(f"wrote {plan.path}: OpenCode starts `memctl serve` for {data_home} in its next session",
                   highlight=False)
-
-
-def _confirm(path: Path, yes: bool) -> None:
-    """Ask before writing ``path`` unless ``--yes``; declined: exit 1 (a script must not take it for success)."""
-    if yes:
-        return
-    if not sys.stdin.isatty():
-        raise UsageError("not on a terminal: re-run with --yes to apply this change")
-    with terminal.interactive():
-        confirmed = typer.confirm(f"Write {path}?", default=False)
-    if not confirmed:
-        console.print("nothing changed")
-        raise typer.Exit(FAILED_ITEMS)
 
 
 def _install_codex(data_home: Path, codex_home: Path | None, yes: bool) -> None:
@@ -130,7 +110,7 @@ def _install_codex(data_home: Path, codex_home: Path | None, yes: bool) -> None:
         console.print(f"{plan.path} already runs memctl for {data_home}; nothing to do", highlight=False)
         return
     terminal.write_err(plan.diff())
-    _confirm(plan.path, yes)
+    confirm_write(plan.path, yes=yes)
     codex_config.apply(plan)
     console.print(f"wrote {plan.path}: Codex starts `memctl serve` for {data_home} in its next session",
                   highlight=False)
@@ -148,7 +128,7 @@ def uninstall_codex(codex_home: Path | None, yes: bool) -> None:
         console.print(f"{plan.path}: memctl is not there; nothing to do", highlight=False)
         return
     terminal.write_err(plan.diff())
-    _confirm(plan.path, yes)
+    confirm_write(plan.path, yes=yes)
     codex_config.apply(plan)
     console.print(f"wrote {plan.path}: memctl's MCP server removed", highlight=False)
 
@@ -162,14 +142,7 @@ def _install_claude_code(data_home: Path, yes: bool) -> None:
         console.print(f"{plan.path} already runs memctl for {data_home}; nothing to do", highlight=False)
         return
     terminal.write_err(plan.diff())
-    if not yes:
-        if not sys.stdin.isatty():
-            raise UsageError("not on a terminal: re-run with --yes to apply this change")
-        with terminal.interactive():
-            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
-        if not confirmed:
-            console.print("nothing changed")
-            raise typer.Exit(FAILED_ITEMS)
+    confirm_write(plan.path, yes=yes)
     claude_config.apply(plan)
     console.print(f"wrote {plan.path}: Claude Code starts `memctl serve` for {data_home} in its next session",
                   highlight=False)

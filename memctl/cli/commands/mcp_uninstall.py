@@ -6,7 +6,6 @@ write atomically. The opposite of ``memctl mcp install``; nothing of the data ho
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -15,7 +14,8 @@ import typer
 from memctl.cli import terminal
 from memctl.cli.app import console
 from memctl.cli.commands.mcp import CodexHome, mcp_app, uninstall_codex
-from memctl.exit_codes import FAILED_ITEMS, UsageError
+from memctl.cli.consent import confirm_write
+from memctl.exit_codes import UsageError
 
 
 @mcp_app.command("uninstall")
@@ -62,14 +62,7 @@ def uninstall(
     if print_only:
         console.print("--print: nothing changed", highlight=False)
         return
-    if not yes:
-        if not sys.stdin.isatty():
-            raise UsageError("not on a terminal: re-run with --yes to apply this change")
-        with terminal.interactive():
-            confirmed = typer.confirm(f"Write {plan.path}?", default=False)
-        if not confirmed:
-            console.print("nothing changed")
-            raise typer.Exit(FAILED_ITEMS)  # declined: a script must not take it for success
+    confirm_write(plan.path, yes=yes)
     apply(plan)
     console.print(f"wrote {plan.path}: OpenCode no longer starts `memctl serve` (from its next session)",
                   highlight=False)
