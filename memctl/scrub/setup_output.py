@@ -1,0 +1,102 @@
+"""Passwords that setup tools generate and print, and secret values printed as plain text.
+
+Forms (each from the tool's own output):
+
+* a generated, temporary, initial or random password on the line that announces it:
+  ``Generated password for admin: X``, MySQL ``mysqld --initialize``'s ``A temporary password is
+  generated for root@localhost: X``, Spring Boot's ``Using generated security password: X``,
+  Elasticsearch's ``The generated password for the elastic built-in superuser is : X``;
+* the same announced on one line and printed alone on the next (after a blank line or not):
+  Jenkins' ``Please use the following password to proceed to installation:`` then the password,
+  Elasticsearch 8's ``Password for the elastic user (reset with …):`` then the password;
+* ``aws ssm get-parameter(s) … --with-decryption … --output text`` and ``aws secretsmanager
+  get-secret-value … --output text``: the output line after the command (AWS CLI ``text`` output
+  prints the value bare).
+
+Only the value is replaced (kind ``password`` for announced passwords, ``secret`` for printed
+values). Placeholders stay (:func:`~memctl.scrub.detector.is_placeholder`); a value on its own
+line must be one token that is not a word (a letter with a digit, a symbol, or mixed case).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.gates import positions
+
+__all__ = ["SETUP_OUTPUT_DETECTORS"]
+
+_ANNOUNCERS = ("generated", "temporary", "initial", "random", "one-time", "following")
+# "<announcer> … password … : X" on one line; "password … generated … : X".
+_SAME_LINE = re.compile(
+    r"(?i:(?:generated|temporary|initial|random|one-time)[^\n\x00]{0,60}?pass(?:word|phrase)[^\n\x00:]{0,80}?"
+    r"|pass(?:word|phrase)[^\n\x00:]{0,40}?(?:generated|created)[^\n\x00:]{0,60}?)"
+    r"(?:[ \t]+is)?[ \t]*[:=][ \t]*[\"'`]?(?P<value>[^\s\"'`\x00]{6,128})"
+)
+# An announcing line ending in ":" (or not), then the value alone on the next non-blank line.
+_NEXT_LINE = re.compile(
+    r"(?i:(?:generated|temporary|initial|random|one-time|following)[^\n\x00]{0,60}?pass(?:word|phrase)"
+    r"|pass(?:word|phrase)[ \t]+for[ \t]+the[^\n\x00]{0,80}?)[^\n\x00]{0,80}?:?[ \t]*\r?\n(?:[ \t]*\r?\n)?"
+    r"[ \t]*(?P<value>[^\s\x00]{8,128})[ \t]*\r?(?:\n|$)"
+)
+_AWS_TEXT = re.compile(
+    r"(?:ssm[ \t]+get-parameters?(?=[^\n\x00]*--with-decryption)|secretsmanager[ \t]+get-secret-value)"
+    r"(?=[^\n\x00]*(?:--output|-o)[ \t=]+text)[^\n\x00]*\r?\n(?:```\w*\r?\n)?(?P<value>[^\n\x00]*[^\s\x00])"
+)
+
+
+def _token_value(value: str) -> bool:
+    if is_placeholder(value) or value.startswith(("http", "/", "./", "~", "-")):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_symbol = any(not c.isalnum() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return (has_digit and any(c.isalpha() for c in value)) or has_symbol or mixed
+
+
+def _setup_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
+    if lowered is None:
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            return
+    if "pass" in gates and (any(word in gates for word in _ANNOUNCERS) or "password for the" in gates):
+        done = -1
+        for pos in positions(lowered, "pass"):
+            if pos < done:
+                continue
+            line_start = lowered.rfind("\n", 0, pos) + 1
+            window = lowered[max(line_start, pos - 120) : pos + 160]
+            if not any(word in window for word in _ANNOUNCERS) and "password for the" not in window:
+                continue
+            begin = max(line_start, pos - 120)
+            for pattern in (_SAME_LINE, _NEXT_LINE):
+                match = pattern.search(text, begin, min(len(text), pos + 400))
+                if match is not None and _token_value(match.group("value").rstrip(".,;")):
+                    value = match.group("value").rstrip(".,;")
+                    yield match.start("value"), match.start("value") + len(value), "password"
+                    done = match.end()
+                    break
+    if "--output" in gates or "-o text" in gates:
+        for literal in ("get-parameter", "get-secret-value"):
+            pos = lowered.find(literal)
+            while pos != -1:
+                match = _AWS_TEXT.search(text, max(0, pos - 20), min(len(text), pos + 2000))
+                if match is not None and not is_placeholder(match.group("value")):
+                    yield match.start("value"), match.end("value"), "secret"
+                pos = lowered.find(literal, pos + len(literal))
+
+
+_LITERALS = ("pass", *_ANNOUNCERS, "password for the", "--output", "-o text")
+
+SETUP_OUTPUT_DETECTORS: tuple[Detector, ...] = (
+    detector(
+        "password",
+        finder=_setup_spans,
+        literals=_LITERALS,
+        requires=("pass", "--output", "-o text"),
+        origin="memctl: passwords printed by setup tools (MySQL, Jenkins, Elasticsearch, Spring Boot), AWS CLI text output",
+    ),
+)
+"""One finder for the forms in the module docstring."""
