@@ -14,9 +14,11 @@ Forms, from the vendors' command references:
   ``authentication-key``, ``secret``, ``pre-shared-key ascii-text``) and ``encrypted-password``.
 
 A command whose words also occur in prose (``enable``, ``username``, ``snmp-server``, server
-keys, ``neighbor``) is read only where a configuration line starts (indentation, a CLI prompt, a diff
-marker, a quote or an escaped newline before it), so prose about the commands stays. Only the
-value is replaced, kind ``password``; the command stays readable.
+keys, ``neighbor``, ``password``) is read only where a configuration line starts (indentation, a CLI
+prompt, a diff marker, a quote or an escaped newline before it), so prose about the commands stays;
+it is found from the hits of pass/secret/key, so a text without them pays no scan. Only the
+value is replaced, kind ``password``; the command stays readable. SNMP's default communities
+``public``/``private`` and templates (``<community>``, ``{var}``) stay.
 """
 
 from __future__ import annotations
@@ -25,68 +27,96 @@ import re
 from collections.abc import Iterator
 
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.gates import positions
 
 __all__ = ["DEVICE_CONFIG_DETECTORS"]
 
 _TYPE = r"(?:[ \t]+[0-9])?"
 _V = r"[ \t]+[\"']?(?P<value>[^\s\"'\x00]{2,128})"
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("enable secret", re.compile(r"enable[ \t]+secret(?:[ \t]+level[ \t]+\d+)?" + _TYPE + _V)),
-    ("enable password", re.compile(r"enable[ \t]+password(?:[ \t]+level[ \t]+\d+)?" + _TYPE + _V)),
-    ("username", re.compile(r"username[ \t]+[^\s\x00]+(?:[ \t]+(?:privilege[ \t]+\d+|role[ \t]+[^\s\x00]+|view[ \t]+[^\s\x00]+|nopassword))*"
-                            r"[ \t]+(?:password|secret)" + _TYPE + _V)),
-    ("snmp-server", re.compile(r"snmp-server[ \t]+community" + _V)),
-    ("snmp-server", re.compile(r"snmp-server[ \t]+user[ \t]+[^\s\x00]+[ \t]+[^\s\x00]+[ \t]+v3(?:[ \t]+encrypted)?[ \t]+auth[ \t]+[\w-]+" + _V)),
-    (" priv ", re.compile(r"[ \t]priv[ \t]+(?:aes|des|3des)(?:[ \t]+\d+)?" + _V)),
-    ("tacacs-server", re.compile(r"tacacs-server(?:[ \t]+host[ \t]+[^\s\x00]+)?[ \t]+key" + _TYPE + _V)),
-    ("radius-server", re.compile(r"radius-server(?:[ \t]+host[ \t]+[^\s\x00]+)?[ \t]+key" + _TYPE + _V)),
-    ("crypto isakmp key", re.compile(r"crypto[ \t]+isakmp[ \t]+key" + _TYPE + _V + r"[ \t]+(?:address|hostname)")),
+# Commands that start a configuration line, found from the hits of pass/secret/key (words every
+# rule shares, found once per text) and of "snmp-server".
+_LINE_COMMAND = re.compile(
+    r"(?:enable[ \t]+(?:secret|password)(?:[ \t]+level[ \t]+\d+)?"
+    r"|username[ \t]+[^\s\x00]+(?:[ \t]+(?:privilege[ \t]+\d+|role[ \t]+[^\s\x00]+|view[ \t]+[^\s\x00]+))*[ \t]+(?:password|secret)"
+    r"|neighbor[ \t]+[^\s\x00]+[ \t]+password"
+    r"|password(?=[ \t]+[0-9][ \t])"
+    r"|(?:tacacs|radius)-server(?:[ \t]+host[ \t]+[^\s\x00]+)?[ \t]+key"
+    r"|crypto[ \t]+isakmp[ \t]+key(?=[ \t]+(?:[0-9][ \t]+)?[^\s\x00]+[ \t]+(?:address|hostname))"
+    r"|snmp-server[ \t]+community"
+    r"|snmp-server[ \t]+user[ \t]+[^\s\x00]+[ \t]+[^\s\x00]+[ \t]+v3(?:[ \t]+encrypted)?[ \t]+auth[ \t]+[\w-]+)"
+    + _TYPE + _V
+)
+_SNMP_PRIV = re.compile(r"[ \t]priv[ \t]+(?:aes|des|3des)(?:[ \t]+\d+)?" + _V)
+# Commands whose names are specific enough to be read anywhere (all hold a "-": see memctl.scrub.gates).
+_ANYWHERE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("pre-shared-key", re.compile(r"pre-shared-key(?:[ \t]+(?:ascii|hex|local|remote|ascii-text))?" + _TYPE + _V)),
     ("key-string", re.compile(r"key-string" + _TYPE + _V)),
     ("message-digest-key", re.compile(r"message-digest-key[ \t]+\d+[ \t]+md5" + _TYPE + _V)),
-    ("authentication-key", re.compile(r"authentication-key" + _TYPE + _V)),
-    ("neighbor", re.compile(r"neighbor[ \t]+[^\s\x00]+[ \t]+password" + _TYPE + _V)),
+    ("authentication-key", re.compile(r"authentication-key(?:[ \t]+\d+)?(?:[ \t]+(?:md5|sha1|sha256|cmac-aes|hmac-sha[\w-]*))?" + _TYPE + _V)),
     ("wpa-psk", re.compile(r"wpa-psk[ \t]+(?:ascii|hex)" + _TYPE + _V)),
 )
-# A line block's bare ``password 7 X`` (line vty/con): the type digit makes it a device config.
-_LINE_PASSWORD = re.compile(r"(?m)^[ \t]*password[ \t]+[0-9][ \t]+(?P<value>[^\s\x00]{2,128})")
 _JUNOS = re.compile(r"\$9\$[^\s\"';\x00]{4,}")
-# Commands whose words also occur in prose about them: read only at the start of a line.
-_AT_LINE_START = frozenset({"enable secret", "enable password", "username", "snmp-server", "tacacs-server",
-                            "radius-server", "neighbor", "crypto isakmp key"})
 # What may precede a configuration command on its line: indentation, a CLI prompt
-# (``router(config)#``, ``switch>``), a diff marker, an opening quote or an escaped newline.
-_LINE_HEAD = re.compile(r"(?:[ \t]*(?:[\w().@-]*[#>][ \t]*|[+-][ \t]*|[\"'`][ \t]*|.*\\n[ \t]*)?)?")
+# (``router(config)#``, ``switch>``), a diff marker or an opening quote.
+_LINE_HEAD = re.compile(r"[ \t]*(?:[\w().@-]*[#>][ \t]*|[+-][ \t]*|[\"'`][ \t]*)?")
 
 
-def _at_line_start(text: str, pos: int) -> bool:
-    """True when ``pos`` starts a configuration command (see :data:`_LINE_HEAD`)."""
-    line_start = max(text.rfind("\n", 0, pos) + 1, pos - 200)
-    return _LINE_HEAD.fullmatch(text, line_start, pos) is not None
+_CRYPT_HASH = re.compile(r"\$\d{1,2}\$[^\s$]+")
+
+
+def _secret_value(value: str, command: str) -> bool:
+    """Not a placeholder or template (``<community>``, ``{var}``, ``%s``), nor SNMP's factory
+    default communities ``public``/``private`` (documented defaults, not a secret of this site)."""
+    if _CRYPT_HASH.match(value):
+        return True  # $1$salt$hash, $9$…: "$1" reads as a shell variable to is_placeholder
+    if is_placeholder(value) or value[0] in "{%":
+        return False
+    return not (command.startswith("snmp-server") and value.lower() in {"public", "private"})
+
+
+def _command_start(text: str, pos: int) -> int:
+    """Where the command of the line holding ``pos`` starts (after a newline, an escaped
+    ``\\n`` in a JSON string, indentation and a prompt)."""
+    escaped = text.rfind("\\n", max(0, pos - 200), pos)
+    line_start = max(text.rfind("\n", 0, pos) + 1, escaped + 2 if escaped != -1 else 0, pos - 200)
+    head = _LINE_HEAD.match(text, line_start, pos)
+    return line_start if head is None else head.end()
 
 
 def _device_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
-    haystack = lowered if lowered is not None else text
-    for literal, pattern in _RULES:
-        if literal not in gates:
+    haystack = lowered if lowered is not None else text.lower()
+    tried: set[int] = set()
+    for word in ("pass", "secret", "key", "snmp-server"):
+        if word not in gates:
             continue
-        start = haystack.find(literal)
-        while start != -1:
-            match = pattern.match(text, start)
-            if match is not None and not is_placeholder(match.group("value")) and (
-                literal not in _AT_LINE_START or _at_line_start(text, start)
-            ):
+        for pos in positions(haystack, word):
+            start = _command_start(text, pos)
+            if start in tried or start > pos:
+                continue
+            tried.add(start)
+            match = _LINE_COMMAND.match(text, start)
+            if match is None or match.start("value") <= pos:
+                continue
+            if _secret_value(match.group("value"), match.group(0)):
                 yield match.start("value"), match.end("value"), "password"
-            start = haystack.find(literal, start + 1)
-    if "password 7 " in gates or "password 0 " in gates:
-        for match in _LINE_PASSWORD.finditer(text):
-            yield match.start("value"), match.end("value"), "password"
+            if word == "snmp-server":
+                priv = _SNMP_PRIV.search(text, match.end(), match.end() + 120)
+                if priv is not None and text.find("\n", match.end(), priv.start()) == -1:
+                    yield priv.start("value"), priv.end("value"), "password"
+    for literal, pattern in _ANYWHERE:
+        if literal in gates:
+            start = haystack.find(literal)
+            while start != -1:
+                match = pattern.match(text, start)
+                if match is not None and _secret_value(match.group("value"), match.group(0)):
+                    yield match.start("value"), match.end("value"), "password"
+                start = haystack.find(literal, start + 1)
     if "$9$" in gates:
         for match in _JUNOS.finditer(text):
             yield match.start(), match.end(), "password"
 
 
-_LITERALS = tuple(sorted({literal for literal, _ in _RULES} | {"password 7 ", "password 0 ", "$9$"}))
+_LITERALS = ("pass", "secret", "key", "snmp-server", *(literal for literal, _ in _ANYWHERE), "$9$")
 
 DEVICE_CONFIG_DETECTORS: tuple[Detector, ...] = (
     detector(

@@ -48,8 +48,11 @@ _AWS_TEXT = re.compile(
 
 
 def _token_value(value: str) -> bool:
-    if is_placeholder(value) or value.startswith(("http", "/", "./", "~", "-")):
+    if (value[0] != "!" and is_placeholder(value)) or value.startswith(("http", "./", "~")) or value.count("/") > 1:
         return False
+    if value[0] in "[(（「" and value[-1] in "])）」":
+        return False  # a documentation stand-in: "[password shown here]", "(パスワード)"
+    # "!w1YKyVFFa?-" is a generated password, not a YAML tag: only is_placeholder's other rules apply
     has_digit = any(c.isdigit() for c in value)
     has_symbol = any(not c.isalnum() for c in value)
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
@@ -61,13 +64,13 @@ def _setup_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Itera
         lowered = text.lower()
         if len(lowered) != len(text):
             return
-    if "pass" in gates and (any(word in gates for word in _ANNOUNCERS) or "password for the" in gates):
+    if "pass" in gates:
         done = -1
         for pos in positions(lowered, "pass"):
             if pos < done:
                 continue
             line_start = lowered.rfind("\n", 0, pos) + 1
-            window = lowered[max(line_start, pos - 120) : pos + 160]
+            window = lowered[max(line_start, pos - 120) : pos + 160]  # the announcers are tested here only
             if not any(word in window for word in _ANNOUNCERS) and "password for the" not in window:
                 continue
             begin = max(line_start, pos - 120)
@@ -78,8 +81,8 @@ def _setup_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Itera
                     yield match.start("value"), match.start("value") + len(value), "password"
                     done = match.end()
                     break
-    if "--output" in gates or "-o text" in gates:
-        for literal in ("get-parameter", "get-secret-value"):
+    for literal in ("get-parameter", "get-secret-value"):
+        if literal in gates:
             pos = lowered.find(literal)
             while pos != -1:
                 match = _AWS_TEXT.search(text, max(0, pos - 20), min(len(text), pos + 2000))
@@ -88,14 +91,16 @@ def _setup_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Itera
                 pos = lowered.find(literal, pos + len(literal))
 
 
-_LITERALS = ("pass", *_ANNOUNCERS, "password for the", "--output", "-o text")
+# "pass" is a word every rule shares (its hits are found once per text); the AWS commands are
+# found from their "-" (see memctl.scrub.gates): no literal here costs a scan of its own.
+_LITERALS = ("pass", "get-parameter", "get-secret-value")
 
 SETUP_OUTPUT_DETECTORS: tuple[Detector, ...] = (
     detector(
         "password",
         finder=_setup_spans,
         literals=_LITERALS,
-        requires=("pass", "--output", "-o text"),
+        requires=_LITERALS,
         origin="memctl: passwords printed by setup tools (MySQL, Jenkins, Elasticsearch, Spring Boot), AWS CLI text output",
     ),
 )

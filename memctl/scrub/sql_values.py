@@ -10,7 +10,7 @@
   date, UUID or number) is replaced;
 * encryption functions' key or passphrase argument when it is a quoted literal: PostgreSQL
   pgcrypto ``pgp_sym_encrypt(data, key)``, ``pgp_sym_decrypt``, ``encrypt(data, key, type)``,
-  ``decrypt``, ``hmac(data, key, type)``; MySQL ``AES_ENCRYPT(str, key_str)``, ``AES_DECRYPT``,
+  ``decrypt``; MySQL ``AES_ENCRYPT(str, key_str)``, ``AES_DECRYPT``,
   ``DES_ENCRYPT``; SQL Server ``ENCRYPTBYPASSPHRASE('passphrase', …)``, ``DECRYPTBYPASSPHRASE``.
 
 Kind ``password``; only the quoted literal's content is replaced.
@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.gates import positions
 
 __all__ = ["SQL_VALUE_DETECTORS"]
 
@@ -38,7 +39,7 @@ _NOT_A_PASSWORD = re.compile(r"[\d\s:./+-]+|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3
 # function name -> index of the key argument
 _FUNCTIONS = {
     "pgp_sym_encrypt": 1, "pgp_sym_decrypt": 1, "pgp_sym_encrypt_bytea": 1, "pgp_sym_decrypt_bytea": 1,
-    "encrypt": 1, "decrypt": 1, "hmac": 1, "aes_encrypt": 1, "aes_decrypt": 1, "des_encrypt": 1, "des_decrypt": 1,
+    "encrypt": 1, "decrypt": 1, "aes_encrypt": 1, "aes_decrypt": 1, "des_encrypt": 1, "des_decrypt": 1,
     "encryptbypassphrase": 0, "decryptbypassphrase": 0,
 }
 _CALL = re.compile(r"(?P<name>" + "|".join(sorted(_FUNCTIONS, key=len, reverse=True)) + r")[ \t]*\(", re.IGNORECASE)
@@ -93,8 +94,9 @@ def _insert_spans(text: str, lowered: str) -> Iterator[Span]:
 
 
 def _function_spans(text: str, lowered: str) -> Iterator[Span]:
-    for name in ("crypt", "hmac", "passphrase"):
-        pos = lowered.find(name)
+    for name in ("crypt", "passphrase"):
+        hits = positions(lowered, "pass") if name == "passphrase" else ()
+        pos = lowered.find(name) if name == "crypt" else next((p for p in hits if lowered.startswith(name, p)), -1)
         while pos != -1:
             begin = max(0, pos - 16)
             for call in _CALL.finditer(text, begin, min(len(text), pos + 24)):
@@ -107,7 +109,10 @@ def _function_spans(text: str, lowered: str) -> Iterator[Span]:
                     start, end, content = items[index]
                     if content is not None and end > start and not is_placeholder(content):
                         yield start, end, "password"
-            pos = lowered.find(name, pos + len(name))
+            if name == "crypt":
+                pos = lowered.find(name, pos + len(name))
+            else:
+                pos = next((p for p in hits if p > pos and lowered.startswith(name, p)), -1)
 
 
 def _sql_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
@@ -115,20 +120,24 @@ def _sql_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterato
         lowered = text.lower()
         if len(lowered) != len(text):
             return
-    if "values" in gates and "insert" in gates:
+    if "insert" in gates:
         yield from _insert_spans(text, lowered)
-    if "crypt(" in gates or "hmac(" in gates or "passphrase(" in gates or "crypt_bytea(" in gates:
+    if "crypt(" in gates or "crypt_bytea(" in gates or (
+        "pass" in gates and any(lowered.startswith("passphrase(", p) for p in positions(lowered, "pass"))
+    ):
         yield from _function_spans(text, lowered)
 
 
-_LITERALS = ("insert", "values", "crypt(", "crypt_bytea(", "hmac(", "passphrase(")
+# Two substring tests per text ("insert", "crypt("); "_bytea(" is found from its "_" and
+# EncryptByPassPhrase from the hits of "pass" every rule shares (memctl.scrub.gates).
+_LITERALS = ("insert", "crypt(", "crypt_bytea(", "pass")
 
 SQL_VALUE_DETECTORS: tuple[Detector, ...] = (
     detector(
         "password",
         finder=_sql_spans,
         literals=_LITERALS,
-        requires=("values", "crypt(", "crypt_bytea(", "hmac(", "passphrase("),
+        requires=_LITERALS,
         origin="PostgreSQL pgcrypto, MySQL and SQL Server function references; SQL INSERT column order",
     ),
 )
