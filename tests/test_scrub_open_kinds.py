@@ -35,6 +35,8 @@ MISSES = [
      "9e2b7c4a1f8d4e3b6a0c5d9f2e7b1a48", "initialAdminPassword"),
     ("Initial password for user grafana-admin: Rk4#wPz8Lq", "Rk4#wPz8Lq", "grafana-admin"),
     ("random password generated for svc_backup: mW7.zQ3-kX9", "mW7.zQ3-kX9", "svc_backup"),
+    ("[Server] A temporary password is generated for root@localhost: !qR5vT;x2Lm-", "!qR5vT;x2Lm-", "[Server]"),
+    ("[Server] A temporary password is generated for root@localhost: -k8;Wz*pQ4rN", "-k8;Wz*pQ4rN", "[Server]"),
     # AWS CLI text output
     ("$ aws ssm get-parameters --names /billing/stripe --with-decryption --output text --query 'Parameters[0].Value'\n"
      "Lp8Qz3Wv7Rx2Tk9M\n$ ", "Lp8Qz3Wv7Rx2Tk9M", "/billing/stripe"),
@@ -54,6 +56,8 @@ MISSES = [
     ("crypto isakmp key Ph4seOneK3y! address 203.0.113.9", "Ph4seOneK3y!", "203.0.113.9"),
     ('authentication-key "$9$kP5z6CA0IRhrlx-dsY4oJHqmfT3n9CtuOB";', "$9$kP5z6CA0IRhrlx-dsY4oJHqmfT3n9CtuOB", "authentication-key"),
     (" neighbor 192.0.2.1 password 0 BgpPeerPw2024", "BgpPeerPw2024", "192.0.2.1"),
+    ("ntp authentication-key 3 md5 n7pSharedKey 7", "n7pSharedKey", "ntp authentication-key 3 md5"),
+    ("enable secret 5 $1$wxyz$abcdefgh", "$1$wxyz$abcdefgh", "enable secret 5"),
     # SQL positional values
     ("INSERT INTO accounts VALUES (7, 'mallory', 'Tr0ub4dor&3');", "Tr0ub4dor&3", "mallory"),
     ("insert into app_users (login, passwd, role) values ('ops', 'winter-Lake-52', 'admin'), ('ci', 'Pz9qL2x', 'bot')",
@@ -81,6 +85,10 @@ NEAR_MISSES = [
     "The primary key is order_id2 in that table",
     "INSERT INTO audit_log (actor, action) VALUES ('alice', 'rotate-2024-key')",
     "A temporary password has been sent to your email address.",
+    "A temporary password is generated for root@localhost: [shown in the log]",
+    "A temporary password is generated for root@localhost: (see mysqld.log)",
+    "snmp-server community public RO",
+    "snmp-server community {community} RO",
 ]
 
 

@@ -50,8 +50,8 @@ _AWS_TEXT = re.compile(
 def _token_value(value: str) -> bool:
     if (value[0] != "!" and is_placeholder(value)) or value.startswith(("http", "./", "~")) or value.count("/") > 1:
         return False
-    if value[0] in "[(（「" and value[-1] in "])）」":
-        return False  # a documentation stand-in: "[password shown here]", "(パスワード)"
+    if value[0] in "[(（「":
+        return False  # a documentation stand-in: "[shown in the log]", "(パスワード)"
     # "!w1YKyVFFa?-" is a generated password, not a YAML tag: only is_placeholder's other rules apply
     has_digit = any(c.isdigit() for c in value)
     has_symbol = any(not c.isalnum() for c in value)
