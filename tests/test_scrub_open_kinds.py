@@ -131,3 +131,18 @@ def test_scrub_is_idempotent_on_the_new_kinds() -> None:
     for text, _, _ in MISSES:
         once = scrub(text).text
         assert scrub(once).text == once
+
+
+def test_minisign_secret_key_line_alone_goes_and_public_key_stays() -> None:
+    import base64
+    import random
+
+    rng = random.Random(23)
+    for head in (b"EdScB2", b"Ed\0\0B2"):  # encrypted (scrypt) and unencrypted secret keys
+        line = base64.b64encode(head + bytes(rng.randrange(256) for _ in range(152))).decode()
+        for text in (f"$ tail -n1 backup/signing.sec\n{line}\n", f"pasted: {line}", line):
+            out = scrub(text).text
+            assert line not in out and "[REDACTED:private_key]" in out, out
+    public = base64.b64encode(b"Ed" + bytes(rng.randrange(256) for _ in range(40))).decode()
+    text = f"minisign -Vm release.tar.gz -P {public}"
+    assert scrub(text).text == text
