@@ -37,6 +37,14 @@ MISSES = [
     ("random password generated for svc_backup: mW7.zQ3-kX9", "mW7.zQ3-kX9", "svc_backup"),
     ("[Server] A temporary password is generated for root@localhost: !qR5vT;x2Lm-", "!qR5vT;x2Lm-", "[Server]"),
     ("[Server] A temporary password is generated for root@localhost: -k8;Wz*pQ4rN", "-k8;Wz*pQ4rN", "[Server]"),
+    ("Your new root password is: Rt-77-Vq2x-Lm", "Rt-77-Vq2x-Lm", "new root password"),
+    # secret generators' output on the next line
+    ("$ openssl rand -base64 24\nLq2Wz8Xv4Rk7Tm1Pn6Hs3Jd9Fg0B\n$ ", "Lq2Wz8Xv4Rk7Tm1Pn6Hs3Jd9Fg0B", "openssl rand"),
+    ("$ pwgen -cnys 18 1\nuQ4>wL9@zX2#pR7!kM\n", "uQ4>wL9@zX2#pR7!kM", "pwgen"),
+    (">>> import secrets; secrets.token_hex(20)\n'9c1f3e7a2b8d4c6e0f1a3b5c7d9e2f4a6b8c0d1e'", "9c1f3e7a2b8d4c6e0f1a3b5c7d9e2f4a6b8c0d1e",
+     "token_hex"),
+    ("$ wg genpsk\nPq3Lz8Xv2Wk7Rt4Nm9Hs1Jd6Fg5Bc0Qa8Ze3Yu7Io=\n", "Pq3Lz8Xv2Wk7Rt4Nm9Hs1Jd6Fg5Bc0Qa8Ze3Yu7Io=", "wg genpsk"),
+    ("$ tr -dc 'A-Za-z0-9' </dev/urandom | head -c 24; echo\nHw8Kq2Lz7Xv4Rp9Tm3Nb6Jd1\n", "Hw8Kq2Lz7Xv4Rp9Tm3Nb6Jd1", "tr -dc"),
     # AWS CLI text output
     ("$ aws ssm get-parameters --names /billing/stripe --with-decryption --output text --query 'Parameters[0].Value'\n"
      "Lp8Qz3Wv7Rx2Tk9M\n$ ", "Lp8Qz3Wv7Rx2Tk9M", "/billing/stripe"),
@@ -89,6 +97,9 @@ NEAR_MISSES = [
     "A temporary password is generated for root@localhost: (see mysqld.log)",
     "snmp-server community public RO",
     "snmp-server community {community} RO",
+    "$ wg genkey | tee wg0.key | wg pubkey\nxTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=\n",
+    "$ openssl rand -hex 4\n3f9a7c2e\n",
+    "x = random.random()\nprint(x)\n",
 ]
 
 

@@ -9,6 +9,10 @@ Forms (each from the tool's own output):
 * the same announced on one line and printed alone on the next (after a blank line or not):
   Jenkins' ``Please use the following password to proceed to installation:`` then the password,
   Elasticsearch 8's ``Password for the elastic user (reset with …):`` then the password;
+* the output line of a secret generator: ``openssl rand``, ``pwgen``, ``/dev/urandom``, Python
+  ``secrets.token_*``, Django ``get_random_secret_key()``, ``rails secret``, ``mix phx.gen.secret``,
+  ``php artisan key:generate --show``, WireGuard ``wg genkey``/``wg genpsk`` (not when piped to
+  ``wg pubkey``: that prints the public key), ``gpg --gen-random``;
 * ``aws ssm get-parameter(s) … --with-decryption … --output text`` and ``aws secretsmanager
   get-secret-value … --output text``: the output line after the command (AWS CLI ``text`` output
   prints the value bare).
@@ -41,6 +45,16 @@ _NEXT_LINE = re.compile(
     r"|pass(?:word|phrase)[ \t]+for[ \t]+the[^\n\x00]{0,80}?)[^\n\x00]{0,80}?:?[ \t]*\r?\n(?:[ \t]*\r?\n)?"
     r"[ \t]*(?P<value>[^\s\x00]{8,128})[ \t]*\r?(?:\n|$)"
 )
+# A secret generator's command line, then its output alone on the next line: ``openssl rand``,
+# ``pwgen``, ``/dev/urandom``, Python ``secrets.token_*``, Django ``get_random_secret_key``,
+# ``rails secret``/``rake secret``, ``mix phx.gen.secret``, ``php artisan key:generate --show``,
+# WireGuard ``wg genkey``/``genpsk`` (a private key), ``gpg --gen-random``.
+_GENERATOR = re.compile(
+    r"(?i:openssl[ \t]+rand|pwgen|/dev/u?random|secrets\.token_\w+|token_(?:hex|urlsafe|bytes)|get_random_secret_key"
+    r"|(?:rails|rake)[ \t]+secret|phx\.gen\.secret|key:generate[^\n\x00]*--show|wg[ \t]+gen(?:key|psk)|gpg[ \t]+--gen-random)"
+    r"[^\n\x00]*\r?\n(?:```\w*\r?\n)?[ \t]*(?P<value>[^\s\x00`]{12,})[ \t]*\r?(?:\n|$)"
+)
+_GENERATOR_WORDS = ("rand", "pwgen", "genpsk", "secret", "key")
 _AWS_TEXT = re.compile(
     r"(?:ssm[ \t]+get-parameters?(?=[^\n\x00]*--with-decryption)|secretsmanager[ \t]+get-secret-value)"
     r"(?=[^\n\x00]*(?:--output|-o)[ \t=]+text)[^\n\x00]*\r?\n(?:```\w*\r?\n)?(?P<value>[^\n\x00]*[^\s\x00])"
@@ -81,6 +95,7 @@ def _setup_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Itera
                     yield match.start("value"), match.start("value") + len(value), "password"
                     done = match.end()
                     break
+    yield from _generated_spans(text, lowered, gates)
     for literal in ("get-parameter", "get-secret-value"):
         if literal in gates:
             pos = lowered.find(literal)
@@ -91,9 +106,31 @@ def _setup_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Itera
                 pos = lowered.find(literal, pos + len(literal))
 
 
+def _generated_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    """Output of a secret generator (:data:`_GENERATOR`), tried at each line holding one of its words."""
+    tried: set[int] = set()
+    for word in _GENERATOR_WORDS:
+        if word not in gates:
+            continue
+        for pos in positions(lowered, word):
+            line_start = lowered.rfind("\n", 0, pos) + 1
+            if line_start in tried:
+                continue
+            tried.add(line_start)
+            line_end = lowered.find("\n", pos)
+            if line_end == -1:
+                continue  # no output line after it
+            match = _GENERATOR.search(text, line_start, min(len(text), line_end + 400))
+            if "pubkey" in lowered[line_start:line_end]:
+                continue  # wg genkey | tee key | wg pubkey prints the public key
+            if match is not None and match.start() < line_end and _token_value(match.group("value")):
+                yield match.start("value"), match.end("value"), "secret"
+
+
 # "pass" is a word every rule shares (its hits are found once per text); the AWS commands are
-# found from their "-" (see memctl.scrub.gates): no literal here costs a scan of its own.
-_LITERALS = ("pass", "get-parameter", "get-secret-value")
+# found from their "-" (see memctl.scrub.gates); generators from secret/key hits and two
+# substring tests ("rand", "pwgen", "genpsk").
+_LITERALS = ("pass", "get-parameter", "get-secret-value", *_GENERATOR_WORDS)
 
 SETUP_OUTPUT_DETECTORS: tuple[Detector, ...] = (
     detector(

@@ -65,7 +65,7 @@ _PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", "passe", "pw", "
 # after a preposition, then a verb or a colon/dash (required after such a clause).
 _PROSE_FOR = r"(?:[ \t]+(?:for|on|of|to|für|fürs|zum|zur|de|du|des|pour|do|da|dos|das|del|para|per|voor|van|dla|до|для|от)(?:[ \t]+[^\s\"'`:=\x00]{1,40}){1,4}?)"
 _PROSE_VERB = (r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|lautet|war|es|est|é|è|era|är|er|jest|to|to[ \t]+jest|на|это|-|—|–|=)"
-               r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|now))?|[ \t]*[:：]|[ \t]*(?:は|是|为|為|는|은))")
+               r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|now))?(?:[ \t]*:)?|[ \t]*[:：]|[ \t]*(?:は|是|为|為|는|은))")
 # A qualifier between the word and its verb: "the password, for now, is X", "password (new) is X".
 _PROSE_QUALIFIER = r"(?:[ \t]*,[^,\n\x00]{1,40},|[ \t]+\([^()\n\x00]{1,60}\))?"
 _PROSE = re.compile(
