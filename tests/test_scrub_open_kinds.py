@@ -100,6 +100,8 @@ NEAR_MISSES = [
     "$ wg genkey | tee wg0.key | wg pubkey\nxTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=\n",
     "$ openssl rand -hex 4\n3f9a7c2e\n",
     "x = random.random()\nprint(x)\n",
+    "key = secrets.token_urlsafe(32)\nsession.store_key(key)\n",
+    "nonce = os.urandom(12)\ncipher_suite.encrypt(nonce)\n",
 ]
 
 

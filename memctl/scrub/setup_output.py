@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder, looks_random
 from memctl.scrub.gates import positions
 
 __all__ = ["SETUP_OUTPUT_DETECTORS"]
@@ -54,6 +54,10 @@ _GENERATOR = re.compile(
     r"|(?:rails|rake)[ \t]+secret|phx\.gen\.secret|key:generate[^\n\x00]*--show|wg[ \t]+gen(?:key|psk)|gpg[ \t]+--gen-random)"
     r"[^\n\x00]*\r?\n(?:```\w*\r?\n)?[ \t]*(?P<value>[^\s\x00`]{12,})[ \t]*\r?(?:\n|$)"
 )
+# What a generator prints: one run of password characters, no call or assignment (code after a
+# ``secrets.token_hex()`` line is not its output).
+_GENERATED = re.compile(r"[A-Za-z0-9+/_\-=.~!@#$%^&*<>?:;,]{12,}")
+_HEX = re.compile(r"[0-9a-fA-F]{12,}")
 _GENERATOR_WORDS = ("rand", "pwgen", "genpsk", "secret", "key")
 _AWS_TEXT = re.compile(
     r"(?:ssm[ \t]+get-parameters?(?=[^\n\x00]*--with-decryption)|secretsmanager[ \t]+get-secret-value)"
@@ -123,8 +127,12 @@ def _generated_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator
             match = _GENERATOR.search(text, line_start, min(len(text), line_end + 400))
             if "pubkey" in lowered[line_start:line_end]:
                 continue  # wg genkey | tee key | wg pubkey prints the public key
-            if match is not None and match.start() < line_end and _token_value(match.group("value")):
-                yield match.start("value"), match.end("value"), "secret"
+            if match is None or match.start() >= line_end:
+                continue
+            value = match.group("value").strip("'\"")
+            if _GENERATED.fullmatch(value) and (looks_random(value, min_len=12) or _HEX.fullmatch(value)):
+                start = match.start("value") + match.group("value").index(value)
+                yield start, start + len(value), "secret"
 
 
 # "pass" is a word every rule shares (its hits are found once per text); the AWS commands are
