@@ -160,6 +160,8 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("firebase_key", "A", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
     TokenFormat("sendgrid_key", "S", r"SG\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9_-]{43}[A-Za-z0-9_-]*"),
     TokenFormat("twilio_key", "S", r"SK[0-9a-fA-F]{32}" + _B),
+    # one literal-led scan ("RW") costs less than two gate substrings
+    TokenFormat("private_key", "RW", r"RW(?:RTY0Iy|QAAEIy)[A-Za-z0-9+/]{200,}={0,2}"),
 )
 """Every prefixed format; formats with the same ``group`` prefix share one scan."""
 
@@ -217,7 +219,6 @@ RARE_TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("tailscale_key", "tskey-", r"tskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}", gates=("tskey-",)),
     TokenFormat("google_oauth_token", "ya29.", r"ya29\.[A-Za-z0-9_-]{20,}", gates=("ya29.",)),
     TokenFormat("google_oauth_token", "1//0", r"1//0[A-Za-z0-9_-]{30,}", gates=("1//0",)),
-    TokenFormat("private_key", "RW", r"RW(?:RTY0Iy|QAAEIy)[A-Za-z0-9+/]{200,}={0,2}", gates=("rwrty0iy", "rwqaaeiy")),
     TokenFormat("doppler_token", "dp.", r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{30,}", gates=("dp.",)),
 )
 """Formats looked for only when one of their ``gates`` is in the text."""
