@@ -159,3 +159,20 @@ def test_minisign_secret_key_line_alone_goes_and_public_key_stays() -> None:
     public = base64.b64encode(b"Ed" + bytes(rng.randrange(256) for _ in range(40))).decode()
     text = f"minisign -Vm release.tar.gz -P {public}"
     assert scrub(text).text == text
+
+
+def test_new_finders_stay_linear_on_hostile_input() -> None:
+    # An unclosed SQL string of many doubled quotes once backtracked exponentially (24 pairs took
+    # 45 s); a line of many announcers or AWS commands was searched once per hit.
+    import time
+
+    for text in (
+        "INSERT INTO users (name, password) VALUES ('a" + "''" * 40 + " x",
+        "insert into users values ('" + "''" * 3000,
+        "generated password " * 2000,
+        "aws ssm get-parameter --with-decryption --output text " * 2000,
+        "openssl rand\n" * 2000,
+    ):
+        started = time.perf_counter()
+        scrub(text)
+        assert time.perf_counter() - started < 20, text[:60]

@@ -59,10 +59,9 @@ _GENERATOR = re.compile(
 _GENERATED = re.compile(r"[A-Za-z0-9+/_\-=.~!@#$%^&*<>?:;,]{12,}")
 _HEX = re.compile(r"[0-9a-fA-F]{12,}")
 _GENERATOR_WORDS = ("rand", "pwgen", "genpsk", "secret", "key")
-_AWS_TEXT = re.compile(
-    r"(?:ssm[ \t]+get-parameters?(?=[^\n\x00]*--with-decryption)|secretsmanager[ \t]+get-secret-value)"
-    r"(?=[^\n\x00]*(?:--output|-o)[ \t=]+text)[^\n\x00]*\r?\n(?:```\w*\r?\n)?(?P<value>[^\n\x00]*[^\s\x00])"
-)
+_AWS_TEXT = re.compile(r"[^\n\x00]*\r?\n(?:```\w*\r?\n)?(?P<value>[^\n\x00]*[^\s\x00])")
+_AWS_COMMAND = re.compile(r"(?:ssm[ \t]+get-parameters?|secretsmanager[ \t]+get-secret-value)\b")
+_TEXT_OUTPUT = re.compile(r"(?:--output|-o)[ \t=]+text\b")
 
 
 def _token_value(value: str) -> bool:
@@ -92,22 +91,35 @@ def _setup_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Itera
             if not any(word in window for word in _ANNOUNCERS) and "password for the" not in window:
                 continue
             begin = max(line_start, pos - 120)
+            end = min(len(text), pos + 400)
+            # Each stretch of text is searched once: the next hit searched is past this window's
+            # first 200 characters (a match reaching that far was found here), so a line of many
+            # hits costs linear time.
+            done = end - 200
             for pattern in (_SAME_LINE, _NEXT_LINE):
-                match = pattern.search(text, begin, min(len(text), pos + 400))
+                match = pattern.search(text, begin, end)
                 if match is not None and _token_value(match.group("value").rstrip(".,;")):
                     value = match.group("value").rstrip(".,;")
                     yield match.start("value"), match.start("value") + len(value), "password"
-                    done = match.end()
+                    done = max(done, match.end())
                     break
     yield from _generated_spans(text, lowered, gates)
     for literal in ("get-parameter", "get-secret-value"):
         if literal in gates:
             pos = lowered.find(literal)
             while pos != -1:
-                match = _AWS_TEXT.search(text, max(0, pos - 20), min(len(text), pos + 2000))
-                if match is not None and not is_placeholder(match.group("value")):
-                    yield match.start("value"), match.end("value"), "secret"
-                pos = lowered.find(literal, pos + len(literal))
+                # The command's line, read once: the AWS command, decryption for SSM, text output.
+                line_start = lowered.rfind("\n", 0, pos) + 1
+                line_end = lowered.find("\n", pos)
+                line = lowered[line_start : len(lowered) if line_end == -1 else line_end]
+                if (_AWS_COMMAND.search(line) and _TEXT_OUTPUT.search(line)
+                        and (literal == "get-secret-value" or "--with-decryption" in line)):
+                    match = _AWS_TEXT.match(text, pos, min(len(text), pos + 4000))
+                    if match is not None and not is_placeholder(match.group("value")):
+                        yield match.start("value"), match.end("value"), "secret"
+                if line_end == -1:
+                    break
+                pos = lowered.find(literal, line_end)
 
 
 def _generated_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:

@@ -31,8 +31,10 @@ _INSERT = re.compile(
     r"(?:\((?P<columns>[^()\x00]{1,600})\))?[ \t\r\n]*values[ \t\r\n]*",
     re.IGNORECASE,
 )
-_TUPLE = re.compile(r"\((?P<body>(?:[^()'\"\x00]|'(?:[^'\\\x00]|''|\\.)*'|\"[^\"\x00]*\"|\([^()\x00]*\))*)\)[ \t\r\n]*,?[ \t\r\n]*")
-_ITEM = re.compile(r"[ \t\r\n]*(?:N?'(?P<sq>(?:[^'\\\x00]|''|\\.)*)'|\"(?P<dq>[^\"\x00]*)\"|(?P<other>[^,'\"\x00]+))[ \t\r\n]*(?:,|$)")
+# Possessive quantifiers: a run of quotes is read one way only, so an unclosed string of many
+# quotes fails at once instead of trying every split of them (no catastrophic backtracking).
+_TUPLE = re.compile(r"\((?P<body>(?:[^()'\"\x00]++|'(?:[^'\\\x00]|''|\\.)*+'|\"[^\"\x00]*+\"|\([^()\x00]*+\))*+)\)[ \t\r\n]*,?[ \t\r\n]*")
+_ITEM = re.compile(r"[ \t\r\n]*(?:N?'(?P<sq>(?:[^'\\\x00]|''|\\.)*+)'|\"(?P<dq>[^\"\x00]*)\"|(?P<other>[^,'\"\x00]+))[ \t\r\n]*(?:,|$)")
 _CREDENTIAL_COLUMN = re.compile(r"pass|pwd|secret|token|api_?key|_key$|^key$|_hash$|credential", re.IGNORECASE)
 _ACCOUNT_TABLE = re.compile(r"(?:users?|accounts?|logins?|credentials?|admins?|members?|api_?keys?|tokens?|secrets?)", re.IGNORECASE)
 _NOT_A_PASSWORD = re.compile(r"[\d\s:./+-]+|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}|(?:true|false|null)", re.IGNORECASE)
