@@ -8,6 +8,7 @@ credential. Near-misses: too short, glued to a longer word, wrong alphabet.
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -45,6 +46,9 @@ FORMATS: dict[str, list[str]] = {
     "twilio_key": ["SK" + HEX * 2 + "deadbeef", "SK" + "deadbeef" * 4],
     "telegram_bot_token": ["1234567890:AA" + _fill("", 33, LETTERS), "98765432:AA" + _fill("", 33)],
 }
+# A minisign secret key's base64 line alone (encrypted and unencrypted key files).
+FORMATS["private_key"] = [base64.b64encode(head + bytes((7 * i + 3) % 256 for i in range(152))).decode()
+                          for head in (b"EdScB2", b"Ed\0\0B2")]
 FORMATS["age_secret_key"] = ["AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58]]
 
 CASES = [(kind, token) for kind, tokens in FORMATS.items() for token in tokens]

@@ -22,7 +22,13 @@ The rules live in one module per job, each naming the sources of its formats:
   quoting (env, YAML, TOML, JSON and escaped JSON, XML, netrc);
   :mod:`memctl.scrub.credential_key`: credential-shaped values under
   ``credentials``/``auth``/``salt``/signing/session names and signed-URL
-  query parameters.
+  query parameters;
+* :mod:`memctl.scrub.setup_output`: passwords setup tools generate and print,
+  AWS CLI ``--output text`` values; :mod:`memctl.scrub.device_config`: network
+  device configurations; :mod:`memctl.scrub.sql_values`: ``INSERT`` rows and
+  encryption functions' keys;
+* :mod:`memctl.scrub.public_values`: what is never reported (publishable keys,
+  fingerprints, SOPS metadata, secret ARNs, documentation filler).
 
 The detectors start from the maintained detect-secrets (Yelp) plugins: their
 regexes are imported or re-expressed (free text needs spans and boundaries,
@@ -57,6 +63,7 @@ from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS, FOREIGN_PASSWORD_WORDS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
+from memctl.scrub.device_config import DEVICE_CONFIG_DETECTORS
 from memctl.scrub.encoded import encoded_secret_detector
 from memctl.scrub.entropy import ENTROPY_DETECTORS
 from memctl.scrub.gates import HIT_WORDS, GateIndex, positions
@@ -65,6 +72,9 @@ from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
+from memctl.scrub.public_values import public_span
+from memctl.scrub.setup_output import SETUP_OUTPUT_DETECTORS
+from memctl.scrub.sql_values import SQL_VALUE_DETECTORS
 from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
 
@@ -176,6 +186,9 @@ def _build_detectors() -> tuple[Detector, ...]:
         # Context the rules above do not read: other languages and formats, statements, prose.
         *CONTEXT_NAME_DETECTORS,
         *STATEMENT_DETECTORS,
+        *SETUP_OUTPUT_DETECTORS,
+        *DEVICE_CONFIG_DETECTORS,
+        *SQL_VALUE_DETECTORS,
         *LAYOUT_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
@@ -220,7 +233,8 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
     offsets into ``text``, non-overlapping. On overlap the detector that comes
     first in :data:`DETECTORS` wins, unless the later span strictly contains
     every span it overlaps (then it replaces them: the whole secret goes).
-    Markers already in the text are never reported. Never raises on any ``str``.
+    Markers already in the text are never reported, nor values public by design or
+    documentation filler (:func:`memctl.scrub.public_values.public_span`). Never raises on any ``str``.
     """
     if not text:
         return []
@@ -235,6 +249,8 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
             first = bisect_left(starts, start)
             if first > 0 and accepted[first - 1][1] > start:
                 continue  # starts inside an earlier span
+            if public_span(text, start, end, kind):
+                continue  # publishable keys, fingerprints, SOPS metadata, ARNs, filler
             last = bisect_right(starts, end - 1)
             if last > first:
                 # Overlaps spans starting inside it: replace them only when it contains them all.

@@ -12,10 +12,14 @@
 * prose and log lines: ``password is X``, ``with password X``, ``password 'X'``, the same with
   passphrase, passcode, PIN-less names in other languages (see
   :data:`memctl.scrub.context_names.FOREIGN_PASSWORD_WORDS`), with up to four words after a
-  preposition (``the password for the NAS is X``, ``Das Passwort für den Server lautet X``), a
+  preposition (``the password for the NAS is X``), a qualifier
+  (``the staging db password, for now, is X``, ``password (new) is X``, ``Das Passwort für den Server lautet X``), a
   dash or full-width colon, CJK particles (``パスワードはXです``, ``密码是X``), ``use X as the
   password`` and ``user / X`` after a login or credentials word. A bare word needs a digit or a
   symbol (``password is incorrect`` stays); a quoted one does not;
+* credential nouns in prose: ``the webhook secret is X``, ``the prod api token (rotating next week) is
+  X``, ``API key was X`` (a verb, not a colon; the value must look issued: letters with digits and
+  mixed case, or a random run);
 * API key headers: ``x-functions-key``, ``x-api-key``, ``api-key``, ``Ocp-Apim-Subscription-Key``,
   ``x-goog-api-key`` (Azure Functions, Azure API Management, Google);
 * output of commands that print a secret: the line after ``kubectl … jsonpath … | base64 -d``,
@@ -34,7 +38,7 @@ import re
 from collections.abc import Iterator
 
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS
-from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder, looks_random
 from memctl.scrub.gates import positions
 
 __all__ = ["STATEMENT_DETECTORS"]
@@ -61,13 +65,28 @@ _PROSE_ROOTS = ("password", "passwd", "passphrase", "passcode", "passe", "pw", "
 # after a preposition, then a verb or a colon/dash (required after such a clause).
 _PROSE_FOR = r"(?:[ \t]+(?:for|on|of|to|für|fürs|zum|zur|de|du|des|pour|do|da|dos|das|del|para|per|voor|van|dla|до|для|от)(?:[ \t]+[^\s\"'`:=\x00]{1,40}){1,4}?)"
 _PROSE_VERB = (r"(?:[ \t]+(?:is|was|are|has[ \t]+been|ist|lautet|war|es|est|é|è|era|är|er|jest|to|to[ \t]+jest|на|это|-|—|–|=)"
-               r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|now))?|[ \t]*[:：]|[ \t]*(?:は|是|为|為|는|은))")
+               r"(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|now))?(?:[ \t]*:)?|[ \t]*[:：]|[ \t]*(?:は|是|为|為|는|은))")
+# A qualifier between the word and its verb: "the password, for now, is X", "password (new) is X".
+_PROSE_QUALIFIER = r"(?:[ \t]*,[^,\n\x00]{1,40},|[ \t]+\([^()\n\x00]{1,60}\))?"
 _PROSE = re.compile(
-    r"(?P<root>" + "|".join(re.escape(w) for w in _PROSE_ROOTS) + r")(?:" + _PROSE_FOR + _PROSE_VERB + r"|" + _PROSE_VERB
+    r"(?P<root>" + "|".join(re.escape(w) for w in _PROSE_ROOTS) + r")" + _PROSE_QUALIFIER + r"(?:" + _PROSE_FOR + _PROSE_VERB + r"|" + _PROSE_VERB
     + r"?(?:[ \t]+(?:set[ \t]+to|changed[ \t]+to|reset[ \t]+to|to|of|auf))?)(?:(?<=[:：は是为為는은])[ \t]*|[ \t]+)"
     r"(?:(?P<q>[\"'`‘“«「])(?P<qvalue>[^\"'`’”»」\n\x00]{3,80})[\"'`’”»」]|(?P<bare>[^\s\"'`,;()\[\]{}<>\x00]{6,80}))",
     re.IGNORECASE,
 )
+# "the webhook secret is X", "FYI the prod api token (rotating next week) is X", "API key was X":
+# a credential noun, a verb (no colon or "=": those are key-name rules), a credential-shaped value.
+_NOUN_PROSE = re.compile(
+    r"(?P<root>secret|token|key)s?" + _PROSE_QUALIFIER + _PROSE_FOR + r"?[ \t]+(?:is|was|are|were|has[ \t]+been|ist|lautet|war|es|est|é|è|era|är|jest)"
+    r"(?:[ \t]+(?:now|still|currently|set[ \t]+to|changed[ \t]+to|reset[ \t]+to|rotated[ \t]+to))?[ \t]*:?[ \t]+"
+    r"(?:(?P<q>[\"'`‘“«])(?P<qvalue>[^\"'`’”»\s\x00]{6,120})[\"'`’”»]|(?P<bare>[^\s\"'`,;()\[\]{}<>\x00]{8,120}))",
+    re.IGNORECASE,
+)
+_NOUN_BEFORE = re.compile(
+    r"(?i:(?:^|[\s(*>-])(?:the|my|our|your|his|her|their|its|this|that|new|old|a|an|current|fyi|prod|staging)\b[^\n\x00.;!?]{0,40})$"
+    r"|(?:^|\n)[ \t]*(?:[-*>#][ \t]*)?(?:[\w-]+[ \t]+){0,3}$"
+)
+_FILE_NAME = re.compile(r"[\w.-]+\.[a-z]{2,5}")
 _CJK_TAIL = re.compile(r"(?:です|だ|でした|。|，|、).*$")
 # "use X as the password", "log in with admin / X", "creds are svc / X".
 _USE_AS = re.compile(r"(?i:\buse)[ \t]+[\"'`]?(?P<value>[^\s\"'`\x00]{6,80})[\"'`]?[ \t]+(?i:as)[ \t]+(?i:(?:the|your|my|a|an)[ \t]+)?"
@@ -75,7 +94,7 @@ _USE_AS = re.compile(r"(?i:\buse)[ \t]+[\"'`]?(?P<value>[^\s\"'`\x00]{6,80})[\"'
 _USER_SLASH = re.compile(r"(?i:\blog(?:ged)?[ \t]*(?:in|on)|\bsign(?:ed)?[ \t]*in|\blogin|\bcreds?|\bcredentials?|\bauth)"
                          r"(?:[ \t]+(?:is|are|with|as|using|via))?[ \t]*:?[ \t]+[\"'`]?[\w.@\\-]{1,40}[\"'`]?[ \t]*/[ \t]*"
                          r"[\"'`]?(?P<value>[^\s\"'`\x00]{4,80})")
-_PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|a|meu|minha|il|het|mijn|mot[ \t]+de|twoje|moje|his|her|our|their|new|old|default|its|admin|root|user|db|\w+'s)[ \t]+$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
+_PROSE_BEFORE = re.compile(r"(?i:with|the|my|your|das|der|die|mein|dein|el|la|mi|tu|le|mon|ton|o|a|meu|minha|il|het|mijn|mot[ \t]+de|twoje|moje|his|her|our|their|new|old|default|its|admin|root|user|db|\w+'s)[ \t]+(?:[\w-]{1,20}[ \t]+){0,2}$|^$|[:>\-*][ \t]*$|(?i:fatal|error|warn\w*|info|debug)\W*[ \t]*$")
 # Code, not a literal: settings.db_password, get_password, self.password.
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+(?:\(\))?|[a-z]+(?:_[a-z]+)+")
 _HEADERS = ("x-functions-key", "x-api-key", "api-key", "ocp-apim-subscription-key", "x-goog-api-key")
@@ -122,6 +141,37 @@ def _prose_value_ok(value: str, quoted: bool) -> bool:
     has_symbol = any(not c.isalnum() and c not in "-_" for c in value)
     mixed = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     return (has_digit and any(c.isalpha() for c in value)) or has_symbol or mixed
+
+
+def _noun_value_ok(value: str) -> bool:
+    """A value after "the secret/token/key is": credential-shaped, not a word, path, file or version."""
+    if is_placeholder(value) or value.startswith(("http", "/", "./", "~", "ssh-", "ecdsa-", "SHA256:", "MD5:")):
+        return False
+    if len(value) < 8 or _IDENTIFIER.fullmatch(value) or _FILE_NAME.fullmatch(value) or value.count(".") >= 2:
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    if not mixed and any(c in "-_." for c in value):
+        return False  # words joined: v2-deps-linux-x64, build_2024_q3
+    return (has_digit and has_alpha and (mixed or len(value) >= 12)) or looks_random(value, min_len=16)
+
+
+def _noun_prose_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
+    """``the <noun> is X`` for secret/token/key, from the hits of those words every rule shares."""
+    for root in ("secret", "token", "key"):
+        if root not in gates:
+            continue
+        for pos in positions(lowered, root):
+            if pos > 0 and lowered[pos - 1].isalpha():
+                continue  # inside a longer word (monkey, turnkey)
+            match = _NOUN_PROSE.match(text, pos)
+            if match is None or _NOUN_BEFORE.search(text, max(0, pos - 48), pos) is None:
+                continue
+            group = "qvalue" if match.group("qvalue") is not None else "bare"
+            value = match.group(group).rstrip(".!?:,") if group == "bare" else match.group(group)
+            if _noun_value_ok(value):
+                yield match.start(group), match.start(group) + len(value), "secret"
 
 
 def _setter_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
@@ -172,6 +222,7 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
             if _prose_value_ok(value, group == "qvalue"):
                 end = match.start(group) + len(value.rstrip(".!?:") if group == "bare" else value)
                 yield match.start(group), end, "password"
+    yield from _noun_prose_spans(text, lowered, gates)
     yield from _pair_spans(text, lowered, gates)
     for name in _HEADERS:
         if name in gates:
@@ -248,7 +299,7 @@ _PROSE_GATES = ("pass", "pw", *(w for w in _PROSE_ROOTS if "pass" not in w and n
 _LITERALS = tuple(sorted({
     *_SETTER_GATES, "sqlplus", *_PROSE_GATES, " / ", *_HEADERS,
     *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS + _PASS_PRINTERS),
-    *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "==== data ====",
+    *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "token", "key", "==== data ====",
 }))
 
 STATEMENT_DETECTORS: tuple[Detector, ...] = (

@@ -47,6 +47,11 @@ mailgun_key             ``key-`` + 32 hex (Mailgun private API keys)
 square_token            ``sq0atp-`` + 22+, ``sq0csp-`` + 43 (Square access tokens, OAuth secrets)
 pulumi_token            ``pul-`` + 40 hex (Pulumi access tokens)
 tailscale_key           ``tskey-[kind-]ID-`` + 20+ (Tailscale auth, API and OAuth keys)
+google_oauth_token      ``ya29.`` + 20+ access tokens, ``1//0`` + 30+ refresh tokens (Google OAuth 2.0
+                        token strings as the Google token endpoint and ``gcloud auth print-access-token`` print them)
+private_key             a minisign secret key's base64 line alone (``RWRTY0Iy``: Ed25519, scrypt, BLAKE2b;
+                        ``RWQAAEIy`` unencrypted; 212 characters), e.g. ``tail -1 minisign.key`` (minisign
+                        key file format, jedisct1/minisign); the 56-character public key stays
 doppler_token           ``dp.st.``, ``dp.pt.``, ``dp.sa.``, ``dp.ct.`` [+ config ``.``] + 30+ (Doppler tokens)
 discord_bot_token       base64 of a numeric id ``.`` 6 ``.`` 27+ (Discord bot tokens)
 ======================  ==========================================================================
@@ -155,6 +160,8 @@ TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("firebase_key", "A", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
     TokenFormat("sendgrid_key", "S", r"SG\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9_-]{43}[A-Za-z0-9_-]*"),
     TokenFormat("twilio_key", "S", r"SK[0-9a-fA-F]{32}" + _B),
+    # one literal-led scan ("RW") costs less than two gate substrings
+    TokenFormat("private_key", "RW", r"RW(?:RTY0Iy|QAAEIy)[A-Za-z0-9+/]{200,}={0,2}"),
 )
 """Every prefixed format; formats with the same ``group`` prefix share one scan."""
 
@@ -210,6 +217,8 @@ RARE_TOKEN_FORMATS: tuple[TokenFormat, ...] = (
     TokenFormat("square_token", "sq0", r"sq0(?:atp-[A-Za-z0-9_-]{22,}|csp-[A-Za-z0-9_-]{43,})", gates=("sq0atp-", "sq0csp-")),
     TokenFormat("pulumi_token", "pul-", r"pul-[a-f0-9]{40}" + _B, gates=("pul-",)),
     TokenFormat("tailscale_key", "tskey-", r"tskey-(?:[a-z]+-)?[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}", gates=("tskey-",)),
+    TokenFormat("google_oauth_token", "ya29.", r"ya29\.[A-Za-z0-9_-]{20,}", gates=("ya29.",)),
+    TokenFormat("google_oauth_token", "1//0", r"1//0[A-Za-z0-9_-]{30,}", gates=("1//0",)),
     TokenFormat("doppler_token", "dp.", r"dp\.(?:st|pt|sa|ct|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{30,}", gates=("dp.",)),
 )
 """Formats looked for only when one of their ``gates`` is in the text."""
