@@ -176,3 +176,24 @@ def test_new_finders_stay_linear_on_hostile_input() -> None:
         started = time.perf_counter()
         scrub(text)
         assert time.perf_counter() - started < 20, text[:60]
+
+
+# A rule that takes a JSON value with its comma must not turn a null/boolean or a template filler into a secret:
+# the text stays byte-identical (masking "null," also broke the JSON by eating the comma).
+@pytest.mark.parametrize("text", [
+    '{"db": {"user": "app", "password": null, "port": 5432}}',
+    '"client_secret": false,\n"token": true,',
+    "# settings.sample.toml\nsmtp_password = REPLACE_ME\n",
+    "export API_TOKEN=CHANGE_ME",
+    "vault_pass: FIXME\n",
+])
+def test_null_boolean_and_filler_values_stay(text: str) -> None:
+    assert scrub(text).text == text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ('{"password": "Null-Island-7731", "port": 5432}', "Null-Island-7731"),
+    ("smtp_password = ReplaceMeNot_91x\n", "ReplaceMeNot_91x"),
+])
+def test_values_that_only_start_like_filler_still_go(text: str, secret: str) -> None:
+    assert secret not in scrub(text).text

@@ -62,7 +62,7 @@ from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS, FOREIGN_PASSWORD_WORDS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
-from memctl.scrub.detector import HEX, Detector, detector, underscored_body_random
+from memctl.scrub.detector import HEX, Detector, detector, is_placeholder_word, underscored_body_random
 from memctl.scrub.device_config import DEVICE_CONFIG_DETECTORS
 from memctl.scrub.encoded import encoded_secret_detector
 from memctl.scrub.entropy import ENTROPY_DETECTORS
@@ -251,6 +251,8 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
                 continue  # starts inside an earlier span
             if public_span(text, start, end, kind):
                 continue  # publishable keys, fingerprints, SOPS metadata, ARNs, filler
+            if is_placeholder_word(text[start:end]):
+                continue  # a JSON null/true or REPLACE_ME a rule took with its comma: not a secret, keep the text
             last = bisect_right(starts, end - 1)
             if last > first:
                 # Overlaps spans starting inside it: replace them only when it contains them all.

@@ -223,6 +223,7 @@ _PLACEHOLDER_WORDS = frozenset(
         "string", "str", "bool", "int", "required", "optional", "redacted", "hidden",
         "secret", "password", "passwd", "pass", "pwd", "token", "key", "value", "changeme", "placeholder", "example",
         "todo", "tbd", "env", "empty", "missing", "unset", "default",
+        "replace_me", "replaceme", "replace-me", "change_me", "change-me", "fixme", "fill_me", "fill-me",
         # type names in annotations (password: str, api_key: SecretStr)
         "float", "bytes", "any", "secretstr", "secretbytes", "text", "varchar", "number",
         "boolean", "object", "integer",
@@ -245,6 +246,13 @@ _SHELL_REFERENCE = re.compile(
 _TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 # A format field: f"{token}", "{0}", "{api_key}".
 _FORMAT_FIELD = re.compile(r"\{[A-Za-z_0-9.\[\]'\"]*\}")
+
+
+def is_placeholder_word(value: str) -> bool:
+    """True when ``value`` (quotes, spaces and a trailing ``,``/``;`` taken off) is one filler word: ``null``,
+    ``true``, ``REPLACE_ME``, ``changeme``… (:data:`_PLACEHOLDER_WORDS`). Narrower than :func:`is_placeholder`,
+    so it can judge any rule's span: no template or prefix rule applies."""
+    return value.strip().rstrip(",;").strip().strip("'\"").lower() in _PLACEHOLDER_WORDS
 
 
 def is_placeholder(value: str) -> bool:
