@@ -155,10 +155,10 @@ def test_a_topics_file_of_the_earlier_format_loads_and_keeps_its_slugs(tmp_path:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ('{"paths": {"/x": "a"}, "projects": []}', '"projects" is not an object'),
-    ('{"paths": {"/x": "a"}, "projects": {"p": {"topic": "a"}}}', "project 'p'"),
+    ('{"paths": {"/x": "a"}, "projects": []}', "(projects: Input should be a valid dictionary)"),
+    ('{"paths": {"/x": "a"}, "projects": {"p": {"topic": "a"}}}', "(projects.p.worktree: Field required)"),
     ('{"paths": {}, "projects": {"p": {"topic": "../etc", "worktree": "/x"}}}', "invalid topic slugs"),
-    ('{"paths": {}, "projects": {"p": {"topic": "a", "worktree": 3}}}', "must be strings"),
+    ('{"paths": {}, "projects": {"p": {"topic": "a", "worktree": 3}}}', "projects.p.worktree: Input should be a valid string"),
 ])
 def test_a_damaged_projects_section_is_a_clear_error(tmp_path: Path, content: str, message: str) -> None:
     (tmp_path / "topics.json").write_text(content)
