@@ -19,27 +19,13 @@ import re
 import shutil
 import tempfile
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from memctl.config import DataHome, Settings
+from memctl.health_check import PROBE_TIMEOUT_S, Check
 
 MIN_FREE_BYTES = 2 * 1024**3
-PROBE_TIMEOUT_S = 5.0
 _PROBLEMATIC = (re.compile(r"^mistral"), re.compile(r"^phi3"), re.compile(r"^qwen2\.5(?::(\d+(?:\.\d+)?)b)?"))
-
-
-@dataclass
-class Check:
-    """One doctor line: ``status`` is ok | warn | fail; ``fix`` says what to do."""
-
-    name: str
-    status: str
-    detail: str
-    fix: str = ""
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def problematic_model(name: str) -> bool:
