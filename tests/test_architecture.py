@@ -176,8 +176,6 @@ ALLOWED_CROSS_CYCLE = {
     ("memctl.ingest.publish", "memctl.ask.topic_index"),
     ("memctl.ingest.run", "memctl.ask.topic_index"),
     ("memctl.ingest.run", "memctl.ask.topic_profiles"),
-    # A user memory's file format (parse, render, provenance) is the store's, read by ask and written by sleep.
-    ("memctl.ask.run", "memctl.sleep.user_memory"),
     # `serve` is `ask` behind MCP: it answers with ask's run, retrieval, routing and proposals.
     ("memctl.serve.relay", "memctl.ask.proposals"),
     ("memctl.serve.relay", "memctl.ask.retrieval"),

@@ -14,9 +14,9 @@ from pydantic import StrictStr
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import USAGE as EXIT_USAGE, ExitCodeError
 from memctl.front_matter import read_front_matter
-from memctl.sleep.user_memory import parse_memory
 from memctl.state_file import StateModel, read_state, write_state
 from memctl.store import MemoryStore
+from memctl.store.user_memory import parse_memory
 
 
 class SleepError(ExitCodeError):
