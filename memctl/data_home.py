@@ -39,7 +39,7 @@ class DataHome:
 
     @property
     def progress(self) -> Path:
-        """The ingest checkpoint (:mod:`memctl.ingest.checkpoint`)."""
+        """The ingest checkpoint (:mod:`memctl.catalog.checkpoint`)."""
         return self.root / "progress.json"
 
     @property
@@ -49,7 +49,7 @@ class DataHome:
 
     @property
     def topics(self) -> Path:
-        """Project path → topic slug (:class:`memctl.ingest.topics.TopicRegistry`)."""
+        """Project path → topic slug (:class:`memctl.catalog.topics.TopicRegistry`)."""
         return self.root / "topics.json"
 
     @property
@@ -96,7 +96,7 @@ class DataHome:
 
     @property
     def route_cache(self) -> Path:
-        """The embedding router's topic profiles, one file per topic (:mod:`memctl.ask.topic_profiles`; a cache)."""
+        """The embedding router's topic profiles, one file per topic (:mod:`memctl.catalog.topic_profiles`; a cache)."""
         return self.root / "cache" / "route"
 
     @property

@@ -35,15 +35,15 @@ DAMAGE = {
 
 def _models() -> dict[str, tuple[Callable[[DataHome], Path], type]]:
     """State file → (its path in a data home, the model its reader validates it with)."""
-    from memctl.ask.note_search import _Manifest
-    from memctl.ask.topic_index import _IndexFile
-    from memctl.ask.topic_profiles import _ProfileHeader
+    from memctl.catalog.checkpoint import ProgressFile, SkippedFile
+    from memctl.catalog.note_search import _Manifest
+    from memctl.catalog.topic_index import _IndexFile
+    from memctl.catalog.topic_profiles import _ProfileHeader
+    from memctl.catalog.topics import TopicsFile
     from memctl.forget.journal import JournalFile, journal_path
     from memctl.graph.rejections import RejectionsFile
     from memctl.graph.relocate import LocationFile
-    from memctl.ingest.checkpoint import ProgressFile, SkippedFile
     from memctl.ingest.graph_ledger import LedgerFile, ledger_path
-    from memctl.ingest.topics import TopicsFile
     from memctl.sleep.consolidate import ConsolidateCacheEntry
     from memctl.sleep.state import SleepStateFile
 
@@ -97,7 +97,7 @@ def test_a_missing_state_file_is_none(tmp_path: Path, name: str) -> None:
 
 
 def test_the_reason_says_where_the_shape_is_wrong(tmp_path: Path) -> None:
-    from memctl.ingest.topics import TopicsFile
+    from memctl.catalog.topics import TopicsFile
 
     path = tmp_path / "topics.json"
     with pytest.raises(StateFileError) as err:
@@ -117,10 +117,10 @@ def _write(path: Path, data: bytes) -> Path:
 
 
 def _refusing_readers() -> dict[str, Callable[[DataHome], Any]]:
-    from memctl.ask.topic_index import TopicIndex
+    from memctl.catalog.checkpoint import Checkpoint
+    from memctl.catalog.topic_index import TopicIndex
+    from memctl.catalog.topics import TopicRegistry
     from memctl.forget.journal import Journal
-    from memctl.ingest.checkpoint import Checkpoint
-    from memctl.ingest.topics import TopicRegistry
     from memctl.sleep.state import SleepState
 
     return {
@@ -144,8 +144,8 @@ def test_a_record_a_run_depends_on_refuses_a_damaged_file(tmp_path: Path, name: 
 
 
 def _tolerant_readers() -> dict[str, Callable[[DataHome], Any]]:
-    from memctl.ask.note_search import NoteSearch
-    from memctl.ask.topic_profiles import TopicProfiles
+    from memctl.catalog.note_search import NoteSearch
+    from memctl.catalog.topic_profiles import TopicProfiles
     from memctl.forget.plan import cache_entries_naming
     from memctl.graph.rejections import load_rejections
     from memctl.graph.relocate import read_record
@@ -180,8 +180,8 @@ def _pretty(value: Any) -> bytes:
 
 
 def test_checkpoint_topics_and_sleep_state_round_trip_byte_for_byte(tmp_path: Path) -> None:
-    from memctl.ingest.checkpoint import Checkpoint
-    from memctl.ingest.topics import TopicRegistry
+    from memctl.catalog.checkpoint import Checkpoint
+    from memctl.catalog.topics import TopicRegistry
     from memctl.sleep.state import SleepState
 
     home = DataHome(tmp_path / "home")

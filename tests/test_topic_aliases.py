@@ -20,14 +20,14 @@ from pathlib import Path
 import pytest
 
 from memctl.ask.routing import UnknownTopicError, lexical_route, route_question
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, build_topic_index, describe
+from memctl.catalog.checkpoint import CheckpointError
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex, build_topic_index, describe
+from memctl.catalog.topics import TopicAlias, TopicRegistry
 from memctl.config import DataHome, Settings
 from memctl.connectors.model import SessionInfo
 from memctl.doctor import check_topics
-from memctl.ingest.checkpoint import CheckpointError
 from memctl.ingest.options import IngestOptions
 from memctl.ingest.run import IngestRun
-from memctl.ingest.topics import TopicAlias, TopicRegistry
 from tests.crafted_opencode import CraftedDb, bash, text
 from tests.fakes.ollama_server import FakeOllama
 

@@ -50,7 +50,7 @@ from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, Proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.ask.routing import Route, UnknownTopicError, route_question
 from memctl.ask.subjects import same_subject
-from memctl.ask.topic_index import TopicIndex, TopicIndexError, build_topic_index
+from memctl.catalog.topic_index import TopicIndex, TopicIndexError, build_topic_index
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import (
     HOME as EXIT_HOME,

@@ -151,7 +151,7 @@ def plan_session(home: DataHome, session: str, *, allow_reingest: bool) -> Sessi
     Raises:
         ForgetError: nothing of the session is known (exit 2).
     """
-    from memctl.ingest.checkpoint import Checkpoint
+    from memctl.catalog.checkpoint import Checkpoint
 
     checkpoint = Checkpoint(home.progress, home.skipped)
     ids = [session] + sorted(sid for sid, e in checkpoint.entries.items() if e.continuation_of == session)

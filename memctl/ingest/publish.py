@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.scrub.core import scrub
 from memctl.store.versions import sha256_text
 
@@ -80,8 +80,8 @@ def publish_notes(home: DataHome) -> Published:
 def refresh_indexes(home: DataHome) -> None:
     """Rewrite the topic index and bring each topic's BM25 note index up to date, so that
     `memctl ask` (routing, provenance, raw-notes fallback) never pays for a rebuild."""
-    from memctl.ask.note_search import NoteSearch
-    from memctl.ask.topic_index import build_topic_index
+    from memctl.catalog.note_search import NoteSearch
+    from memctl.catalog.topic_index import build_topic_index
     from memctl.store import MemoryStore
 
     index = build_topic_index(home)

@@ -12,7 +12,7 @@ ingest). Shape (version 1)::
                    "title": "Fix the Kuzu lock", "date": "2026-11-02"}]}}}
 
 ``aliases`` (later worktree paths of a moved or renamed project, see
-:mod:`memctl.ingest.topics`) is absent from indexes written before it
+:mod:`memctl.catalog.topics`) is absent from indexes written before it
 existed; they load with none. The router offers the slugs, their aliases and
 descriptions to the model, the lexical fallback ranks the descriptions and
 titles, ``--topic`` takes a slug or an alias (:meth:`TopicIndex.resolve`), and
@@ -28,11 +28,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, StrictStr
 
+from memctl.catalog.checkpoint import Checkpoint, CheckpointError
+from memctl.catalog.topics import TopicAlias, TopicRegistry, slugify
 from memctl.config import DataHome
 from memctl.connectors.opencode.titles import is_placeholder_title
 from memctl.exit_codes import UsageError
-from memctl.ingest.checkpoint import Checkpoint, CheckpointError
-from memctl.ingest.topics import TopicAlias, TopicRegistry, slugify
 from memctl.scrub.title import scrub_titles
 from memctl.state_file import StateFileError, StateModel, read_state, write_state
 

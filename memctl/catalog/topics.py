@@ -35,8 +35,8 @@ from typing import Iterable
 
 from pydantic import StrictStr
 
+from memctl.catalog.checkpoint import CheckpointError
 from memctl.connectors.model import SessionInfo
-from memctl.ingest.checkpoint import CheckpointError
 from memctl.state_file import StateModel, read_state, write_state
 
 GLOBAL_PROJECT_ID = "global"

@@ -48,9 +48,9 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel, StrictStr
 
 from memctl import ollama_client
-from memctl.ask.note_search import NoteSearch
-from memctl.ask.topic_index import TopicEntry, TopicIndex
 from memctl.atomic import atomic_write_bytes
+from memctl.catalog.note_search import NoteSearch
+from memctl.catalog.topic_index import TopicEntry, TopicIndex
 from memctl.config import DataHome, Settings
 from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.graph.plain_text import plain
