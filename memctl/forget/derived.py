@@ -37,7 +37,7 @@ def drop_cache_entries(home: DataHome, names: list[str]) -> int:
 def refresh_indexes(home: DataHome, topics: list[str] | None) -> None:
     """Rebuild the topic index, and the BM25 index and embedding-router profile of each of ``topics``
     from scratch (``None``: every topic's profile; BM25 indexes follow their notes' hashes)."""
-    from memctl.ingest.publish import refresh_indexes as refresh
+    from memctl.catalog.refresh import refresh_indexes as refresh
 
     for topic in topics or []:
         shutil.rmtree(home.note_index / topic, ignore_errors=True)

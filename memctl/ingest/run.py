@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memctl.catalog.checkpoint import Checkpoint
+from memctl.catalog.refresh import refresh_indexes
 from memctl.catalog.topics import TopicRegistry
 from memctl.config import DataHome, Settings
 from memctl.connectors.model import SessionInfo
@@ -34,7 +35,7 @@ from memctl.exit_codes import HOME, INTEGRITY, MODEL, USAGE, ExitCodeError
 from memctl.ingest.graph_ledger import ledger_path, record_settled
 from memctl.ingest.options import PHASES, IngestOptions
 from memctl.ingest.plan import Action, Decision, PlanRules, decide
-from memctl.ingest.publish import memory_path, publish_notes, refresh_indexes
+from memctl.ingest.publish import memory_path, publish_notes
 from memctl.ingest.summary import IngestSummary, PlanItem
 from memctl.ingest.survey import DISTILL_PHASES, GRAPH_PHASES, Survey, survey_notes, survey_sessions
 from memctl.prompts import load_prompt
