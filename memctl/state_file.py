@@ -76,7 +76,7 @@ def parse_state(data: bytes | str, model: type[M], *, path: Path, problem: str =
 
 def read_state(path: Path, model: type[M], *, problem: str = "is damaged", fix: str = "",
                error: type[StateFileError] = StateFileError) -> M | None:
-    """The state file ``path`` as ``model``; None when the file does not exist.
+    """The state file ``path`` as ``model``; None when the file does not exist (nor its folder).
 
     ``problem`` and ``fix`` word the error for this file (``"is corrupt"``, ``"delete it and run …"``);
     ``error`` is the :class:`StateFileError` subclass a caller already documents.
@@ -88,8 +88,8 @@ def read_state(path: Path, model: type[M], *, problem: str = "is damaged", fix: 
     path = Path(path)
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        return None
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # no such file (ENOTDIR: a folder on its way is a file; whoever uses the home refuses that)
     except OSError as exc:
         raise error(f"{path} {problem} ({exc.strerror or exc})" + (f"; {fix}" if fix else ""), path=path) from exc
     return parse_state(data, model, path=path, problem=problem, fix=fix, error=error)

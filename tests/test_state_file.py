@@ -94,6 +94,8 @@ def test_a_directory_where_a_state_file_belongs_is_the_same_error(tmp_path: Path
 def test_a_missing_state_file_is_none(tmp_path: Path, name: str) -> None:
     where, model = _models()[name]
     assert read_state(where(DataHome(tmp_path / "home")), model) is None
+    (tmp_path / "file").write_text("a file where the data home belongs")  # the home's own check refuses it
+    assert read_state(where(DataHome(tmp_path / "file")), model) is None
 
 
 def test_the_reason_says_where_the_shape_is_wrong(tmp_path: Path) -> None:
