@@ -28,11 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from memctl.ask.note_search import NoteSearch
 from memctl.ask.retrieval import retrieve
 from memctl.ask.routing import lexical_route
 from memctl.ask.run import assemble_context, user_memories
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, describe
+from memctl.catalog.note_search import NoteSearch
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex, describe
 from memctl.config import DataHome, Settings
 from memctl.store import MemoryStore
 

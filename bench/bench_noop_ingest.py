@@ -32,8 +32,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from memctl.catalog.checkpoint import Checkpoint  # noqa: E402
 from memctl.config import DataHome  # noqa: E402
-from memctl.ingest.checkpoint import Checkpoint  # noqa: E402
 from memctl.ingest.graph_ledger import record_settled  # noqa: E402
 from memctl.ingest.publish import memory_path  # noqa: E402
 from tests.fakes.ollama_server import FakeOllama  # noqa: E402

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from memctl.config import Settings
 from memctl.sleep.run import SleepOptions, SleepRun
-from memctl.sleep.user_memory import render_memory
 from memctl.store import MemoryStore
+from memctl.store.user_memory import render_memory
 from tests.fakes.ollama_server import FakeOllama
 
 CLUSTERS = 12

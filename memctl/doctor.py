@@ -19,27 +19,13 @@ import re
 import shutil
 import tempfile
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from memctl.config import DataHome, Settings
+from memctl.health_check import PROBE_TIMEOUT_S, Check
 
 MIN_FREE_BYTES = 2 * 1024**3
-PROBE_TIMEOUT_S = 5.0
 _PROBLEMATIC = (re.compile(r"^mistral"), re.compile(r"^phi3"), re.compile(r"^qwen2\.5(?::(\d+(?:\.\d+)?)b)?"))
-
-
-@dataclass
-class Check:
-    """One doctor line: ``status`` is ok | warn | fail; ``fix`` says what to do."""
-
-    name: str
-    status: str
-    detail: str
-    fix: str = ""
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def problematic_model(name: str) -> bool:
@@ -268,8 +254,8 @@ def check_codex(codex_home: Path) -> Check:
 def check_topics(home: DataHome) -> Check:
     """The topics file reads; the detail lists each topic that has aliases (a moved or renamed project)
     with its other names and paths."""
-    from memctl.ingest.checkpoint import CheckpointError
-    from memctl.ingest.topics import TopicRegistry
+    from memctl.catalog.checkpoint import CheckpointError
+    from memctl.catalog.topics import TopicRegistry
 
     try:
         registry = TopicRegistry.load(home.topics, read_only=True)
@@ -347,7 +333,7 @@ def run_checks(settings: Settings, db_path: Path, claude_dir: Path | None = None
     checks.append(check_review_queue(home))
     opencode = check_source(db_path)
     if claude_dir is not None:
-        from memctl.ingest.checkpoint import Checkpoint, CheckpointError
+        from memctl.catalog.checkpoint import Checkpoint, CheckpointError
 
         try:
             read_keys: set[str] | None = set(Checkpoint(home.progress, home.skipped).entries)

@@ -68,7 +68,7 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root / "claude"))  # never the user's ~/.claude (not created)
     monkeypatch.setenv("CODEX_HOME", str(root / "codex"))  # never the user's ~/.codex (not created)
     monkeypatch.setenv("OLLAMA_HOST", CLOSED_PORT_HOST)
-    from memctl.ask import topic_profiles
+    from memctl.catalog import topic_profiles
 
     topic_profiles._questions.clear()  # question vectors kept by an earlier test's process state
     yield root

@@ -17,18 +17,20 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "memctl"
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(REPO).with_suffix("").parts
+def _module_name(path: Path, root: Path = REPO) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _imports(path: Path) -> set[str]:
-    """Names of the modules ``path`` imports (anywhere in it), absolute."""
+def _imports(path: Path, root: Path = REPO, modules: dict[str, Path] | None = None) -> set[str]:
+    """Names of the modules ``path`` (a module of the package under ``root``) imports (anywhere in it), absolute."""
+    modules = MODULES if modules is None else modules
     found: set[str] = set()
-    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -39,7 +41,7 @@ def _imports(path: Path) -> set[str]:
                 base = ".".join([*anchor, *([base] if base else [])])
             for alias in node.names:
                 candidate = f"{base}.{alias.name}"
-                found.add(candidate if candidate in MODULES else base)
+                found.add(candidate if candidate in modules else base)
     return found
 
 
@@ -151,3 +153,74 @@ def test_every_runtime_import_is_a_declared_dependency() -> None:
             if not owners & declared:
                 missing.setdefault(top, name)
     assert missing == {}, f"imported but not in pyproject dependencies: {missing}"
+
+
+# -- layers: the cycles never import each other; shared services never import a cycle ---------------------
+
+CYCLES = ("ingest", "ask", "sleep", "forget", "serve")
+# Above the cycles: the CLI, and `doctor` (a report over every cycle's state, run only by the CLI).
+TOP = ("cli", "doctor")
+
+# Arrows between cycles that are still there, each with where it should go. The list only shrinks: a new
+# cross-cycle import fails the test, and so does an entry here that is no longer needed.
+ALLOWED_CROSS_CYCLE = {
+    # `serve` is `ask` behind MCP: it answers with ask's run, retrieval, routing and proposals.
+    ("memctl.serve.relay", "memctl.ask.proposals"),
+    ("memctl.serve.relay", "memctl.ask.retrieval"),
+    ("memctl.serve.relay", "memctl.ask.run"),
+    ("memctl.serve.server", "memctl.ask.run"),
+    ("memctl.serve.tools", "memctl.ask.proposals"),
+    ("memctl.serve.tools", "memctl.ask.retrieval"),
+    ("memctl.serve.tools", "memctl.ask.routing"),
+    ("memctl.serve.tools", "memctl.ask.run"),
+    ("memctl.serve.warm", "memctl.ask.retrieval"),
+    ("memctl.serve.warm", "memctl.ask.run"),
+}
+
+
+def _layer(module: str) -> str:
+    """``ingest`` … ``serve`` for a cycle's module, ``top`` for the CLI and doctor, else ``shared``."""
+    part = module.split(".")[1] if module.count(".") else ""
+    return part if part in CYCLES else "top" if part in TOP else "shared"
+
+
+def _layer_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """Imports that run sideways between cycles or up from a shared service into a cycle or the top."""
+    found = set()
+    for module, imported in graph.items():
+        source = _layer(module)
+        for target in imported:
+            destination = _layer(target)
+            if destination == source or source == "top" or destination == "shared":
+                continue
+            found.add((module, target))
+    return found
+
+
+def test_the_cycles_never_import_each_other_and_shared_services_no_cycle() -> None:
+    violations = _layer_violations(GRAPH)
+    assert violations - ALLOWED_CROSS_CYCLE == set(), "new arrows between layers"
+    assert ALLOWED_CROSS_CYCLE - violations == set(), "arrows gone: remove them from ALLOWED_CROSS_CYCLE"
+
+
+def test_the_layer_check_fails_on_a_deliberate_cross_cycle_import(tmp_path: Path) -> None:
+    """A temporary package with a cycle importing another, and a shared service importing a cycle."""
+    package = tmp_path / "memctl"
+    for folder, source in {"ask": "from memctl.ingest import run\n", "ingest": "import memctl.store\n",
+                           "store": "from memctl.sleep.run import SleepState\n", "sleep": "",
+                           "cli": "from memctl.ask import run\nimport memctl.doctor\n"}.items():
+        (package / folder).mkdir(parents=True)
+        (package / folder / "__init__.py").write_text("")
+        (package / folder / "run.py").write_text(source)
+    (package / "doctor.py").write_text("from memctl.sleep import run\n")
+    names = {_module_name(p, tmp_path): p for p in package.rglob("*.py")}
+    graph = {name: {m for m in _imports(path, tmp_path, names) if m in names and m != name}
+             for name, path in names.items()}
+    assert _layer_violations(graph) == {("memctl.ask.run", "memctl.ingest.run"),
+                                        ("memctl.store.run", "memctl.sleep.run")}
+
+
+def test_only_the_cli_runs_doctor_and_every_check_line_is_shared() -> None:
+    users = {name for name, imported in GRAPH.items() if "memctl.doctor" in imported}
+    assert users and all(name.startswith("memctl.cli.") for name in users), users
+    assert "memctl.health_check" in GRAPH["memctl.sleep.engine_doctor"]

@@ -318,7 +318,7 @@ FAILURES = [  # (what fails, exception, exit code or None for an exception that 
     ("memctl.graph.relocate.ensure_location", relocate.RelocationError, exit_codes.HOME),
     ("memctl.graph.relocate.ensure_location", exit_codes.HomeBusyError, exit_codes.LOCKED),
     ("memctl.graph.relocate.ensure_location", sqlite3.OperationalError, exit_codes.HOME),
-    ("memctl.graph.relocate.atomic_write_json", OSError, exit_codes.HOME),
+    ("memctl.graph.relocate.write_state", OSError, exit_codes.HOME),
     ("memctl.graph.relocate._check_inside", relocate.RelocationError, exit_codes.HOME),
     ("memctl.store.MemoryStore.verify", OSError, exit_codes.HOME),
     ("memctl.store.MemoryStore.verify", KeyboardInterrupt, None),

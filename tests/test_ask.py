@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from memctl.ask.note_search import NoteSearch
 from memctl.ask.proposals import ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Source, retrieve
 from memctl.ask.routing import UnknownTopicError, lexical_route, route_question
 from memctl.ask.run import AskError, AskOptions, UserMemory, ask, assemble_context
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, TopicIndexError, build_topic_index
+from memctl.catalog.note_search import NoteSearch
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex, TopicIndexError, build_topic_index
 from memctl.config import DataHome, Settings
 from memctl.ingest.run import IngestOptions, IngestRun
 from memctl.store import MemoryStore

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint, CheckpointError
+from memctl.catalog.topics import TopicRegistry, slugify
 from memctl.connectors.model import SessionInfo
-from memctl.ingest.checkpoint import Checkpoint, CheckpointError
 from memctl.ingest.distill import is_junk, read_note_meta
 from memctl.ingest.plan import Action, PlanRules, decide
-from memctl.ingest.topics import TopicRegistry, slugify
 from memctl.ollama_client import strip_think
 from memctl.prompts import load_prompt
 

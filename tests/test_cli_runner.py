@@ -54,12 +54,12 @@ def test_usage_errors_exit_2_and_name_the_problem(args: tuple[str, ...], message
 def _error_classes() -> list[tuple[type[ExitCodeError], tuple, int]]:
     from memctl.ask.proposals import ProposalError
     from memctl.ask.routing import UnknownTopicError
-    from memctl.ask.topic_index import TopicIndexError
+    from memctl.catalog.checkpoint import CheckpointError
+    from memctl.catalog.topic_index import TopicIndexError
     from memctl.connectors.opencode.errors import SourceBusyError, SourceError, UnknownSessionError, UnsupportedSchemaError
     from memctl.durations import DurationError
     from memctl.graph.errors import GraphConfigError, GraphMemoryError, InvalidDatasetName
     from memctl.graph.offline import OfflineAssetError
-    from memctl.ingest.checkpoint import CheckpointError
     from memctl.ingest.run import IngestError
     from memctl.ollama_client import ModelError
     from memctl.schedule.jobs import JobFileError, ScheduleInputError, ServiceManagerError

@@ -256,7 +256,7 @@ def test_forged_memories_reach_the_answer_model_only_as_quoted_entries(distilled
     for i, text in enumerate(texts):
         store.write_text(f"user/sessions/cli/{kind}-{i}.md", f"---\nkind: note\n---\n{text}\n", actor="sleep",
                          reason="test: forged memory promoted")
-    from memctl.ask.topic_index import TopicIndex
+    from memctl.catalog.topic_index import TopicIndex
     from memctl.config import DataHome
 
     note = next(iter(TopicIndex.load(DataHome(home).topic_index).topics.values())).notes[0]

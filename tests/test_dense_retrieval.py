@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memctl.ask.retrieval import dense_hits, retrieve
-from memctl.ask.topic_profiles import PROFILE_VERSION, TopicProfiles
+from memctl.catalog.topic_profiles import PROFILE_VERSION, TopicProfiles
 from memctl.config import Settings
 from tests.fakes.ollama_server import FakeOllama
 from tests.test_routing_embedding import PARAPHRASES, _embed_inputs, _home

@@ -1,4 +1,4 @@
-"""Docs that cannot drift from the code: docs/cli.md, the README's exit codes and folders; no stray exit codes."""
+"""Docs that cannot drift from the code: docs/cli.md, docs/config.md, the README's exit codes and folders; no stray exit codes."""
 
 from __future__ import annotations
 
@@ -21,6 +21,27 @@ def test_docs_cli_md_is_generated_from_the_app() -> None:
     assert "## `memctl schedule install`" in expected and "--sleep-every INTERVAL" in expected
     assert (REPO / "docs" / "cli.md").read_text(encoding="utf-8") == expected, (
         "docs/cli.md is stale: run `python -m memctl.cli.reference > docs/cli.md`")
+
+
+def test_docs_config_md_is_generated_from_the_settings() -> None:
+    from memctl.cli.reference import render_config_reference
+    from memctl.config import Settings
+
+    expected = render_config_reference()
+    rows = [line for line in expected.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(Settings.model_fields) > 40
+    assert "| `workers` | `MEMCTL_WORKERS` | int | `2` | >= 1, <= 64 | Concurrent distill calls. |" in rows
+    assert "`OLLAMA_HOST`, `MEMCTL_OLLAMA_HOST`" in expected
+    assert (REPO / "docs" / "config.md").read_text(encoding="utf-8") == expected, (
+        "docs/config.md is stale: run `python -m memctl.cli.reference config > docs/config.md`")
+
+
+def test_every_setting_describes_itself_and_the_readme_points_to_docs_config_md() -> None:
+    from memctl.config import Settings
+
+    undescribed = [name for name, field in Settings.model_fields.items() if len(field.description or "") < 10]
+    assert undescribed == []
+    assert "docs/config.md" in _section(README, "Configuration")
 
 
 def _section(markdown: str, heading: str) -> str:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint, Entry
 from memctl.config import DataHome
 from memctl.connectors.model import SessionInfo
 from memctl.exit_codes import USAGE
 from memctl.forget.errors import ForgetError
 from memctl.forget.journal import Journal
 from memctl.forget.needles import MARKER, all_forms, forms, redact
-from memctl.ingest.checkpoint import Checkpoint, Entry
 from memctl.ingest.plan import Action, PlanRules, decide
 from memctl.store import MemoryStore
 from memctl.store.errors import MissingVersionError

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from memctl.ask.fusion import dedupe, evidence_weight, reciprocal_rank_fusion
-from memctl.ask.note_search import content_terms, coverage
 from memctl.ask.retrieval import ContextHit, Source, fuse, notes_evidence, retrieve
 from memctl.ask.run import AskResult, assemble_context
 from memctl.ask.subjects import newer_first, same_subject
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex
+from memctl.catalog.note_search import content_terms, coverage
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex
 from memctl.config import DataHome, Settings
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome, Settings
 from memctl.connectors.opencode.errors import UnknownSessionError
 from memctl.connectors.registry import discover, key_of, split_key
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.distill import read_note_meta
 from memctl.ingest.options import IngestOptions
 from memctl.ingest.run import IngestError, IngestRun

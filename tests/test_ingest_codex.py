@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome, Settings
 from memctl.connectors.registry import discover, key_of, split_key
 from memctl.doctor import check_codex, run_checks
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.distill import read_note_meta
 from memctl.ingest.memory_tools import memory_server, memory_tool_session
 from memctl.ingest.options import IngestOptions

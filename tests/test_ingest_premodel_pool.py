@@ -25,11 +25,11 @@ from pathlib import Path
 import psutil
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome, Settings
 from memctl.connectors.opencode.source import OpenCodeSource
 from memctl.exit_codes import FAILED_ITEMS, SOURCE
 from memctl.ingest import premodel
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.plan import Action
 from memctl.ingest.run import IngestError, IngestOptions, IngestRun
 from tests import premodel_tasks

@@ -106,8 +106,8 @@ def test_doctor_without_ollama(home):
 
 
 def test_sleep_with_the_model_unreachable_still_reports(home):
-    from memctl.sleep.user_memory import render_memory
     from memctl.store import MemoryStore
+    from memctl.store.user_memory import render_memory
 
     # A person's own related memories (an agent's tool choice would wait for review): their merge needs the model.
     store = MemoryStore(home / "store")

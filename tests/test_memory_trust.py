@@ -20,8 +20,8 @@ import pytest
 from memctl.config import Settings
 from memctl.sleep.review_queue import entries, queue_size
 from memctl.sleep.run import SleepOptions, SleepRun
-from memctl.sleep.user_memory import parse_memory, render_memory
 from memctl.store import MemoryStore
+from memctl.store.user_memory import parse_memory, render_memory
 from memctl.validator.core import ValidationLimits
 from memctl.validator.merge_gate import check_merged, introduced_actions
 from tests.fakes.ollama_server import FakeOllama

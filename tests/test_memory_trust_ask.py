@@ -12,8 +12,8 @@ import pytest
 from memctl.ask.memory_selection import GLOBAL_MAX_CHARS, GLOBAL_MAX_ENTRIES, bm25_scores, relevant_globals
 from memctl.ask.run import AskOptions, UserMemory, ask, assemble_context, user_memories
 from memctl.config import Settings
-from memctl.sleep.user_memory import render_memory
 from memctl.store import MemoryStore
+from memctl.store.user_memory import render_memory
 from tests.fakes.ollama_server import FakeOllama
 from tests.test_context_quoting import _check_no_forged_structure, distilled_home, parse_context  # noqa: F401
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome, Settings
 from memctl.connectors.model import Part, Session, SessionInfo
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.distill import Distiller
 from memctl.ingest.executor import DistillExecutor
 from memctl.ingest.plan import Action, plan_work
@@ -192,7 +192,7 @@ def test_preflight_runs_once_before_the_first_call(tmp_path: Path, fake_chat: Fa
 
 
 def _index():
-    from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex
+    from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex
 
     def entry(slug: str, title: str) -> TopicEntry:
         return TopicEntry(name=slug, worktree=f"/src/{slug}", description=f"{slug}: {title}",

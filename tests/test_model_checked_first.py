@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from memctl.ask.retrieval import retrieve
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex
 from memctl.cli.main import app
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import MODEL

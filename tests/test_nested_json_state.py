@@ -21,7 +21,7 @@ DEEP_OBJECT = '{"a":' * 100_000 + "1" + "}" * 100_000
 
 
 def _route_cache(home: DataHome) -> object:
-    from memctl.ask.topic_profiles import TopicProfiles
+    from memctl.catalog.topic_profiles import TopicProfiles
 
     home.route_cache.mkdir(parents=True, exist_ok=True)
     (home.route_cache / "alpha.vec").write_text(DEEP)
@@ -29,7 +29,7 @@ def _route_cache(home: DataHome) -> object:
 
 
 def _topic_index(home: DataHome) -> object:
-    from memctl.ask.topic_index import TopicIndex
+    from memctl.catalog.topic_index import TopicIndex
 
     home.topic_index.parent.mkdir(parents=True, exist_ok=True)
     home.topic_index.write_text(DEEP)
@@ -37,7 +37,7 @@ def _topic_index(home: DataHome) -> object:
 
 
 def _checkpoint(home: DataHome) -> object:
-    from memctl.ingest.checkpoint import Checkpoint
+    from memctl.catalog.checkpoint import Checkpoint
 
     home.progress.parent.mkdir(parents=True, exist_ok=True)
     home.progress.write_text(DEEP)
@@ -77,7 +77,7 @@ def _location(home: DataHome) -> object:
 
 
 def _registry(home: DataHome) -> object:
-    from memctl.ingest.topics import TopicRegistry
+    from memctl.catalog.topics import TopicRegistry
 
     path = home.root / "topics.json"
     path.parent.mkdir(parents=True, exist_ok=True)

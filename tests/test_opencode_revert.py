@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import Settings
 from memctl.connectors.model import Revert, SessionInfo
 from memctl.connectors.opencode.source import OpenCodeSource
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.distill import read_note_meta
 from memctl.ingest.options import IngestOptions
 from memctl.ingest.plan import Action, PlanRules, decide

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.ask.topic_index import TopicIndex
+from memctl.catalog.topic_index import TopicIndex
 from memctl.config import Settings
 from memctl.connectors.opencode.source import OpenCodeSource
 from memctl.connectors.opencode.titles import is_placeholder_title
@@ -164,9 +164,9 @@ def test_placeholder_sessions_get_derived_scrubbed_titles_and_keep_the_original(
 
 
 def test_placeholders_left_in_older_checkpoints_stay_out_of_topic_descriptions(tmp_path: Path) -> None:
-    from memctl.ask.topic_index import build_topic_index
+    from memctl.catalog.checkpoint import Checkpoint
+    from memctl.catalog.topic_index import build_topic_index
     from memctl.config import DataHome
-    from memctl.ingest.checkpoint import Checkpoint
 
     home = DataHome(tmp_path / "var")
     checkpoint = Checkpoint(home.progress, home.skipped)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.publish import publish_notes
 from memctl.store import MemoryStore
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome
-from memctl.ingest.checkpoint import Checkpoint
-from memctl.sleep.user_memory import render_memory
 from memctl.store import MemoryStore
+from memctl.store.user_memory import render_memory
 from tests.purge_child import run_killed
 
 REPO = Path(__file__).resolve().parents[1]

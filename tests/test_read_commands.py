@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex
 from memctl.cli.main import app
 from memctl.config import DataHome, Settings
 from memctl.store import MemoryStore

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from memctl.ask import topic_profiles
 from memctl.ask.routing import fallback_route, lexical_route, min_max, route_question, route_scores
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, describe
-from memctl.ask.topic_profiles import TopicProfiles, names_text, note_text
+from memctl.catalog import topic_profiles
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex, describe
+from memctl.catalog.topic_profiles import TopicProfiles, names_text, note_text
+from memctl.catalog.topics import TopicAlias
 from memctl.config import DataHome, Settings
-from memctl.ingest.topics import TopicAlias
 from tests.fakes.ollama_server import FakeOllama
 
 NOTES = {  # topic → titles and bodies (the fake distiller's shape: a title, then the request)

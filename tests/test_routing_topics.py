@@ -14,9 +14,9 @@ from memctl.ask.routing import (
     pick_topics,
     with_named,
 )
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, describe
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex, describe
+from memctl.catalog.topics import TopicAlias
 from memctl.config import DataHome
-from memctl.ingest.topics import TopicAlias
 
 
 @pytest.mark.parametrize("scores, expected", [

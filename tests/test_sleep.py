@@ -19,8 +19,8 @@ from memctl.sleep.clustering import cluster_memories, related, subject_words
 from memctl.sleep.consolidate import ConsolidationTask, Member, consolidate, consolidate_cluster
 from memctl.sleep.review_queue import entries as review_entries
 from memctl.sleep.run import SleepError, SleepOptions, SleepRun
-from memctl.sleep.user_memory import parse_memory, render_memory
 from memctl.store import MemoryStore
+from memctl.store.user_memory import parse_memory, render_memory
 from tests.fakes.ollama_server import FakeOllama
 from tests.memctl_process import hold_lock
 

@@ -18,8 +18,8 @@ from memctl.sleep.engine import EngineUnavailableError
 from memctl.sleep.engine_flyte import EngineTaskError
 from memctl.sleep.engine_flyte_sdk import FLYTE_EXTRA_HINT
 from memctl.sleep.run import SleepOptions, SleepRun
-from memctl.sleep.user_memory import render_memory
 from memctl.store import MemoryStore
+from memctl.store.user_memory import render_memory
 from tests.fakes.ollama_server import FakeOllama
 from tests.test_sleep import MIX, _proposal, _seed_cluster, _settings, _stage_raw
 

@@ -20,14 +20,14 @@ from pathlib import Path
 import pytest
 
 from memctl.ask.routing import UnknownTopicError, lexical_route, route_question
-from memctl.ask.topic_index import NoteRef, TopicEntry, TopicIndex, build_topic_index, describe
+from memctl.catalog.checkpoint import CheckpointError
+from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex, build_topic_index, describe
+from memctl.catalog.topics import TopicAlias, TopicRegistry
 from memctl.config import DataHome, Settings
 from memctl.connectors.model import SessionInfo
 from memctl.doctor import check_topics
-from memctl.ingest.checkpoint import CheckpointError
 from memctl.ingest.options import IngestOptions
 from memctl.ingest.run import IngestRun
-from memctl.ingest.topics import TopicAlias, TopicRegistry
 from tests.crafted_opencode import CraftedDb, bash, text
 from tests.fakes.ollama_server import FakeOllama
 
@@ -155,10 +155,10 @@ def test_a_topics_file_of_the_earlier_format_loads_and_keeps_its_slugs(tmp_path:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ('{"paths": {"/x": "a"}, "projects": []}', '"projects" is not an object'),
-    ('{"paths": {"/x": "a"}, "projects": {"p": {"topic": "a"}}}', "project 'p'"),
+    ('{"paths": {"/x": "a"}, "projects": []}', "(projects: Input should be a valid dictionary)"),
+    ('{"paths": {"/x": "a"}, "projects": {"p": {"topic": "a"}}}', "(projects.p.worktree: Field required)"),
     ('{"paths": {}, "projects": {"p": {"topic": "../etc", "worktree": "/x"}}}', "invalid topic slugs"),
-    ('{"paths": {}, "projects": {"p": {"topic": "a", "worktree": 3}}}', "must be strings"),
+    ('{"paths": {}, "projects": {"p": {"topic": "a", "worktree": 3}}}', "projects.p.worktree: Input should be a valid string"),
 ])
 def test_a_damaged_projects_section_is_a_clear_error(tmp_path: Path, content: str, message: str) -> None:
     (tmp_path / "topics.json").write_text(content)

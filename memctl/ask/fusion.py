@@ -13,7 +13,7 @@ weights): a hit of the BM25 notes list adds ``fusion_notes_weight ×
 coverage ** fusion_notes_coverage_power / (k + rank)``, where ``coverage`` is
 the share of the question's content words (function words such as "how",
 "did", "we" removed) that this hit's note holds
-(:func:`memctl.ask.note_search.coverage`; :func:`evidence_weight`, applied by
+(:func:`memctl.catalog.note_search.coverage`; :func:`evidence_weight`, applied by
 :func:`memctl.ask.retrieval.fuse` through ``evidence``). RRF sees ranks only,
 and with k = 60 the graph's first and second ranks differ by under 2 %: a
 BM25 hit that matched one incidental word of a paraphrase would lift any note

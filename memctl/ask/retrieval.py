@@ -5,12 +5,12 @@
    datasets, bounded by ``graph_search_timeout_s``. Each hit's
    ``source_uri`` (the published note ``memory/<topic>/<id>.md``) maps back
    to its session id, title and date through the topic index.
-2. Notes list: BM25 over the raw notes (:mod:`memctl.ask.note_search`) of
+2. Notes list: BM25 over the raw notes (:mod:`memctl.catalog.note_search`) of
    every topic (``wide_topics``; ask passes all topics unless the user named
    them with ``--topic``), so a routing mistake cannot hide a session: the
    graph is scoped by the route for cost, the notes are not.
 3. Dense list: the question's cosine similarity to every note's vector over
-   the same topics (:meth:`memctl.ask.topic_profiles.TopicProfiles.similarities`:
+   the same topics (:meth:`memctl.catalog.topic_profiles.TopicProfiles.similarities`:
    the embedding router's cached note vectors, rebuilt incrementally; the
    question is embedded once for routing and retrieval). It finds a
    paraphrase whose words and extracted entities miss. An unreachable
@@ -43,9 +43,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from memctl.ask.fusion import evidence_weight, reciprocal_rank_fusion
-from memctl.ask.note_search import NoteSearch, content_terms, coverage
 from memctl.ask.subjects import newer_first
-from memctl.ask.topic_index import TopicIndex
+from memctl.catalog.note_search import NoteSearch, content_terms, coverage
+from memctl.catalog.topic_index import TopicIndex
 from memctl.config import DataHome, Settings
 from memctl.front_matter import read_front_matter as read_note_meta, strip_front_matter
 from memctl.store import MemoryStore
@@ -186,7 +186,7 @@ def dense_hits(question: str, topics: list[str], settings: Settings, home: DataH
     """The dense list: up to ``top_k`` notes of ``topics`` by cosine similarity of their cached vectors to
     the question's (best first, ``dense_rank`` set, ``score`` the cosine); empty when
     ``fusion_dense_weight`` is 0 or the embedding model cannot answer (never raises for it)."""
-    from memctl.ask.topic_profiles import TopicProfiles
+    from memctl.catalog.topic_profiles import TopicProfiles
     from memctl.ollama_client import ModelError
     from memctl.store import StoreError
 

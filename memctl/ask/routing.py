@@ -20,10 +20,10 @@ both and fuses.
    ranking's scores divided by its best, then summed): the topic document
    (slug, alias names, description and note titles), and the topic's best
    note (BM25 over each topic's notes — title and body, the distilled
-   summary; :mod:`memctl.ask.note_search`, persisted indexes) when the data
+   summary; :mod:`memctl.catalog.note_search`, persisted indexes) when the data
    home is given. If no word of the question occurs anywhere, the topics
    with the most notes are taken (never an empty route).
-2. Embedding (:mod:`memctl.ask.topic_profiles`): the question's best cosine
+2. Embedding (:mod:`memctl.catalog.topic_profiles`): the question's best cosine
    similarity over each topic's profile (its names and its notes, embedded
    by ``embedding_model``, cached in the data home), one ``/api/embed``
    request per question. Embeddings match paraphrases and synonyms, which
@@ -35,7 +35,7 @@ Combination (memctl's rule, in the CombSUM family): per topic,
 "Analyses of multiple evidence combination", SIGIR 1997), ``lexical`` is the
 CombSUM above (0..2, hence the halving) and ``coverage`` the share of the
 question's content words the topic's names, titles and notes hold
-(:func:`memctl.ask.note_search.coverage`): a lexical match on one incidental
+(:func:`memctl.catalog.note_search.coverage`): a lexical match on one incidental
 word of a paraphrase counts little against the embedding, a match on most of
 the question counts fully. ``route_embedding_weight`` 0 routes lexically
 only, without an embedding call.
@@ -53,7 +53,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from memctl.ask.topic_index import TopicIndex, UnknownTopicError
+from memctl.catalog.topic_index import TopicIndex, UnknownTopicError
 from memctl.config import DataHome, Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import load_prompt
@@ -110,7 +110,7 @@ def _best_note_scores(question: str, index: TopicIndex, home: DataHome,
                       vocabularies: dict[str, set[str]] | None = None) -> dict[str, float]:
     """Per topic, the BM25 score of its best note for ``question`` (> 0 only); each topic's note terms
     are added to ``vocabularies`` when given."""
-    from memctl.ask.note_search import NoteSearch
+    from memctl.catalog.note_search import NoteSearch
     from memctl.store import MemoryStore, StoreError
 
     search = NoteSearch(MemoryStore(home.store), home.note_index)
@@ -132,7 +132,7 @@ def lexical_evidence(question: str, index: TopicIndex, home: DataHome | None = N
                      ) -> tuple[dict[str, float], dict[str, float]]:
     """``(scores, coverage)`` per topic: the CombSUM of the BM25 rankings (0..2 with ``home``, else 0..1;
     > 0 only) and the share of the question's content words the topic's document and notes hold (0..1)."""
-    from memctl.ask.note_search import content_terms, coverage
+    from memctl.catalog.note_search import content_terms, coverage
 
     vocabularies = {slug: content_terms(_topic_document(index, slug)) for slug in index.slugs}
     rankings = [_topic_document_scores(question, index)]
@@ -224,7 +224,7 @@ def fallback_route(question: str, index: TopicIndex, settings: Settings, home: D
     embedding and lexical evidence combined as in the module doc. An unreachable embedding model
     leaves the lexical router alone, and ``how`` says so. Never raises for a model failure or an unreadable
     note or cache."""
-    from memctl.ask.topic_profiles import TopicProfiles
+    from memctl.catalog.topic_profiles import TopicProfiles
     from memctl.store import StoreError
 
     if settings.route_embedding_weight <= 0:

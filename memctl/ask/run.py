@@ -50,7 +50,7 @@ from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, Proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
 from memctl.ask.routing import Route, UnknownTopicError, route_question
 from memctl.ask.subjects import same_subject
-from memctl.ask.topic_index import TopicIndex, TopicIndexError, build_topic_index
+from memctl.catalog.topic_index import TopicIndex, TopicIndexError, build_topic_index
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import (
     HOME as EXIT_HOME,
@@ -63,8 +63,8 @@ from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for, strip_think
 from memctl.prompts import load_prompt
 from memctl.prompts.quoting import header_field, quote
-from memctl.sleep.user_memory import member_provenance
 from memctl.store import MemoryStore, StoreError
+from memctl.store.user_memory import member_provenance
 
 MAX_QUESTION_CHARS = 4000
 MIN_EXCERPT_CHARS = 200
@@ -91,7 +91,7 @@ class AskOptions:
 @dataclass
 class UserMemory:
     """One promoted memory file included in ``[USER_MEMORY]``, with its provenance records
-    (:func:`memctl.sleep.user_memory.member_provenance`: one, or a merge's members')."""
+    (:func:`memctl.store.user_memory.member_provenance`: one, or a merge's members')."""
 
     path: str
     text: str

@@ -4,10 +4,10 @@
   a cached merge that holds it);
 * the topic index is rebuilt from the checkpoint, and each touched topic's BM25 index directory
   is deleted and rebuilt (an index of a topic left with no note is never rewritten by
-  :class:`memctl.ask.note_search.NoteSearch`, so deleting is what removes its vocabulary);
+  :class:`memctl.catalog.note_search.NoteSearch`, so deleting is what removes its vocabulary);
 * the embedding router's topic profiles (vectors of note titles and summaries) of each touched topic
   are deleted — all of them for a purge of a value, which may sit in any note — and rebuilt by the next
-  question (:mod:`memctl.ask.topic_profiles`);
+  question (:mod:`memctl.catalog.topic_profiles`);
 * Cognee: documents are removed from their dataset (:func:`memctl.graph.add.remove_notes`), or a
   dataset is dropped whole and rebuilt from the store's current files
   (:func:`memctl.graph.erase.drop_dataset`, :func:`memctl.graph.rebuild.rebuild_topic`) when no
@@ -37,7 +37,7 @@ def drop_cache_entries(home: DataHome, names: list[str]) -> int:
 def refresh_indexes(home: DataHome, topics: list[str] | None) -> None:
     """Rebuild the topic index, and the BM25 index and embedding-router profile of each of ``topics``
     from scratch (``None``: every topic's profile; BM25 indexes follow their notes' hashes)."""
-    from memctl.ingest.publish import refresh_indexes as refresh
+    from memctl.catalog.refresh import refresh_indexes as refresh
 
     for topic in topics or []:
         shutil.rmtree(home.note_index / topic, ignore_errors=True)

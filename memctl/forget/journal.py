@@ -16,15 +16,14 @@ journal is deleted when the operation is complete. The caller holds the data-hom
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from memctl.atomic import atomic_write_json
 from memctl.config import DataHome
-from memctl.exit_codes import USAGE, HomeError
+from memctl.exit_codes import USAGE
 from memctl.forget.errors import ForgetError
+from memctl.state_file import StateFileError, StateModel, read_state, write_state
 
 FORMAT = 1
 
@@ -39,6 +38,14 @@ def reached(step: str) -> None:
     test replaces it inside a child process to SIGKILL the run at exactly that point."""
 
 
+class JournalFile(StateModel):
+    """The journal's shape as read: ``format``, ``done`` (steps finished) and whatever the command recorded
+    (kept as written: ``command``, ``key``, ``plan``, ``totals``…)."""
+
+    format: object = None
+    done: list[Any]
+
+
 class Journal:
     """The journal of one run (see the module doc)."""
 
@@ -50,18 +57,17 @@ class Journal:
         """The journal an earlier, killed run left, or None.
 
         Raises:
-            HomeError: the file is not a journal (exit 7); the message says how to proceed.
+            StateFileError: the file is damaged or not a journal (exit 7); the message names it and says how to proceed.
         """
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        state = read_state(self.path, JournalFile, problem="is unreadable",
+                           fix="it was written atomically, so this is outside damage: move it aside and run the "
+                               "forget or purge again")
+        if state is None:
             return None
-        except (OSError, ValueError, RecursionError) as exc:
-            raise HomeError(f"{self.path} is unreadable ({exc}); it was written atomically, so this is outside "
-                            "damage: move it aside and run the forget or purge again") from exc
-        if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("done"), list):
-            raise HomeError(f"{self.path} is not a memctl forget journal; move it aside and run again")
-        return data
+        if state.format != FORMAT:
+            raise StateFileError(f"{self.path} is not a memctl forget journal; move it aside and run again",
+                                 path=self.path)
+        return state.model_dump()
 
     def begin(self, command: str, key: str, label: str, plan: dict[str, Any],
               matches: Callable[[object], bool] | None = None) -> tuple[dict[str, Any], bool]:
@@ -114,4 +120,4 @@ class Journal:
         self.data = None
 
     def _save(self) -> None:
-        atomic_write_json(self.path, self.data)
+        write_state(self.path, self.data)

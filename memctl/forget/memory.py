@@ -67,7 +67,7 @@ def forget_memory(settings: Settings, home: DataHome, plan: MemoryPlan) -> Forge
         except MissingFileError:
             pass  # deleted by the run this one resumes
         if plan.source_id:
-            from memctl.ingest.checkpoint import Checkpoint
+            from memctl.catalog.checkpoint import Checkpoint
 
             Checkpoint(home.progress, home.skipped).mark_removed(plan.source_id, "forgotten")
         journal.done("store", result.as_dict())

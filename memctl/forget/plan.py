@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import sqlite3
 from dataclasses import asdict, dataclass, field
@@ -23,6 +22,7 @@ from memctl.forget.errors import ForgetError
 from memctl.forget.needles import all_forms
 from memctl.forget.scan import files_holding, kind_of, read_only
 from memctl.front_matter import read_front_matter
+from memctl.state_file import StateFileError, StateModel, read_state
 from memctl.store import MemoryStore, StoreError
 from memctl.store.policy import normalize_path
 
@@ -37,6 +37,13 @@ def dataset_of(path: str) -> str | None:
     return None
 
 
+class _CachedMerge(StateModel):
+    """What a consolidation cache entry says of its merge: the members' store paths and the merged text."""
+
+    members: list[Any] | None = None
+    text: Any = None
+
+
 def cache_entries_naming(home: DataHome, paths: set[str], texts: Iterable[str] = ()) -> list[str]:
     """Consolidation cache entries (file names) whose members include any of ``paths``, or whose merged
     text is one of ``texts``: a cached merge of a removed memory, or the cached merge a removed
@@ -48,10 +55,12 @@ def cache_entries_naming(home: DataHome, paths: set[str], texts: Iterable[str] =
         return found
     for entry in sorted(directory.glob("*.json")):
         try:
-            data = json.loads(entry.read_text(encoding="utf-8"))
-            members, text = data.get("members") or [], str(data.get("text") or "").strip()
-        except (OSError, ValueError, RecursionError, AttributeError):
+            data = read_state(entry, _CachedMerge)
+        except StateFileError:
             continue
+        if data is None:
+            continue
+        members, text = data.members or [], str(data.text or "").strip()
         if any(m in paths for m in members) or text in wanted:
             found.append(entry.name)
     return found
@@ -142,7 +151,7 @@ def plan_session(home: DataHome, session: str, *, allow_reingest: bool) -> Sessi
     Raises:
         ForgetError: nothing of the session is known (exit 2).
     """
-    from memctl.ingest.checkpoint import Checkpoint
+    from memctl.catalog.checkpoint import Checkpoint
 
     checkpoint = Checkpoint(home.progress, home.skipped)
     ids = [session] + sorted(sid for sid, e in checkpoint.entries.items() if e.continuation_of == session)

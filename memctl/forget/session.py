@@ -68,7 +68,7 @@ def purge_session(settings: Settings, home: DataHome, plan: SessionPlan) -> Sess
     if resumed:  # the totals of the killed run's finished steps, so --json reports the whole operation
         result = SessionPurgeResult(**{**result.as_dict(), **journal.totals(), "resumed": True})
     if not journal.is_done("checkpoint"):
-        from memctl.ingest.checkpoint import Checkpoint
+        from memctl.catalog.checkpoint import Checkpoint
 
         checkpoint = Checkpoint(home.progress, home.skipped)
         for sid in plan.ids:

@@ -15,13 +15,14 @@ atomically by the run holding the data-home lock.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
-from memctl.atomic import atomic_write_json
+from pydantic import BaseModel, ConfigDict, StrictStr
+
+from memctl.state_file import StateFileError, StateModel, read_state, write_state
 
 __all__ = ["NoteRejection", "load_rejections", "update_rejections"]
 
@@ -57,14 +58,30 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class _RejectionRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: StrictStr
+    path: StrictStr
+    phase: StrictStr
+    reason: StrictStr
+    at: StrictStr = ""
+
+
+class RejectionsFile(StateModel):
+    """``graph_rejections.json``'s shape as read: ``{"version": 1, "rejections": [NoteRejection fields, …]}``."""
+
+    rejections: list[_RejectionRecord] = []
+
+
 def load_rejections(path: Path) -> list[NoteRejection]:
     """The recorded rejections ([] when there is no record or it cannot be read — it is a
     report, rebuilt by the next run, never a reason to stop)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return [NoteRejection(**row) for row in data.get("rejections", [])]
-    except (OSError, ValueError, RecursionError, TypeError, AttributeError):
+        state = read_state(Path(path), RejectionsFile)
+    except StateFileError:
         return []
+    return [NoteRejection(**row.model_dump()) for row in state.rejections] if state else []
 
 
 def update_rejections(path: Path, offered: Iterable[tuple[str, str]], phases: Iterable[str],
@@ -83,5 +100,5 @@ def update_rejections(path: Path, offered: Iterable[tuple[str, str]], phases: It
     after = [r for r in kept if (r.dataset, r.path, r.phase) not in fresh] + list(fresh.values())
     after.sort(key=lambda r: (r.dataset, r.path, r.phase))
     if after != before and (after or Path(path).exists()):
-        atomic_write_json(path, {"version": VERSION, "rejections": [r.as_dict() for r in after]})
+        write_state(path, {"version": VERSION, "rejections": [r.as_dict() for r in after]})
     return after

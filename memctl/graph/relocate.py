@@ -62,9 +62,9 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote, unquote, urlparse
 
-from memctl.atomic import atomic_write_json
 from memctl.config import DataHome
 from memctl.exit_codes import HomeBusyError, HomeError
+from memctl.state_file import StateFileError, StateModel, read_state, write_state
 
 __all__ = ["LocationRecord", "Relocation", "RelocationError", "cognee_db", "ensure_location", "location_problem",
            "pending_relocation", "store_relative"]
@@ -123,14 +123,23 @@ def cognee_db(home: DataHome) -> Path:
     return home.cognee / "system" / "databases" / "cognee_db"
 
 
+class LocationFile(StateModel):
+    """``location.json``'s shape as read (see :meth:`LocationRecord.as_dict`)."""
+
+    root: str
+    real_root: str | None = None
+    previous: list[Any] | None = None
+
+
 def read_record(home: DataHome) -> LocationRecord | None:
     """``location.json``, or None when absent or unreadable (an older home; it is written on open)."""
     try:
-        data = json.loads(home.location.read_text(encoding="utf-8"))
-        return LocationRecord(str(data["root"]), str(data.get("real_root") or data["root"]),
-                              [dict(p) for p in data.get("previous") or [] if isinstance(p, dict)])
-    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        data = read_state(home.location, LocationFile)
+    except StateFileError:
         return None
+    if data is None:
+        return None
+    return LocationRecord(data.root, data.real_root or data.root, [p for p in data.previous or [] if isinstance(p, dict)])
 
 
 def _here(home: DataHome) -> tuple[str, str]:
@@ -462,7 +471,7 @@ def _record_if_changed(home: DataHome, record: LocationRecord | None, *, old: Re
         if old is not None:
             old.audit_seq = old_seq
     home.root.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(home.location, LocationRecord(root, real_root, previous).as_dict())
+    write_state(home.location, LocationRecord(root, real_root, previous).as_dict())
     if old is not None:
         old.recorded = True
 

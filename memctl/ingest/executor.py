@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from memctl.atomic import atomic_write_text
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.distill import Distiller, DistillOutcome, read_note_meta, render_note, summary_title
 from memctl.ingest.plan import Work
 from memctl.ingest.summary import IngestSummary

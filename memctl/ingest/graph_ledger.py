@@ -33,6 +33,7 @@ from typing import Iterable
 
 from memctl.atomic import atomic_write_text
 from memctl.config import DataHome
+from memctl.state_file import StateFileError, StateModel, read_state
 
 __all__ = ["LEDGER_VERSION", "cognified_documents", "ledger_path", "record_settled", "unsettled_notes"]
 
@@ -74,14 +75,24 @@ def cognified_documents(home: DataHome) -> dict[str, set[str]] | None:
     return found
 
 
+class LedgerFile(StateModel):
+    """``graph_ledger.json``'s shape as read: store path → sha256 of each settled note; topic → its cognified
+    document ids."""
+
+    version: object = None
+    notes: dict[str, str] = {}
+    datasets: dict[str, list[str]] = {}
+
+
 def _read(home: DataHome) -> dict:
+    """The ledger as a dict ({} when absent, damaged or of another version: every note is then unsettled)."""
     try:
-        ledger = json.loads(ledger_path(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        ledger = read_state(ledger_path(home), LedgerFile)
+    except StateFileError:
         return {}
-    if not isinstance(ledger, dict) or ledger.get("version") != LEDGER_VERSION:
+    if ledger is None or ledger.version != LEDGER_VERSION:
         return {}
-    return ledger
+    return ledger.model_dump()
 
 
 def _sha256(path: Path) -> str | None:

@@ -1,6 +1,6 @@
 """What an ingest run does with one session: a pure decision from the session, its checkpoint entry and the rules.
 
-Rules (the resume state machine of :mod:`memctl.ingest.checkpoint`):
+Rules (the resume state machine of :mod:`memctl.catalog.checkpoint`):
 
 =================================  ==========  ==============================================
 checkpoint entry                   action      why
@@ -35,8 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from memctl.catalog.checkpoint import REMOVED, Entry
 from memctl.connectors.model import Session, SessionInfo
-from memctl.ingest.checkpoint import REMOVED, Entry
 
 
 class Action(str, Enum):
@@ -116,7 +116,7 @@ class Provenance:
     revert: str = ""
 
     def as_fields(self) -> dict[str, int | str]:
-        """As :class:`~memctl.ingest.checkpoint.Entry` fields (``revert`` and ``continuation_of`` only when set)."""
+        """As :class:`~memctl.catalog.checkpoint.Entry` fields (``revert`` and ``continuation_of`` only when set)."""
         fields: dict[str, int | str] = {"session_updated": self.session_updated, "covered_until": self.covered_until}
         if self.revert:
             fields["revert"] = self.revert  # a changed undo re-evaluates the session

@@ -39,11 +39,11 @@ from multiprocessing import resource_tracker
 from types import TracebackType
 from typing import Any
 
+from memctl.catalog.checkpoint import Entry
 from memctl.config import Settings
 from memctl.connectors.model import ReadStats, Session, SessionInfo
 from memctl.connectors.registry import CombinedSource, open_sources
 from memctl.exit_codes import FAILED_ITEMS, ExitCodeError, Terminated
-from memctl.ingest.checkpoint import Entry
 from memctl.ingest.memory_tools import memory_tool_session
 from memctl.ingest.plan import Action, Work, plan_work
 from memctl.ingest.transcript import Transcript, build_transcript

@@ -2,7 +2,7 @@
 
 A filter that matches nothing used to exit 0 having done nothing, indistinguishable from "all done";
 ``ask --topic`` already refuses an unknown topic by listing the known ones, and this does the same for
-``--project``. A project is known by what :meth:`memctl.ingest.topics.TopicRegistry.matches` accepts;
+``--project``. A project is known by what :meth:`memctl.catalog.topics.TopicRegistry.matches` accepts;
 the listing shows each project's topic slug and the last component of its worktree.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from memctl.catalog.topics import TopicRegistry, topic_source_path
 from memctl.connectors.opencode.source import OpenCodeSource
-from memctl.ingest.topics import TopicRegistry, topic_source_path
 
 LISTED_MAX = 30  # projects named in the message; more are counted
 

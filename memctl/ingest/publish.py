@@ -1,4 +1,4 @@
-"""Publishing: the accepted notes into the memory store's ``memory/``, and the indexes ``ask`` reads.
+"""Publishing: the accepted notes into the memory store's ``memory/`` (the indexes ``ask`` reads: :mod:`memctl.catalog.refresh`).
 
 The store's ``memory/`` prefix is the ground truth that ask reads and the
 graph is built from; only the actor ``ingest`` may write it, and every change
@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.scrub.core import scrub
 from memctl.store.versions import sha256_text
 
@@ -75,17 +75,3 @@ def publish_notes(home: DataHome) -> Published:
                          reason="note no longer accepted (superseded by a re-distilled note)")
             result.removed += 1
     return result
-
-
-def refresh_indexes(home: DataHome) -> None:
-    """Rewrite the topic index and bring each topic's BM25 note index up to date, so that
-    `memctl ask` (routing, provenance, raw-notes fallback) never pays for a rebuild."""
-    from memctl.ask.note_search import NoteSearch
-    from memctl.ask.topic_index import build_topic_index
-    from memctl.store import MemoryStore
-
-    index = build_topic_index(home)
-    index.save(home.topic_index)
-    search = NoteSearch(MemoryStore(home.store), home.note_index)
-    for topic in index.slugs:
-        search.index_for(topic)

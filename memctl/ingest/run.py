@@ -24,19 +24,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memctl.catalog.checkpoint import Checkpoint
+from memctl.catalog.refresh import refresh_indexes
+from memctl.catalog.topics import TopicRegistry
 from memctl.config import DataHome, Settings
 from memctl.connectors.model import SessionInfo
 from memctl.connectors.opencode.source import SessionFilter, SourceError
 from memctl.connectors.registry import CombinedSource, open_sources
 from memctl.exit_codes import HOME, INTEGRITY, MODEL, USAGE, ExitCodeError
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.graph_ledger import ledger_path, record_settled
 from memctl.ingest.options import PHASES, IngestOptions
 from memctl.ingest.plan import Action, Decision, PlanRules, decide
-from memctl.ingest.publish import memory_path, publish_notes, refresh_indexes
+from memctl.ingest.publish import memory_path, publish_notes
 from memctl.ingest.summary import IngestSummary, PlanItem
 from memctl.ingest.survey import DISTILL_PHASES, GRAPH_PHASES, Survey, survey_notes, survey_sessions
-from memctl.ingest.topics import TopicRegistry
 from memctl.prompts import load_prompt
 from memctl.reporting import Reporter, SilentReporter
 
@@ -307,8 +308,8 @@ class IngestRun:
         one line, and the next question builds what is missing."""
         if self.settings.route_embedding_weight <= 0:
             return
-        from memctl.ask.topic_index import TopicIndex, TopicIndexError
-        from memctl.ask.topic_profiles import TopicProfiles
+        from memctl.catalog.topic_index import TopicIndex, TopicIndexError
+        from memctl.catalog.topic_profiles import TopicProfiles
         from memctl.ollama_client import ModelError
         from memctl.store import StoreError
 

@@ -24,14 +24,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memctl.catalog.checkpoint import Checkpoint
+from memctl.catalog.topics import TopicRegistry
 from memctl.config import DataHome
 from memctl.connectors.opencode.source import SessionFilter
 from memctl.connectors.registry import CombinedSource
-from memctl.ingest.checkpoint import Checkpoint
 from memctl.ingest.graph_ledger import unsettled_notes
 from memctl.ingest.plan import Action, PlanRules, decide
 from memctl.ingest.publish import memory_path
-from memctl.ingest.topics import TopicRegistry
 
 GRAPH_PHASES = ("all", "add", "cognify")
 DISTILL_PHASES = ("all", "distill")

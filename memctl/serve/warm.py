@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from memctl.ask.run import AskOptions, AskResult, load_index
-from memctl.ask.topic_index import TopicIndex
+from memctl.catalog.topic_index import TopicIndex
 from memctl.config import DataHome, Settings
 from memctl.serve.home_lock import home_busy
 

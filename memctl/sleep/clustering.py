@@ -22,7 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from memctl.sleep.user_memory import UserMemoryFile
+from memctl.store.user_memory import UserMemoryFile
 
 MIN_OVERLAP = 0.4
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9]|[a-z0-9]{3,}")

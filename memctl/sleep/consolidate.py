@@ -35,14 +35,23 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from memctl.atomic import atomic_write_json
+from pydantic import StrictStr
+
 from memctl.config import Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import Prompt, load_prompt
 from memctl.prompts.quoting import header_field, quote
+from memctl.state_file import StateFileError, StateModel, read_state, write_state
 from memctl.validator.consolidation_check import substance_problem
 
 MAX_MERGED_LINES = 40
+
+
+class ConsolidateCacheEntry(StateModel):
+    """One consolidation cache file (``<home>/cache/consolidate/<key>.json``) as read: the merged ``text``;
+    ``model``, ``prompt_version`` and the ``members``' store paths are kept as written."""
+
+    text: StrictStr
 
 
 class ConsolidationError(Exception):
@@ -132,15 +141,15 @@ def consolidate(task: ConsolidationTask, settings: Settings, cache_dir: Path) ->
     key = cache_key(task, model, prompt)
     cached = cache_dir / f"{key}.json"
     newest = max(m.created for m in task.members)
-    if cached.is_file():
-        try:
-            data = json.loads(cached.read_text(encoding="utf-8"))
-            if substance_problem(task.members, str(data["text"])) is None:
-                return ConsolidationResult(cluster=task.cluster, text=data["text"], created=newest, cache_key=key,
-                                           model_called=False, model=model, prompt_version=prompt.version)
-            cached.unlink(missing_ok=True)  # a lossy merge cached before the check existed
-        except (ValueError, RecursionError, KeyError, TypeError, OSError):
-            pass  # a damaged entry is simply recomputed
+    try:
+        entry = read_state(cached, ConsolidateCacheEntry)
+    except StateFileError:
+        entry = None  # a damaged entry is simply recomputed
+    if entry is not None:
+        if substance_problem(task.members, entry.text) is None:
+            return ConsolidationResult(cluster=task.cluster, text=entry.text, created=newest, cache_key=key,
+                                       model_called=False, model=model, prompt_version=prompt.version)
+        cached.unlink(missing_ok=True)  # a lossy merge cached before the check existed
     client = client_for(settings, settings.request_timeout_s)
     try:
         text = chat_once(client, settings, model=model, timeout_s=settings.request_timeout_s,
@@ -155,7 +164,7 @@ def consolidate(task: ConsolidationTask, settings: Settings, cache_dir: Path) ->
     if problem is not None:
         raise ConsolidationError(f"cluster {task.cluster[:12]} ({task.scope}): merge refused, members kept: {problem}",
                                  model_called=True)
-    atomic_write_json(cached, {"text": text, "model": model, "prompt_version": prompt.version,
+    write_state(cached, {"text": text, "model": model, "prompt_version": prompt.version,
                                "members": [m.path for m in task.members]})
     return ConsolidationResult(cluster=task.cluster, text=text, created=newest, cache_key=key, model_called=True,
                                model=model, prompt_version=prompt.version)
@@ -168,4 +177,4 @@ def consolidate_cluster(task_file: Path, result_file: Path, *, settings: Setting
         ConsolidationError: see :func:`consolidate` (no result file is written).
     """
     task = ConsolidationTask.from_json(json.loads(Path(task_file).read_text(encoding="utf-8")))
-    atomic_write_json(result_file, asdict(consolidate(task, settings, cache_dir)))
+    write_state(result_file, asdict(consolidate(task, settings, cache_dir)))

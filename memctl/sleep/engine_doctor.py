@@ -1,5 +1,5 @@
 """``memctl doctor --engine flyte``: the Flyte engine's checks (the extra, the Flyte config, the model
-endpoint its tasks call), each with its fix, as :class:`memctl.doctor.Check` lines.
+endpoint its tasks call), each with its fix, as :class:`memctl.health_check.Check` lines.
 
 Nothing here connects to a Flyte cluster: the config is read and must name an endpoint (Flyte 2's
 ``flyte.config.auto``, the reader ``flyte.init_from_config`` uses); the model endpoint is probed like
@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import metadata
 
 from memctl.config import Settings
-from memctl.doctor import PROBE_TIMEOUT_S, Check
+from memctl.health_check import PROBE_TIMEOUT_S, Check
 from memctl.sleep.engine_flyte_sdk import FLYTE_EXTRA_HINT, flyte_config_endpoint, flyte_installed
 
 

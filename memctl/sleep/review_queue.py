@@ -37,8 +37,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from memctl.exit_codes import CONFLICT, ExitCodeError, UsageError
-from memctl.sleep.user_memory import render_memory
 from memctl.store import ABSENT_SHA, ConcurrencyError, MemoryStore, MissingFileError, StoreError
+from memctl.store.user_memory import render_memory
 from memctl.store.versions import sha256_text
 from memctl.validator.core import ValidationLimits, validate_proposal
 

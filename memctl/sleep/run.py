@@ -68,7 +68,6 @@ from memctl.sleep.report import SleepReport
 from memctl.sleep.review_queue import ReviewEntry, hold, queue_size
 from memctl.sleep.state import SleepError, SleepState, recorded_members, unmerge  # noqa: F401 - unmerge re-exported
 from memctl.sleep.trust import decide, decide_merge
-from memctl.sleep.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.store import (
     ABSENT_SHA,
     ConcurrencyError,
@@ -79,6 +78,7 @@ from memctl.store import (
     StoreError,
 )
 from memctl.store.provenance import Provenance
+from memctl.store.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.store.versions import sha256_text
 from memctl.validator.core import ValidationLimits, validate_proposal
 from memctl.validator.merge_gate import check_merged

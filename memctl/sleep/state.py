@@ -7,19 +7,27 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from memctl.atomic import atomic_write_json
+from pydantic import StrictStr
+
 from memctl.config import DataHome, Settings
-from memctl.exit_codes import HOME as EXIT_HOME, USAGE as EXIT_USAGE, ExitCodeError
+from memctl.exit_codes import USAGE as EXIT_USAGE, ExitCodeError
 from memctl.front_matter import read_front_matter
-from memctl.sleep.user_memory import parse_memory
+from memctl.state_file import StateModel, read_state, write_state
 from memctl.store import MemoryStore
+from memctl.store.user_memory import parse_memory
 
 
 class SleepError(ExitCodeError):
     """Sleep cannot run (lock busy, data home unusable); ``exit_code`` as documented."""
+
+
+class SleepStateFile(StateModel):
+    """``sleep_state.json``'s shape as read: topic → store paths to remove from its dataset; declined merges."""
+
+    dirty: dict[str, list[StrictStr]] = {}
+    declined: list[list[StrictStr]] = []
 
 
 class SleepState:
@@ -31,16 +39,11 @@ class SleepState:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.declined: list[list[str]] = []
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.dirty: dict[str, list[str]] = {str(k): list(v) for k, v in data.get("dirty", {}).items()}
-            self.declined = [sorted(map(str, group)) for group in data.get("declined", [])]
-        except FileNotFoundError:
-            self.dirty = {}
-        except (ValueError, RecursionError, AttributeError, TypeError) as exc:
-            raise SleepError(f"{path} is unreadable ({exc}); delete it (the next sleep then rebuilds nothing "
-                             "until memories change)", EXIT_HOME) from exc
+        state = read_state(path, SleepStateFile, problem="is unreadable",
+                           fix="delete it (the next sleep then rebuilds nothing until memories change)")
+        state = state or SleepStateFile()
+        self.dirty: dict[str, list[str]] = {k: list(v) for k, v in state.dirty.items()}
+        self.declined: list[list[str]] = [sorted(group) for group in state.declined]
 
     def mark(self, topic: str, remove: list[str] | None = None) -> None:
         entry = self.dirty.setdefault(topic, [])
@@ -62,7 +65,7 @@ class SleepState:
         return sorted(member_paths) in self.declined
 
     def save(self) -> None:
-        atomic_write_json(self.path, {"dirty": self.dirty, "declined": self.declined})
+        write_state(self.path, {"dirty": self.dirty, "declined": self.declined})
 
 
 def unmerge(settings: Settings, consolidated_path: str, *, reason: str) -> list[str]:

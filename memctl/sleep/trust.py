@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 
 from memctl.sleep.clustering import related, subject_words
-from memctl.sleep.user_memory import UserMemoryFile
+from memctl.store.user_memory import UserMemoryFile
 from memctl.validator.action import classify_action
 
 

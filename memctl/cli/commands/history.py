@@ -40,8 +40,8 @@ def history(
             label += " ↩"
         table.add_row(label, str(v.seq), v.time[:19].replace("T", " "), v.op, v.actor, v.reason)
     print_table(stdout, table, whole=("version", "seq", "time", "op"))
-    from memctl.sleep.user_memory import provenance_lines
     from memctl.store import StoreError
+    from memctl.store.user_memory import provenance_lines
 
     try:
         current = store.read_text(path)[0] if versions[-1].version else ""

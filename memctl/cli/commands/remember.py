@@ -148,7 +148,7 @@ def remember(
     Typed at an interactive terminal it is recorded as a person's memory; otherwise as an agent's."""
     settings = settings_from_flags(home)  # validates OLLAMA_HOST before anything imports the ollama client
     from memctl.ask.proposals import SESSION_ID, TOPIC_SLUG, stage_proposal
-    from memctl.ask.topic_index import TopicIndex, UnknownTopicError
+    from memctl.catalog.topic_index import TopicIndex, UnknownTopicError
     from memctl.config import DataHome
     from memctl.store import MemoryStore
 

@@ -34,7 +34,7 @@ def show(
                                f"{versions[-1].time[:19].replace('T', ' ')}); its versions: `memctl history {path}`, "
                                f"one of them: `memctl show {path} --version VERSION`") from exc
     write_out(content)
-    from memctl.sleep.user_memory import provenance_lines
+    from memctl.store.user_memory import provenance_lines
 
     for line in provenance_lines(content):
         console.print(f"provenance: {line}", highlight=False, markup=False)

@@ -12,7 +12,7 @@ ingest). Shape (version 1)::
                    "title": "Fix the Kuzu lock", "date": "2026-11-02"}]}}}
 
 ``aliases`` (later worktree paths of a moved or renamed project, see
-:mod:`memctl.ingest.topics`) is absent from indexes written before it
+:mod:`memctl.catalog.topics`) is absent from indexes written before it
 existed; they load with none. The router offers the slugs, their aliases and
 descriptions to the model, the lexical fallback ranks the descriptions and
 titles, ``--topic`` takes a slug or an alias (:meth:`TopicIndex.resolve`), and
@@ -22,26 +22,55 @@ retrieval maps a hit's note path back to its session id, title and date here
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memctl.atomic import atomic_write_json
+from pydantic import BaseModel, StrictStr
+
+from memctl.catalog.checkpoint import Checkpoint, CheckpointError
+from memctl.catalog.topics import TopicAlias, TopicRegistry, slugify
 from memctl.config import DataHome
 from memctl.connectors.opencode.titles import is_placeholder_title
-from memctl.exit_codes import HomeError, UsageError
-from memctl.ingest.checkpoint import Checkpoint, CheckpointError
-from memctl.ingest.topics import TopicAlias, TopicRegistry, slugify
+from memctl.exit_codes import UsageError
 from memctl.scrub.title import scrub_titles
+from memctl.state_file import StateFileError, StateModel, read_state, write_state
 
 INDEX_VERSION = 1
 DESCRIPTION_TITLES = 12
 DESCRIPTION_MAX_CHARS = 700
 
 
-class TopicIndexError(HomeError):
+class TopicIndexError(StateFileError):
     """The topic index file is unreadable; the message names it and the fix."""
+
+
+class _NoteRecord(BaseModel):
+    source_id: StrictStr
+    path: StrictStr
+    title: StrictStr
+    date: StrictStr
+    topic: StrictStr
+
+
+class _AliasRecord(BaseModel):
+    path: StrictStr
+    name: StrictStr
+
+
+class _TopicRecord(BaseModel):
+    name: StrictStr
+    worktree: StrictStr
+    description: StrictStr
+    notes: list[_NoteRecord]
+    aliases: list[_AliasRecord] = []
+
+
+class _IndexFile(StateModel):
+    """``topic_index.json``'s shape as read (see :meth:`TopicIndex.save`)."""
+
+    version: object = None
+    topics: dict[str, _TopicRecord]
 
 
 class UnknownTopicError(UsageError, ValueError):
@@ -137,29 +166,20 @@ class TopicIndex:
         Raises:
             TopicIndexError: the file exists but is not a version-1 index.
         """
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        fix = "delete it and run `memctl ingest` to rebuild it"
+        state = read_state(path, _IndexFile, problem="is not a memctl topic index", fix=fix, error=TopicIndexError)
+        if state is None:
             return cls()
-        except (ValueError, RecursionError, UnicodeDecodeError, OSError) as exc:
-            raise TopicIndexError(f"{path} is unreadable ({exc}); delete it and run `memctl ingest` to rebuild it") from exc
-        try:
-            if raw.get("version") != INDEX_VERSION:
-                raise ValueError(f"version {raw.get('version')!r}")
-            topics = {}
-            for slug, entry in raw["topics"].items():
-                notes = [NoteRef(**n) for n in entry["notes"]]
-                aliases = [TopicAlias(**a) for a in entry.get("aliases", [])]
-                topics[slug] = TopicEntry(name=entry["name"], worktree=entry["worktree"],
-                                          description=entry["description"], notes=notes, aliases=aliases)
-            return cls(topics)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise TopicIndexError(f"{path} is not a memctl topic index ({exc}); delete it and run "
-                                  "`memctl ingest` to rebuild it") from exc
+        if state.version != INDEX_VERSION:
+            raise TopicIndexError(f"{path} is not a memctl topic index (version {state.version!r}); {fix}", path=path)
+        return cls({slug: TopicEntry(name=entry.name, worktree=entry.worktree, description=entry.description,
+                                     notes=[NoteRef(**n.model_dump()) for n in entry.notes],
+                                     aliases=[TopicAlias(**a.model_dump()) for a in entry.aliases])
+                    for slug, entry in state.topics.items()})
 
     def save(self, path: Path) -> None:
         """Write atomically (readers never see a partial index)."""
-        atomic_write_json(path, {"version": INDEX_VERSION, "topics": {
+        write_state(path, {"version": INDEX_VERSION, "topics": {
             slug: {"name": t.name, "worktree": t.worktree, "description": t.description, "note_count": t.note_count,
                    "aliases": [asdict(a) for a in t.aliases], "notes": [asdict(n) for n in t.notes]}
             for slug, t in sorted(self.topics.items())}})

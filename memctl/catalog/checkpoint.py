@@ -31,21 +31,21 @@ loses a recorded outcome and never leaves a torn file.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from memctl.atomic import atomic_write_json
-from memctl.exit_codes import HomeError
+from pydantic import RootModel
+
+from memctl.state_file import StateFileError, StateModel, read_state, write_state
 
 STATUSES = ("distilled", "skipped", "error")
 REMOVED = ("purged", "forgotten")  # set by `memctl purge --session` / `memctl forget` (memctl.forget)
 FORMAT = 1
 
 
-class CheckpointError(HomeError):
+class CheckpointError(StateFileError):
     """A data-home state file (progress.json, skipped.json, topics.json) is unreadable;
     the message names the file and the fix."""
 
@@ -120,23 +120,31 @@ class Entry:
         return {**self.extra, **{k: v for k, v in data.items() if v is not None}}
 
 
-def _load(path: Path, key: str | None) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("top level is not an object")
-        value = data.get(key, {}) if key else data
-        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-            raise ValueError("entries are not objects")
-        return value
-    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
-        raise CheckpointError(
-            f"{path} is corrupt ({exc}). It was written atomically, so this is outside damage: "
-            f"restore it from a backup or move it aside (sessions will then be re-evaluated)."
-        ) from exc
+class ProgressFile(StateModel):
+    """``progress.json``'s shape as read: ``sources`` maps each source id to an entry object (see :class:`Entry`)."""
 
+    sources: dict[str, dict[str, Any]] = {}
+
+
+class SkippedFile(RootModel[dict[str, dict[str, Any]]]):
+    """``skipped.json``'s shape as read: each skipped source id to an object of its reason and title."""
+
+
+_DAMAGE_FIX = ("it was written atomically, so this is outside damage: restore it from a backup or move it aside "
+               "(sessions will then be re-evaluated)")
+
+
+def _load(path: Path, key: str | None) -> dict[str, Any]:
+    """``progress.json``'s sources (``key`` "sources") or ``skipped.json``'s entries ({} when the file is absent).
+
+    Raises:
+        CheckpointError: the file is damaged (:func:`memctl.state_file.read_state`), naming it.
+    """
+    state = read_state(path, ProgressFile if key else SkippedFile, problem="is corrupt", fix=_DAMAGE_FIX,
+                       error=CheckpointError)
+    if state is None:
+        return {}
+    return state.sources if isinstance(state, ProgressFile) else state.root
 
 
 def _scrubbed_title(fields: dict[str, Any]) -> dict[str, Any]:
@@ -180,11 +188,11 @@ class Checkpoint:
             self._save()
 
     def _save(self) -> None:
-        atomic_write_json(self.progress_path, {"format": FORMAT,
+        write_state(self.progress_path, {"format": FORMAT,
                                                "sources": {sid: e.to_json() for sid, e in self.entries.items()}})
 
     def _save_skipped(self) -> None:
-        atomic_write_json(self.skipped_path, self.skipped)
+        write_state(self.skipped_path, self.skipped)
 
     def mark_distilled(self, source_id: str, **fields: Any) -> None:
         """Record a written note (call only after the note file is on disk). ``fields``: :class:`Entry` fields."""

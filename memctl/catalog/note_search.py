@@ -28,6 +28,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, StrictStr
+
 from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.store import MemoryStore
 
@@ -62,6 +64,14 @@ def _indexed_text(text: str) -> str:
     """What BM25 indexes of one note: its front-matter ``title`` (see :mod:`memctl.front_matter`), then its body."""
     title = read_front_matter(text).get("title")
     return f"{title if isinstance(title, str) else ''}\n{strip_front_matter(text)}"
+
+
+class _Manifest(BaseModel):
+    """``manifest.json`` of one topic's index as read: its format version, the notes' fingerprint and paths."""
+
+    version: object = None
+    fingerprint: object = None
+    paths: list[StrictStr]
 
 
 class _TopicIndex:
@@ -114,16 +124,21 @@ class NoteSearch:
         import bm25s
         from bm25s.tokenization import Tokenizer
 
+        from memctl.state_file import StateFileError, read_state
+
         directory = self.index_dir / topic
         try:
-            manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-            if manifest.get("version") != MANIFEST_VERSION or manifest.get("fingerprint") != fingerprint:
-                return None
+            manifest = read_state(directory / MANIFEST, _Manifest)
+        except StateFileError:
+            return None  # torn or written by hand: rebuild
+        if manifest is None or manifest.version != MANIFEST_VERSION or manifest.fingerprint != fingerprint:
+            return None
+        try:
             retriever = bm25s.BM25.load(str(directory), mmap=True, show_progress=False)
             tokenizer = Tokenizer(stopwords="en")
             tokenizer.load_vocab(str(directory))
-            return _TopicIndex(retriever, tokenizer, list(manifest["paths"]))
-        except (OSError, ValueError, RecursionError, KeyError, TypeError):
+            return _TopicIndex(retriever, tokenizer, manifest.paths)
+        except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, stale, or swapped mid-read: rebuild
 
     def build(self, topic: str) -> _TopicIndex:

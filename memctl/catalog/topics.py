@@ -26,7 +26,6 @@ becomes ``misc``. Two different projects with the same name (``~/a/app`` and
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 from collections import Counter
@@ -34,9 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 
-from memctl.atomic import atomic_write_json
+from pydantic import StrictStr
+
+from memctl.catalog.checkpoint import CheckpointError
 from memctl.connectors.model import SessionInfo
-from memctl.ingest.checkpoint import CheckpointError
+from memctl.state_file import StateModel, read_state, write_state
 
 GLOBAL_PROJECT_ID = "global"
 MAX_SLUG_CHARS = 48
@@ -87,6 +88,24 @@ class ProjectTopic:
     aliases: list[TopicAlias] = field(default_factory=list)
 
 
+class _AliasRecord(StateModel):
+    path: StrictStr
+    name: StrictStr
+
+
+class _ProjectRecord(StateModel):
+    topic: StrictStr
+    worktree: StrictStr
+    aliases: list[_AliasRecord] = []
+
+
+class TopicsFile(StateModel):
+    """``topics.json``'s shape as read (see :class:`TopicRegistry`); ``projects`` absent in the earlier format."""
+
+    paths: dict[str, StrictStr] = {}
+    projects: dict[str, _ProjectRecord] = {}
+
+
 class TopicRegistry:
     """Topic assignments, persisted as ``topics.json`` in the data home.
 
@@ -125,23 +144,19 @@ class TopicRegistry:
             CheckpointError: naming the file, when it is not a topics file of either format.
         """
         target = None if read_only else path
-        if not path.exists():
+        state = read_state(path, TopicsFile, problem="is not a valid topics file",
+                           fix="restore it or move it aside (topics are then re-derived from project paths)",
+                           error=CheckpointError)
+        if state is None:
             return cls(target)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            paths = data.get("paths", {}) if isinstance(data, dict) else None
-            if not isinstance(paths, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in paths.items()):
-                raise ValueError('expected {"paths": {"/project/path": "slug", ...}}')
-            projects = _read_projects(data.get("projects", {}))
-            bad = [v for v in [*paths.values(), *(p.topic for p in projects.values())] if not _VALID_SLUG.fullmatch(v)]
-            if bad:
-                raise ValueError(f"invalid topic slugs {bad[:3]} (allowed: lowercase a-z, 0-9 and '-')")
-            return cls(target, paths, projects, keyed_by_project="projects" in data)
-        except (ValueError, RecursionError, UnicodeDecodeError) as exc:
-            raise CheckpointError(
-                f"{path} is not a valid topics file ({exc}); restore it or move it aside "
-                "(topics are then re-derived from project paths)"
-            ) from exc
+        projects = {pid: ProjectTopic(p.topic, p.worktree, [TopicAlias(path=a.path, name=a.name) for a in p.aliases])
+                    for pid, p in state.projects.items()}
+        bad = [v for v in [*state.paths.values(), *(p.topic for p in projects.values())] if not _VALID_SLUG.fullmatch(v)]
+        if bad:
+            raise CheckpointError(f"{path} is not a valid topics file (invalid topic slugs {bad[:3]} (allowed: "
+                                  "lowercase a-z, 0-9 and '-')); restore it or move it aside (topics are then "
+                                  "re-derived from project paths)", path=path)
+        return cls(target, state.paths, projects, keyed_by_project="projects" in state.model_fields_set)
 
     # -- assignment --------------------------------------------------------------------
 
@@ -256,7 +271,7 @@ class TopicRegistry:
     def save(self) -> None:
         """Persist assignments atomically (no-op when unchanged or path-less)."""
         if self.path is not None and self._dirty:
-            atomic_write_json(self.path, {"format": FORMAT, "paths": self.paths, "projects": {
+            write_state(self.path, {"format": FORMAT, "paths": self.paths, "projects": {
                 pid: {"topic": p.topic, "worktree": p.worktree,
                       "aliases": [{"path": a.path, "name": a.name} for a in p.aliases]}
                 for pid, p in self.projects.items()}})
@@ -264,22 +279,3 @@ class TopicRegistry:
             self.keyed_by_project = True
 
 
-def _read_projects(raw: object) -> dict[str, ProjectTopic]:
-    """The ``projects`` object of a format-2 file.
-
-    Raises:
-        ValueError: when its shape is not the documented one.
-    """
-    if not isinstance(raw, dict):
-        raise ValueError('"projects" is not an object')
-    projects = {}
-    for pid, entry in raw.items():
-        try:
-            aliases = [TopicAlias(path=str(a["path"]), name=str(a["name"])) for a in entry.get("aliases", [])]
-            topic, worktree = entry["topic"], entry["worktree"]
-        except (AttributeError, KeyError, TypeError) as exc:
-            raise ValueError(f"project {pid!r} is not {{'topic', 'worktree', 'aliases'}}") from exc
-        if not isinstance(topic, str) or not isinstance(worktree, str):
-            raise ValueError(f"project {pid!r}: topic and worktree must be strings")
-        projects[pid] = ProjectTopic(topic, worktree, aliases)
-    return projects

@@ -45,10 +45,12 @@ from dataclasses import dataclass
 from operator import mul
 from pathlib import Path, PurePosixPath
 
+from pydantic import BaseModel, StrictStr
+
 from memctl import ollama_client
-from memctl.ask.note_search import NoteSearch
-from memctl.ask.topic_index import TopicEntry, TopicIndex
 from memctl.atomic import atomic_write_bytes
+from memctl.catalog.note_search import NoteSearch
+from memctl.catalog.topic_index import TopicEntry, TopicIndex
 from memctl.config import DataHome, Settings
 from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.graph.plain_text import plain
@@ -88,6 +90,18 @@ def note_text(text: str) -> str:
     title = read_front_matter(text).get("title")
     body = strip_front_matter(text).strip()
     return (f"{title}\n{body}" if isinstance(title, str) and title not in body[:200] else body)[:NOTE_CHARS]
+
+
+class _ProfileHeader(BaseModel):
+    """The JSON first line of a topic's ``.vec`` cache file as read (see ``TopicProfiles._save``)."""
+
+    version: object = None
+    model: object = None
+    fingerprint: object = None
+    byteorder: object = None
+    keys: list[StrictStr]
+    paths: list[StrictStr]
+    dim: int
 
 
 @dataclass
@@ -262,20 +276,22 @@ class TopicProfiles:
         return self.home.route_cache / f"{slug}.vec"
 
     def _load(self, slug: str) -> _Profile | None:
+        from memctl.state_file import StateFileError, parse_state
+
+        path = self.path(slug)
         try:
-            header, _, body = self.path(slug).read_bytes().partition(b"\n")
-            meta = json.loads(header)
-            keys, dim = [str(k) for k in meta["keys"]], int(meta["dim"])
-            paths = [str(p) for p in meta["paths"]]
+            header, _, body = path.read_bytes().partition(b"\n")
+            meta = parse_state(header, _ProfileHeader, path=path)
+            keys, dim, paths = meta.keys, meta.dim, meta.paths
             flat = array("f")
             flat.frombytes(body)
-        except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        except (OSError, ValueError, StateFileError):
             return None  # missing, emptied or torn by hand, or another format: rebuilt
-        if (meta.get("version") != PROFILE_VERSION or meta.get("model") != self.settings.embedding_model
-                or meta.get("byteorder") != sys.byteorder or len(flat) != len(keys) * dim
+        if (meta.version != PROFILE_VERSION or meta.model != self.settings.embedding_model
+                or meta.byteorder != sys.byteorder or len(flat) != len(keys) * dim
                 or len(paths) != len(keys)):
             return None
-        return _Profile(meta["model"], str(meta.get("fingerprint")), keys,
+        return _Profile(meta.model, str(meta.fingerprint), keys,
                         [flat[i * dim:(i + 1) * dim] for i in range(len(keys))], paths)
 
     def _save(self, slug: str, profile: _Profile) -> None:
