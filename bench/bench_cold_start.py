@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -144,7 +145,8 @@ def main() -> int:
         warm_s = f"{warm[name]:.2f} (≤ {WARM_TARGET_S})" if name in warm else "-"
         print(f"| {name} | {statistics.median(times):.2f} | {max(times):.2f} | ≤ {target} ({verdict}) | {warm_s} | "
               f"{', '.join(sorted(how))} |")
-    print(f"\nfloor: python -c pass p50 {floor:.3f} s")
+    print(f"\nfloor: python -c pass p50 {floor:.3f} s; load average (1, 5, 15 min) at the end: "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     print("\nimport profile of one cold `memctl search` (top-level imports, cumulative):")
     for micro, name in profile:
         print(f"  {micro / 1e6:6.2f} s  {name}")
