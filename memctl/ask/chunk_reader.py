@@ -17,7 +17,14 @@ query once and asks each dataset's table for its ``top_k`` rows nearest by cosin
 Cognee builds no vector index on these tables), then hands back each row's payload and ``_distance``. This
 module does the same with ``pylance`` (``lance.dataset``, the Lance format's own reader, read-only) and
 numpy: ``distance = 1 − (v·q) / (|v| |q|)`` in float32, ``top_k`` per dataset, closest first (ties in row
-order). The query vector comes from :mod:`memctl.ask.topic_profiles` (the same ``/api/embed`` of the same
+order). Opening the Lance reader costs more than the search (``import lance`` ~1–2 s, most of a cold
+``search``), so each table's rows are kept in ``<home>/cache/chunks/<dataset>.vec`` (derived data outside
+the store and outside Cognee's files, written atomically, as the embedding router's cache): a JSON header
+line ``{"version": 1, "stamp": [table path, [[name, size, mtime_ns] of every file in its _versions/]],
+"dim": n, "rows": [[text, document_name, external_metadata], ...]}``, then the vectors as little-endian
+float32, row after row. Lance writes a new manifest into ``_versions/`` on every change of a table, so a
+stamp that matches means the same rows; anything else (another stamp, an unreadable file) reads the
+table again and rewrites the cache. An unwritable cache is no error. The query vector comes from :mod:`memctl.ask.topic_profiles` (the same ``/api/embed`` of the same
 model Cognee's engine calls; the embedding router already asked for it, so retrieval costs no request). The
 ``conflicts`` Cognee attaches from the graph are not read: memctl never uses them.
 
@@ -31,6 +38,7 @@ against Cognee's search on the same homes: same sources, same order.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -38,6 +46,7 @@ from memctl.config import DataHome, Settings
 from memctl.graph.plain_text import restore
 from memctl.graph.search import SearchHit
 
+CACHE_VERSION = 1
 COGNEE_VERSION = "1.6.5"  # dataset_database.cognee_version of the stores this reader knows
 CHUNK_TABLE = "DocumentChunk_text.lance"
 
@@ -124,6 +133,51 @@ def _read_chunks(table: Path):  # noqa: ANN202 - (vectors: numpy float32 [rows, 
     return matrix, rows
 
 
+def _table_stamp(table: Path) -> list:
+    """``[table path, [[name, size, mtime_ns], ...]]`` of the table's ``_versions/`` files (one manifest per
+    commit).
+
+    Raises:
+        ReaderUnavailable: no ``_versions/`` directory (not a Lance table).
+    """
+    try:
+        entries = sorted([e.name, (st := e.stat()).st_size, st.st_mtime_ns] for e in os.scandir(table / "_versions"))
+    except OSError as exc:
+        raise ReaderUnavailable(f"no Lance table at {table}") from exc
+    return [str(table), entries]
+
+
+def cached_chunks(home: DataHome, dataset: str, table: Path):  # noqa: ANN201 - (matrix, rows) as _read_chunks
+    """The chunk table's vectors and payload rows, from ``<home>/cache/chunks/<dataset>.vec`` when its stamp
+    is the table's (no ``lance`` import), else read from the table and the cache rewritten (see the module doc).
+
+    Raises:
+        ReaderUnavailable: as :func:`_read_chunks`.
+    """
+    import numpy as np
+
+    from memctl.atomic import atomic_write_bytes
+
+    stamp = _table_stamp(table)
+    path = home.root / "cache" / "chunks" / f"{dataset}.vec"
+    try:
+        with path.open("rb") as handle:
+            header = json.loads(handle.readline())
+            if header.get("version") == CACHE_VERSION and header.get("stamp") == stamp:
+                rows = [tuple(row) for row in header["rows"]]
+                matrix = np.frombuffer(handle.read(), dtype="<f4").reshape(len(rows), int(header["dim"]))
+                return matrix.astype(np.float32, copy=False), rows
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass  # absent, of another version or unreadable: read the table
+    matrix, rows = _read_chunks(table)
+    header = {"version": CACHE_VERSION, "stamp": stamp, "dim": int(matrix.shape[1]), "rows": [list(r) for r in rows]}
+    try:
+        atomic_write_bytes(path, json.dumps(header).encode("utf-8") + b"\n" + matrix.astype("<f4").tobytes())
+    except OSError:
+        pass  # a read-only home: the rows serve from memory
+    return matrix, rows
+
+
 def _source_uri(metadata: str | None) -> str | None:
     try:
         meta = json.loads(metadata) if metadata else None
@@ -152,7 +206,7 @@ def nearest_chunks(query: list[float], datasets: list[str], home: DataHome, top_
     q_norm = float(np.linalg.norm(q))
     hits: list[SearchHit] = []
     for name, store in dataset_stores(home, datasets).items():
-        matrix, rows = _read_chunks(store / CHUNK_TABLE)
+        matrix, rows = cached_chunks(home, name, store / CHUNK_TABLE)
         if not rows:
             continue
         if matrix.shape[1] != q.shape[0]:
