@@ -135,3 +135,24 @@ def test_the_cli_answers_the_same_through_the_reader_as_before(world) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     found = json.loads(proc.stdout)
     assert found["retrieval_method"] == "hybrid" and found["results"][0]["title"] == "deploy.sh explanation"
+
+
+def test_the_row_cache_serves_until_the_table_commits_again(world, tmp_path: Path, monkeypatch) -> None:
+    import shutil
+
+    from memctl.ask import chunk_reader
+
+    source = dataset_stores(DataHome(world["home"]), ["alpha"])["alpha"] / chunk_reader.CHUNK_TABLE
+    table = tmp_path / "copy" / chunk_reader.CHUNK_TABLE
+    shutil.copytree(source, table)
+    home = DataHome(tmp_path / "home")
+    matrix, rows = chunk_reader.cached_chunks(home, "alpha", table)  # read from the table, cache written
+    assert (tmp_path / "home" / "cache" / "chunks" / "alpha.vec").is_file() and rows and matrix.shape[0] == len(rows)
+    reads = []
+    real = chunk_reader._read_chunks
+    monkeypatch.setattr(chunk_reader, "_read_chunks", lambda t: reads.append(t) or real(t))
+    again, rows_again = chunk_reader.cached_chunks(home, "alpha", table)
+    assert reads == [] and rows_again == rows and (again == matrix).all()  # served by the cache
+    (table / "_versions" / "18446744073709551000.manifest").write_bytes(b"a later commit")
+    chunk_reader.cached_chunks(home, "alpha", table)
+    assert reads == [table]  # a new manifest: the table is read again
