@@ -224,7 +224,8 @@ def nearest_chunks(query: list[float], datasets: list[str], home: DataHome, top_
 
 def query_vector(question: str, settings: Settings, home: DataHome, index) -> list[float]:  # noqa: ANN001
     """The question's embedding as Cognee's engine would ask for it (same model, same ``/api/embed``), through
-    :class:`memctl.ask.topic_profiles.TopicProfiles` (one request per question per process, shared with routing).
+    :class:`memctl.ask.topic_profiles.TopicProfiles` (one request per question per process, shared with routing);
+    when that request fails, the question alone, bounded by ``graph_search_timeout_s``.
 
     Raises:
         ModelError: the embedding model cannot answer. ReaderUnavailable: a question Cognee would embed
@@ -232,9 +233,16 @@ def query_vector(question: str, settings: Settings, home: DataHome, index) -> li
     """
     from memctl.ask.topic_profiles import TopicProfiles
     from memctl.graph.plain_text import plain
+    from memctl.ollama_client import ModelError, client_for, embed
 
     if plain(question) != question or not question.strip():
         # Routing embeds the escaped text; Cognee's engine would embed the question as it is (or "." for a
         # blank one): not the same vector, so Cognee answers this one.
         raise ReaderUnavailable("the question holds text escaped before embedding")
-    return list(TopicProfiles(settings, home).question_vector(question, index))
+    try:
+        return list(TopicProfiles(settings, home).question_vector(question, index))
+    except ModelError:
+        # The router's request (every stale note profile with it, ``router_timeout_s``) failed or was slow: ask
+        # for the question alone, as Cognee's engine would, within the graph search's own time bound.
+        timeout_s = settings.graph_search_timeout_s
+        return embed(client_for(settings, timeout_s), settings, settings.embedding_model, [question], timeout_s)[0]
