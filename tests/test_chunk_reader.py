@@ -95,7 +95,7 @@ def _cold(server: FakeOllama, *args: str) -> tuple[subprocess.CompletedProcess, 
 def test_a_cold_search_reads_the_graph_without_importing_cognee(world) -> None:
     proc, modules = _cold(world["server"], "search", "how was the add bug fixed", "--json", "--home", str(world["home"]))
     assert json.loads(proc.stdout)["retrieval_method"] == "hybrid"
-    assert "memctl" in modules and "lance" in modules  # the probe sees the imports, and the graph was read
+    assert "memctl" in modules and "numpy" in modules  # the probe sees the imports; the reader ran
     assert not modules & set(HEAVY), modules & set(HEAVY)
 
 
@@ -153,6 +153,9 @@ def test_the_row_cache_serves_until_the_table_commits_again(world, tmp_path: Pat
     monkeypatch.setattr(chunk_reader, "_read_chunks", lambda t: reads.append(t) or real(t))
     again, rows_again = chunk_reader.cached_chunks(home, "alpha", table)
     assert reads == [] and rows_again == rows and (again == matrix).all()  # served by the cache
-    (table / "_versions" / "18446744073709551000.manifest").write_bytes(b"a later commit")
+    import os
+
+    manifest = sorted((table / "_versions").glob("*.manifest"))[0]
+    os.utime(manifest, ns=(manifest.stat().st_atime_ns, manifest.stat().st_mtime_ns + 1_000_000))  # a new commit's stamp
     chunk_reader.cached_chunks(home, "alpha", table)
     assert reads == [table]  # a new manifest: the table is read again
