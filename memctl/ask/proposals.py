@@ -32,7 +32,6 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
 from memctl.exit_codes import UsageError
-from memctl.scrub.core import scrub
 from memctl.store import MemoryStore
 from memctl.store.provenance import CHANNELS, ORIGINS, Provenance, clean_source
 
@@ -104,6 +103,8 @@ def stage_proposal(store: MemoryStore, *, session: str, content: str, source: st
     lines = text.count("\n") + 1
     if max_lines is not None and lines > max_lines:
         raise ProposalError(f"the text has {lines} lines; a memory is at most {max_lines} (setting proposal_max_lines)")
+    from memctl.scrub.core import scrub  # its engines load here, not when ask starts (~0.4 s)
+
     cleaned = scrub(text)
     now = datetime.now(timezone.utc)
     proposal_id = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(3)}"

@@ -2,7 +2,9 @@
 
 1. Graph list: Cognee ``CHUNKS`` search (vector search over note chunks:
    one embedding call, no LLM call inside Cognee) scoped to the routed
-   datasets, bounded by ``graph_search_timeout_s``. Each hit's
+   datasets, bounded by ``graph_search_timeout_s``; read from Cognee's files by
+   :mod:`memctl.ask.chunk_reader` without importing Cognee when their layout is the
+   one it knows, else by Cognee itself. Each hit's
    ``source_uri`` (the published note ``memory/<topic>/<id>.md``) maps back
    to its session id, title and date through the topic index.
 2. Notes list: BM25 over the raw notes (:mod:`memctl.catalog.note_search`) of
@@ -154,16 +156,19 @@ def _graph_hits(question: str, topics: list[str], settings: Settings, home: Data
     Raises:
         asyncio.TimeoutError: past ``graph_search_timeout_s``; any Cognee error as raised.
     """
-    from memctl.graph import knowledge_graph
+    raws = direct_chunks(question, topics, settings, home, index, top_k)
+    if raws is None:
+        from memctl.graph import knowledge_graph
 
-    knowledge_graph.configure(settings, home)
+        knowledge_graph.configure(settings, home)
 
-    async def bounded():
-        return await asyncio.wait_for(knowledge_graph.search(question, topics, kind="chunks", top_k=top_k),
-                                      timeout=settings.graph_search_timeout_s)
+        async def bounded():
+            return await asyncio.wait_for(knowledge_graph.search(question, topics, kind="chunks", top_k=top_k),
+                                          timeout=settings.graph_search_timeout_s)
 
+        raws = knowledge_graph.run_sync(bounded())
     hits = []
-    for raw in knowledge_graph.run_sync(bounded()):
+    for raw in raws:
         store_path = _store_path(raw.source_uri, home.store, home)
         if store_path is None:
             continue  # not one of our published files: no provenance, so never cited
@@ -172,6 +177,20 @@ def _graph_hits(question: str, topics: list[str], settings: Settings, home: Data
     # Cognee scores are distances (lower is closer) per dataset; merge datasets by distance.
     hits.sort(key=lambda h: (h.score is None, h.score if h.score is not None else 0.0))
     return [replace(h, graph_rank=rank) for rank, h in enumerate(hits[:top_k], start=1)]
+
+
+def direct_chunks(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex,
+                  top_k: int) -> list | None:
+    """Cognee's chunk search answered from its files (:mod:`memctl.ask.chunk_reader`: no Cognee import), as
+    :class:`memctl.graph.search.SearchHit` rows; None when the reader does not know this layout or cannot get
+    the question's embedding, and Cognee's own search must answer."""
+    from memctl.ask.chunk_reader import ReaderUnavailable, nearest_chunks, query_vector
+    from memctl.ollama_client import ModelError
+
+    try:
+        return nearest_chunks(query_vector(question, settings, home, index), topics, home, top_k)
+    except (ReaderUnavailable, ModelError, OSError, ValueError, RuntimeError):  # lance: OSError / ValueError
+        return None
 
 
 def notes_hits(question: str, topics: list[str], home: DataHome, index: TopicIndex, top_k: int) -> list[ContextHit]:

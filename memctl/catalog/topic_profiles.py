@@ -173,6 +173,20 @@ class TopicProfiles:
                     notes[path] = max(sim, notes.get(path, -1.0))
         return topics, notes
 
+    def question_vector(self, question: str, index: TopicIndex) -> array:
+        """``question``'s unit-norm embedding (float32), the one routing and :meth:`similarities` use: no
+        request when this process embedded it before.
+
+        Raises:
+            ModelError: the embedding model is unreachable, missing, slow or answers garbage.
+        """
+        cached = _questions.get(self._question_key(question))
+        if cached is not None:
+            return cached
+        query, _profiles = self._update(index, question)
+        assert query is not None
+        return query
+
     def _question_key(self, question: str) -> tuple:
         return (self.settings.embedding_model, self.settings.ollama_base_url, question)
 

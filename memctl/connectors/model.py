@@ -11,7 +11,7 @@ Times are integer milliseconds since the Unix epoch (OpenCode's own unit).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,3 +203,21 @@ class ReadStats:
     def skipped_rows(self) -> int:
         """Total rows skipped for any reason."""
         return sum(getattr(self, name) for name in self.SKIP_COUNTERS)
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Which root sessions to read.
+
+    Attributes:
+        since_ms: only sessions updated at or after this epoch-ms time.
+        session_ids: only these sessions (a child id selects its root).
+        accept: an extra predicate on a root's metadata (e.g. memctl's
+            ``--project`` match), applied before any part is read.
+        limit: at most this many accepted root sessions.
+    """
+
+    since_ms: int | None = None
+    session_ids: tuple[str, ...] = ()
+    accept: Callable[[SessionInfo], bool] | None = None
+    limit: int | None = None

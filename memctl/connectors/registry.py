@@ -27,9 +27,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from memctl.connectors.model import ReadStats, Session, SessionInfo
+from memctl.connectors.model import ReadStats, Session, SessionFilter, SessionInfo
 from memctl.connectors.opencode.errors import SourceNotFoundError, UnknownSessionError
-from memctl.connectors.opencode.source import SessionFilter
 
 __all__ = ["LABELS", "SOURCES", "CombinedSource", "SourceKind", "discover", "key_of", "label_of", "open_sources",
            "source_names", "split_key"]

@@ -69,9 +69,8 @@ import heapq
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 from urllib.parse import quote
 
 from sqlalchemy import create_engine, text
@@ -79,7 +78,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 
-from memctl.connectors.model import Part, ReadStats, Session, SessionInfo
+from memctl.connectors.model import Part, ReadStats, Session, SessionFilter, SessionInfo
 from memctl.connectors.opencode.cells import CellDecoder
 from memctl.connectors.opencode.errors import (
     SourceBusyError,
@@ -158,24 +157,6 @@ def locate_database(path: Path) -> Path:
         f"OpenCode database not found at {path}. Pass --db PATH or set OPENCODE_DB "
         f"(default: ~/.local/share/opencode/opencode.db).{hint}"
     )
-
-
-@dataclass(frozen=True)
-class SessionFilter:
-    """Which root sessions to read.
-
-    Attributes:
-        since_ms: only sessions updated at or after this epoch-ms time.
-        session_ids: only these sessions (a child id selects its root).
-        accept: an extra predicate on a root's metadata (e.g. memctl's
-            ``--project`` match), applied before any part is read.
-        limit: at most this many accepted root sessions.
-    """
-
-    since_ms: int | None = None
-    session_ids: tuple[str, ...] = ()
-    accept: Callable[[SessionInfo], bool] | None = None
-    limit: int | None = None
 
 
 class OpenCodeSource:
