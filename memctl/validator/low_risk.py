@@ -87,9 +87,11 @@ _SECURITY_EXTRA = _rx(
     r"|permissive mode|cors|csp\b|xss|ssrf|csrf|deseriali|allow-?list|deny-?list|whitelist|blacklist|sandbox|seccomp"
     r"|capabilit(?:y|ies)\b|cluster-admin|service accounts?|privileg|least privilege|client certificate|self-signed"
     r"|verif(?:y|ied|ication)|validat(?:e|ion|ed) (?:happens|is done|upstream)|(?:api|access|private|secret|signing"
-    r"|deploy|ssh)[\s_-]?keys?|bearer|session (?:cookie|token|id)s?|user input|untrusted input|raw sql|raw\(\)")
+    r"|deploy|ssh)[\s_-]?keys?|bearer|session (?:cookie|token|id)s?|user input|untrusted input|raw sql|raw\(\)|as root\b|root (?:user|access|privileges?)"
+    r"|host network|--privileged|audit (?:trail|log)s?|detector|linter warnings?|security (?:checks?|scans?|warnings?)")
 _TRUST = _rx(
-    r"memctl\W.{0,60}(?:trust|review|approv|held|queue|origin|provenance|promot|validat|person|agent|human)|review queue|review-queue|held memor|memories|(?:this|that|each|every|a|project|agent|saved|stored) (?:memory|note)\b"
+    r"memctl\W.{0,60}(?:trust|review|approv|held|queue|origin|provenance|promot|validat|person|agent|human|check|re-?read"
+    r"|store|stage|skip)|staged proposals?|proposals? (?:are|is|get) (?:moved|promoted|approved)|review queue|review-queue|held memor|memories|(?:this|that|each|every|a|project|agent|saved|stored) (?:memory|note)\b"
     r"|provenance|origin\b|recorded by|written by|authored by|typed by|on behalf of|at the terminal|reviewed by"
     r"|counts? as (?:reviewed|approved|verified)|by (?:a |the )?(?:person|human|user|owner|maintainer|lead)\b"
     r"|equivalent to|the validator|sleep cycle|source of truth|authorit|autoridad|autorite|autorita|autoritat"
@@ -130,6 +132,19 @@ _MONEY = _rx(r"pay\b|pays\b|paid|payment|payout|price|pricing|invoice|billing|bi
              r"|wallet|bank|iban|swift code|refund|purchase|checkout|discount|coupon|donat|crypto|bitcoin|btc\b|ethereum"
              r"|monero|xmr\b|cripto|krypto|криптовалют|mina[nr]\b|minen\b|minage|mineria|mining|miner\b|miners\b|hash ?rate|zahlung|rechnung|paiement|facture|pago|factura"
              r"|pagamento|fattura|betaling|factuur|platnos|faktur|оплат|плат[её]ж|сч[её]т\b|支付|付款|価格|支払|결제")
+# The environment the work touches: production or live data, or a claim that two environments are one.
+_ENVIRONMENT = _rx(r"(?:production|prod|live)\b.{0,50}(?:same|identical|one and the same|wiped|cleared|truncated|test(?:ed)?"
+                   r" (?:there|against|on)|freely|scratch)|(?:same|identical)\b.{0,40}(?:production|prod)\b"
+                   r"|(?:scratch|test|throwaway|temporary) (?:database|db|cluster|bucket) is\b|is the (?:scratch|test|throwaway)"
+                   r"|(?:wipe[sd]?|clear(?:s|ed)?|purge[sd]?|truncate[sd]?|erase[sd]?|delete[sd]?|gets wiped)\b.{0,30}"
+                   r"(?:every|each|nightly|daily|weekly|automatically|on the first)")
+# Where configuration, scripts or binaries come from: a place outside the repository.
+_ORIGIN_OF_CODE = _rx(r"(?:config(?:uration)?|settings|scripts?|binar(?:y|ies)|images?|artifacts?|plugins?|hooks?)\b"
+                      r"(?:\s\w+){0,3}\s(?:from|out of)\s(?:the\s|a\s|an\s)?[\w.-]+\s(?:bucket|share|drive|gist|server|host"
+                      r"|folder|url|site)|pin(?:s|ned)?\s(?:[\w.-]+\s)?(?:to\s)?v?\d")
+# Traffic the project sends somewhere: requests, calls or traffic to another party's API, endpoint or host.
+_NETWORK = _rx(r"(?:sends?|sent|posts?|fires?|makes?|issues?)\s(?:[\w,.]+\s){0,4}(?:requests?|calls?|traffic|pings?|queries)"
+               r"\s(?:\w+\s){0,2}to\s")
 _EXECUTION = _rx(r"eval\(|eval\b|exec\(|exec\b|pickle|os\.system|shell\s*=\s*true|subprocess|deserializ|yaml\.load\b"
                  r"|mining|miner\b|xmrig|hash ?rate|idle (?:cpu|gpu|cycles)|background jobs? (?:that )?(?:mine|run)")
 _WEAKENING = _rx(
@@ -137,7 +152,7 @@ _WEAKENING = _rx(
     r"|pointless|legacy|deprecated|obsolete|our style|house style|how we like|the way we|by design|industry standard"
     r"|everyone does|is standard|safe to|is safe|are safe|harmless|malicious|unsafe|trusted|trust(?:s|ed)? (?:the|all|any)"
     r"|not (?:a |an )?(?:risk|problem|concern|issue)|more trouble than|for good\b|is allowed|are allowed|accept(?:s|ed)? any"
-    r"|skip(?:s|ped)? the|in log-only|turned off|switched off|no longer (?:needed|required|enforced|checked)"
+    r"|skip(?:s|ped)? the|in log-only|turn(?:s|ed)? off|switch(?:es|ed)? off|no longer (?:needed|required|enforced|checked)"
     r"|uberflussig|unnotig|in ordnung|inutile|superflu|innecesari|redundante|desnecessari|ненужн|не нужн|излишн|不要|不需要|불필요")
 _OBLIGATION = _rx(r"is to be|are to be|has to be|have to be|is expected to|are expected to")
 _PROTECTIVE = _rx(
@@ -233,6 +248,12 @@ def assess_low_risk(text: str) -> LowRiskAssessment:
             reasons.append("sensitive:supply_chain")
         if _MONEY.search(folded):
             reasons.append("sensitive:money")
+        if _ENVIRONMENT.search(plain):
+            reasons.append("sensitive:environment")
+        if _ORIGIN_OF_CODE.search(plain):
+            reasons.append("sensitive:supply_chain")
+        if _NETWORK.search(plain):
+            reasons.append("sensitive:network")
         if _EXECUTION.search(folded):
             reasons.append("sensitive:execution")
         if _WEAKENING.search(folded):
