@@ -28,8 +28,12 @@ letters folded:
   the answers/replies/suggestions it gives);
 * ``sensitive:data`` — personal or customer data, logs, headers, dumps, exports, ``.env`` files, and
   data leaving the machine (the ``data`` and ``egress`` lexicons);
-* ``sensitive:supply_chain`` — indexes, registries, mirrors, forks, proxies, vendoring, downloads
-  (packages and dependencies alone are everyday words);
+* ``sensitive:supply_chain`` — indexes, registries, mirrors, forks, proxies, downloads, configuration or
+  binaries taken from a bucket, share or server, a pin to a version (packages, dependencies and vendored
+  code alone are everyday words);
+* ``sensitive:environment`` — production or live data touched, wiped or equated with a test environment,
+  a database or cluster named as the scratch one, a standing wipe;
+* ``sensitive:network`` — requests, calls or traffic sent to another party's API, endpoint or host;
 * ``sensitive:money`` — payments, prices, invoices, billing, subscriptions and tiers, wallets, banks,
   cryptocurrencies and mining;
 * ``sensitive:execution`` — code execution primitives (``eval``, ``exec``, ``pickle``, ``os.system``,
@@ -126,7 +130,7 @@ _DATA_EXTRA = _rx(r"(?:database|db|data|records|tables?|snapshots?|dumps?|backup
                   r"|dumps?\b|exports?\b|backups?\b|email address|phone number|ssn\b|credit card|gdpr|logs? (?:include|contain"
                   r"|capture|record|keep|store)|request bodies|payloads? (?:are|is) (?:logged|stored|kept)|analytics"
                   r"|дамп|выгрузк|бэкап|экспорт|персональн|клиентск|gmail|attached to")
-_SUPPLY_EXTRA = _rx(r"index-url|extra-index|registr(?:y|ies)|mirror|fork\b|forks\b|forked|proxy|vendored|vendoring"
+_SUPPLY_EXTRA = _rx(r"index-url|extra-index|registr(?:y|ies)|mirror|fork\b|forks\b|forked|proxy"
                     r"|download(?:ed|s)? from|tarball|wheel from|pinned to|lockfile is|lock file is")
 _MONEY = _rx(r"pay\b|pays\b|paid|payment|payout|price|pricing|invoice|billing|bill\b|subscription|renew|premium|tier\b"
              r"|wallet|bank|iban|swift code|refund|purchase|checkout|discount|coupon|donat|crypto|bitcoin|btc\b|ethereum"
