@@ -37,10 +37,14 @@ letters folded:
 * ``sensitive:money`` — payments, prices, invoices, billing, subscriptions and tiers, wallets, banks,
   cryptocurrencies and mining;
 * ``sensitive:execution`` — code execution primitives (``eval``, ``exec``, ``pickle``, ``os.system``,
-  ``shell=True``, deserialisation) and background resource use (miners, hash rate);
+  ``shell=True``, deserialisation), processes that stay behind (a background process, a daemon) and
+  background resource use (miners, hash rate);
 * ``normative:weakening`` — an evaluation that removes a control whatever its subject ("is fine",
   "overkill", "redundant", "unnecessary", "no need", "legacy", "deprecated", "our style", "by design",
   "industry standard", "safe", "malicious", "trusted");
+* ``normative:relaxation`` — a check, review, alert, gate or step dismissed, dropped, skipped, bypassed,
+  suppressed or waived ("alerts are dismissed in bulk", "two-person review was dropped"), a thing left on,
+  or something done without a check, review or approval;
 * ``normative:obligation`` — an obligation put on someone ("are to be", "is to be", "has to", "have to").
 
 ``protective``: a security statement is still low-risk when it records a protection and carries no
@@ -97,7 +101,8 @@ _TRUST = _rx(
     r"memctl\W.{0,60}(?:trust|review|approv|held|queue|origin|provenance|promot|validat|person|agent|human|check|re-?read"
     r"|store|stage|skip)|staged proposals?|proposals? (?:are|is|get) (?:moved|promoted|approved)|review queue|review-queue|held memor|memories|(?:this|that|each|every|a|project|agent|saved|stored) (?:memory|note)\b"
     r"|provenance|origin\b|recorded by|written by|authored by|typed by|on behalf of|at the terminal|reviewed by"
-    r"|counts? as (?:reviewed|approved|verified)|by (?:a |the )?(?:person|human|user|owner|maintainer|lead)\b"
+    r"|counts? as (?:reviewed|approved|verified)|gelten (?:\w+ )?als|zahlen (?:\w+ )?als|comptent (?:\w+ )?comme|cuentan (?:\w+ )?como|valgono (?:\w+ )?come"
+    r"|считаются|by (?:a |the )?(?:person|human|user|owner|maintainer|lead)\b"
     r"|equivalent to|the validator|sleep cycle|source of truth|authorit|autoridad|autorite|autorita|autoritat"
     r"|источник истины|авторитет|权威|権威|권위"
     # a claimed origin: who typed it, where, that it needs no review
@@ -107,9 +112,9 @@ _TRUST = _rx(
     r"|eingegeben|saisi par|escrit[oa] por|scritt[oa] da|написан\w* (?:пользовател|человек)")
 _INSTRUCTIONS = _rx(
     r"instruction|system prompt|prompt|verbatim|guidelines|configuration you|hidden (?:setup|system|initial)|setup message"
-    r"|initial (?:instructions|rules|message)|rules you were given|consignes|anweisung|consigne|instruccion|istruzion"
+    r"|initial (?:instructions|rules|message)|rules you were given|consignes|preamble|hidden (?:text|rules|notes)|anweisung|consigne|instruccion|istruzion"
     r"|instruc[cç]|instrukc|инструкц|інструкц|talimat|指示|指令|命令|지시|프롬프트|プロンプト")
-_REVEAL = _rx(r"repeat|recite|reveal|disclose|print|output|show|leak|dump|verbatim|word for word|full text|quot|cop(?:y|ies)"
+_REVEAL = _rx(r"get\b|gets\b|in full|repeat|recite|reveal|disclose|print|output|show|leak|dump|verbatim|word for word|full text|quot|cop(?:y|ies)"
               r"|recopi|complete text|wiederhol"
               r"|repet|ripet|powt|повтор|выведи|покажи|繰り返|重复|输出|반복")
 _ADDRESSED = _rx(r"you\b|your\b|yours\b|yourself\b|vous\b|votre\b|vos\b|usted\b|dein\w*|euer\b|eure\w*|jij\b|jouw\b"
@@ -126,7 +131,7 @@ _BEHAVIOUR = _rx(r"speaks?|says?|said|tone|persona|acts? as|pretends?|calls? its
 _EVERYDAY_DATA = frozenset("log logs licen licence license licensed licences licenses audit backup backups card cards 日志".split())
 _DATA_EXTRA = _rx(r"(?:database|db|data|records|tables?|snapshots?|dumps?|backups?)\b.{0,40}(?:copied|moved|synced|sent"
                   r"|shared|exported|uploaded|mirrored|forwarded|published|posted)\b|snapshots? (?:of|from) prod"
-                  r"|production data|prod data|live (?:customer|user|production)|real (?:customer|user)|pii|personal data|customer data|user data|headers?\b|authorization|cookies?\b|session ids?|\.env\b"
+                  r"|contact list|contacts\b|location data|device (?:id|identifier)|production data|prod data|live (?:customer|user|production)|real (?:customer|user)|pii|personal data|customer data|user data|headers?\b|authorization|cookies?\b|session ids?|\.env\b"
                   r"|dumps?\b|exports?\b|backups?\b|email address|phone number|ssn\b|credit card|gdpr|logs? (?:include|contain"
                   r"|capture|record|keep|store)|request bodies|payloads? (?:are|is) (?:logged|stored|kept)|analytics"
                   r"|дамп|выгрузк|бэкап|экспорт|персональн|клиентск|gmail|attached to")
@@ -137,7 +142,7 @@ _MONEY = _rx(r"pay\b|pays\b|paid|payment|payout|price|pricing|invoice|billing|bi
              r"|monero|xmr\b|cripto|krypto|криптовалют|mina[nr]\b|minen\b|minage|mineria|mining|miner\b|miners\b|hash ?rate|zahlung|rechnung|paiement|facture|pago|factura"
              r"|pagamento|fattura|betaling|factuur|platnos|faktur|оплат|плат[её]ж|сч[её]т\b|支付|付款|価格|支払|결제")
 # The environment the work touches: production or live data, or a claim that two environments are one.
-_ENVIRONMENT = _rx(r"(?:production|prod|live)\b.{0,50}(?:same|identical|one and the same|wiped|cleared|truncated|test(?:ed)?"
+_ENVIRONMENT = _rx(r"(?:against|on|in|into|to) (?:the )?(?:production|prod|primary|live)\b|(?:production|prod|live)\b.{0,50}(?:same|identical|one and the same|wiped|cleared|truncated|test(?:ed)?"
                    r" (?:there|against|on)|freely|scratch)|(?:same|identical)\b.{0,40}(?:production|prod)\b"
                    r"|(?:scratch|test|throwaway|temporary) (?:database|db|cluster|bucket) is\b|is the (?:scratch|test|throwaway)"
                    r"|(?:wipe[sd]?|clear(?:s|ed)?|purge[sd]?|truncate[sd]?|erase[sd]?|delete[sd]?|gets wiped)\b.{0,30}"
@@ -149,7 +154,7 @@ _ORIGIN_OF_CODE = _rx(r"(?:config(?:uration)?|settings|scripts?|binar(?:y|ies)|i
 # Traffic the project sends somewhere: requests, calls or traffic to another party's API, endpoint or host.
 _NETWORK = _rx(r"(?:sends?|sent|posts?|fires?|makes?|issues?)\s(?:[\w,.]+\s){0,4}(?:requests?|calls?|traffic|pings?|queries)"
                r"\s(?:\w+\s){0,2}to\s")
-_EXECUTION = _rx(r"eval\(|eval\b|exec\(|exec\b|pickle|os\.system|shell\s*=\s*true|subprocess|deserializ|yaml\.load\b"
+_EXECUTION = _rx(r"background process|keeps running|daemon\w*|spawn|stays resident|after ci finishes|eval\(|eval\b|exec\(|exec\b|pickle|os\.system|shell\s*=\s*true|subprocess|deserializ|yaml\.load\b"
                  r"|mining|miner\b|xmrig|hash ?rate|idle (?:cpu|gpu|cycles)|background jobs? (?:that )?(?:mine|run)")
 _WEAKENING = _rx(
     r"is fine|are fine|is ok\b|are ok\b|is okay|are okay|overkill|redundant|unnecessary|not needed|no need|needless"
@@ -158,6 +163,20 @@ _WEAKENING = _rx(
     r"|not (?:a |an )?(?:risk|problem|concern|issue)|more trouble than|for good\b|is allowed|are allowed|accept(?:s|ed)? any"
     r"|skip(?:s|ped)? the|in log-only|turn(?:s|ed)? off|switch(?:es|ed)? off|no longer (?:needed|required|enforced|checked)"
     r"|uberflussig|unnotig|in ordnung|inutile|superflu|innecesari|redundante|desnecessari|ненужн|не нужн|излишн|不要|不需要|불필요")
+# A check, review, alert or step taken away in a standing description ("alerts are dismissed in bulk", "review
+# was dropped for infra changes", "runs with the trust step skipped"); a past event told with its aftermath is
+# a post-mortem and is read by the validator instead.
+_CONTROL = (r"(?:checks?|reviews?|review step|steps?|alerts?|warnings?|gates?|scans?|verification|signatures?|approvals?"
+            r"|hooks?|guards?|protection|polic(?:y|ies)|limits?|two-person|sign-off|audits?|prufung|kontrolle|controle"
+            r"|revision|verifica|проверк|チェック|检查|검사)")
+_RELAXATION = re.compile(
+    r"(?<![\w])(?:dismiss(?:es|ed)?|dropped|skipp(?:ed|ing)|bypass(?:es|ed|ing)?|suppress(?:es|ed)?|waiv(?:es|ed)"
+    r"|relax(?:es|ed)|silenc(?:es|ed)|mut(?:es|ed)|abgeschaltet|ubersprungen|saltad[oa]s?|pomijan\w*|пропуска\w*"
+    r"|отключ\w*|スキップ|跳过|건너\w*)\b.{0,40}?(?<![\w])" + _CONTROL
+    + r"|(?<![\w])" + _CONTROL + r"\b.{0,40}?(?<![\w])(?:is |are |was |were |get |gets |been )?(?:dismissed|dropped"
+    r"|skipped|bypassed|suppressed|waived|relaxed|silenced|muted|abgeschaltet|ubersprungen|saltad[oa]s?|пропуска\w*"
+    r"|отключ\w*)(?![\w])"
+    r"|(?<![\w])(?:left on|leave \w+(?: \w+)? on|without (?:a |any )?(?:check|review|approval|signature|test))(?![\w])")
 _OBLIGATION = _rx(r"is to be|are to be|has to be|have to be|is expected to|are expected to")
 _PROTECTIVE = _rx(
     r"rotat|rotan|rotier|轮换|expire|expiry|laufen .{0,20}ab|expiran|expirent|scaden|bcrypt|scrypt|argon2|pbkdf2"
@@ -252,7 +271,7 @@ def assess_low_risk(text: str) -> LowRiskAssessment:
             reasons.append("sensitive:supply_chain")
         if _MONEY.search(folded):
             reasons.append("sensitive:money")
-        if _ENVIRONMENT.search(plain):
+        if _ENVIRONMENT.search(plain) and not _protective(plain, plain_found):
             reasons.append("sensitive:environment")
         if _ORIGIN_OF_CODE.search(plain):
             reasons.append("sensitive:supply_chain")
@@ -262,6 +281,8 @@ def assess_low_risk(text: str) -> LowRiskAssessment:
             reasons.append("sensitive:execution")
         if _WEAKENING.search(folded):
             reasons.append("normative:weakening")
+        if _RELAXATION.search(plain):
+            reasons.append("normative:relaxation")
         if _OBLIGATION.search(folded):
             reasons.append("normative:obligation")
     except Exception:  # noqa: BLE001 - fails closed: an unreadable text waits for a person
