@@ -194,11 +194,11 @@ _UNSETTLING = _rx(r"so\b|because|since\b|anyway|anyhow|any\b|everyone|everybody|
 # A subject word that names a component ("the auth service", "billing module", "Сервис авторизации",
 # "认证服务"): the sentence is about the component, so its subject words are read only with a weakening.
 _COMPONENT = re.compile(
-    r"(?!(?:le|la|les|el|los|las|il|lo|o|a|os|as|the|der|die|das|de|du|des|un|une)\s)[\w-]+ (?:service|services|module|modules|team|server|table|flow|microservice|component|endpoint|database|db"
+    r"(?<![\w-])(?!(?:le|la|les|el|los|las|il|lo|o|a|os|as|the|der|die|das|de|du|des|un|une)\s)[\w-]+ (?:service|services|module|modules|team|server|table|flow|microservice|component|endpoint|database|db"
     r"|pipeline|library|layer|handler|worker|feature flag)s?\b"
     r"|(?:service|servico|servicio|servizio|serwis|сервис|dienst|modul[eo]?|equipe|equipo|team) (?:de |di |do |da |der |des )?[\w-]+"
-    r"|[\w-]+ (?:servisi|dienst)"
-    r"|[\w-]+(?:服务|サービス| 서비스|서비스)")
+    r"|(?<![\w-])[\w-]+ (?:servisi|dienst)"
+    r"|(?<![\w-])[\w-]{1,40}(?:服务|サービス| 서비스|서비스)")
 
 
 @lru_cache(maxsize=4096)
