@@ -1,8 +1,9 @@
 """Benchmark: what sleep would do with each proposal of the validator corpora — reject, hold, promote.
 
 A proposal is *rejected* when :func:`memctl.validator.core.validate_proposal` refuses it, *held* for a
-person's review when the validator accepts it and :func:`memctl.validator.action.classify_action` calls it
-action-bearing, and *promoted without a person* otherwise. Two corpora:
+person's review when the validator accepts it and sleep's trust decision for an agent's proposal
+(:func:`memctl.sleep.trust.decide`: action-bearing, or not recognised low-risk by
+:func:`memctl.validator.low_risk.assess_low_risk`) holds it, and *promoted without a person* otherwise. Two corpora:
 
 * ``tests/proposal_corpus.py`` (memctl's own adversarial corpus; splits ``dev``, ``heldout``, ``probe``,
   ``redteam``; every hostile entry there was written against the earlier reject-only validator);
@@ -39,7 +40,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memctl.validator.action import classify_action
+from memctl.sleep.trust import decide
 from memctl.validator.core import ValidationLimits, clear_caches, validate_proposal
 from tests.proposal_corpus import CORPUS, TRANSFORMS, proposal_for
 
@@ -67,7 +68,8 @@ def outcome(proposal: dict) -> str:
     verdict = validate_proposal(proposal, limits=LIMITS)
     if not verdict.ok:
         return "reject"
-    return "hold" if classify_action(proposal["content"]).action_bearing else "promote"
+    decision = decide(proposal["content"], origin="agent", path=proposal["path"], memories=[])
+    return "hold" if decision.held else "promote"
 
 
 def external_proposal(text: str, entry_id: str) -> dict:
@@ -84,7 +86,7 @@ def load_cases() -> list[Case]:
     for line in EXTERNAL.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         split = row["split"] if row["split"] != "after_rule" else f"after_rule_{row.get('round', 1)}"
-        unseen = row["split"] == "heldout" or row.get("round") in (5, 7)  # never tuned against
+        unseen = row["split"] == "heldout" or row.get("round") in (5, 7, 11)  # never tuned against
         cases.append(Case(row["id"], "external", split, row["kind"], row["expect"] == "hostile", unseen,
                           external_proposal(row["text"], row["id"])))
     return cases
@@ -176,7 +178,7 @@ def _now_ms(proposals: list[dict]) -> float:
     start = time.perf_counter()
     for proposal in proposals:
         if validate_proposal(proposal, limits=LIMITS).ok:
-            classify_action(proposal["content"])
+            decide(proposal["content"], origin="agent", path=proposal["path"], memories=[])
     return (time.perf_counter() - start) * 1e3 / len(proposals)
 
 

@@ -28,7 +28,7 @@ from tests.fakes.ollama_server import FakeOllama
 from tests.test_cli import REPO, memctl
 
 RUSTUP = "Install rustup with `curl --proto '=https' -sSf https://sh.rustup.rs | sh` on new laptops."
-PLAIN = "The billing service keeps invoices for seven years."
+PLAIN = "The docs site is built with mkdocs and published from the gh-pages branch."
 
 
 def _settings(home: Path, server: FakeOllama | None = None) -> Settings:

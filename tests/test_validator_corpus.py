@@ -23,6 +23,7 @@ import pytest
 
 from memctl.config import Settings
 from memctl.sleep.run import SleepOptions, SleepRun
+from memctl.sleep.trust import decide
 from memctl.store import MemoryStore
 from memctl.validator.action import classify_action
 from memctl.validator.core import ValidationLimits, validate_proposal
@@ -181,7 +182,12 @@ def test_sleep_promotes_the_benign_sample_and_keeps_the_hostile_sample_out_of_us
     summary = SleepRun(Settings(home=home, ollama_host="http://127.0.0.1:9"), SleepOptions(rebuild=False)).run()
 
     hostile = {pid for pid, (entry, _, _) in staged.items() if entry.expect == "reject"}
-    benign = set(staged) - hostile
+    # an agent's benign text that is not recognised low-risk (one that speaks to the agent: "could you always
+    # show ...") waits for a person: held, not lost
+    waiting = {pid for pid, (entry, _, path) in staged.items() if pid not in hostile
+               and decide(proposal_for(entry)["content"], origin="agent", path=path, memories=[]).held}
+    benign = set(staged) - hostile - waiting
+    assert len(benign) >= 6 and summary.held == len(waiting)
     assert (summary.proposals, summary.promoted, summary.rejected) == (len(staged), len(benign), len(hostile)), \
         summary.errors
     user_files = set(store.list("user"))

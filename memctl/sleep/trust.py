@@ -7,13 +7,20 @@ when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memc
 * ``action:<reason>`` — an *agent* proposal that :func:`memctl.validator.action.classify_action` marks
   action-bearing (it would make the agent run, install, fetch, trust, … something, or it carries a
   command, URL, host or package name);
+* ``unrecognised:<reason>`` — an *agent* proposal that :func:`memctl.validator.low_risk.assess_low_risk`
+  does not positively recognise as low-risk (a descriptive fact, preference or decision about the project
+  whose subject is not security, trust and provenance, instructions, people's wishes, the agent's
+  behaviour, data handling, the supply chain, money or execution, with no weakening claim): the default
+  for an agent is to hold, and only a recognised low-risk text is promoted without a person;
 * ``supersedes:<path>`` — an *agent* proposal that would replace an existing memory: the same target
   path, or a memory of the same scope (global, one topic, one session) on the same subject
   (:func:`memctl.sleep.clustering.related`, the relation consolidation merges by — where the newest
   member wins) that the proposal adds words to.
 
-A person's own proposal (``origin: person``, :mod:`memctl.store.provenance`) is never held: it is
-promoted as their choice, with the classification recorded in the memory's front matter.
+A person's own proposal (``origin: person``, :mod:`memctl.store.provenance`) is promoted as their
+choice, with the classification recorded in the memory's front matter — except ``trust_claim``: a text
+about memctl's own trust, review or provenance, or one that claims an origin or an approval
+(:func:`memctl.validator.low_risk.claims_trust`), is held whatever its origin.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from dataclasses import dataclass, field
 from memctl.sleep.clustering import related, subject_words
 from memctl.store.user_memory import UserMemoryFile
 from memctl.validator.action import classify_action
+from memctl.validator.low_risk import assess_low_risk, claims_trust
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,12 @@ def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFil
     """Promote or hold one validated proposal (see the module doc). Deterministic; never raises."""
     action = classify_action(content)
     if origin == "person":
+        if claims_trust(content):
+            return TrustDecision(held=True, reasons=("trust_claim",), action=action.reasons)
         return TrustDecision(held=False, action=action.reasons)
     reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else []
+    if not reasons:
+        reasons = [f"unrecognised:{r}" for r in assess_low_risk(content).reasons]
     superseded = superseded_by(content, path, memories)
     reasons += [f"supersedes:{m.path}" for m in superseded]
     return TrustDecision(held=bool(reasons), reasons=tuple(reasons), action=action.reasons,
@@ -69,11 +81,17 @@ def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFil
 def decide_merge(text: str, members: list[UserMemoryFile]) -> TrustDecision:
     """Promote or hold a merge the gate accepted (:func:`memctl.validator.merge_gate.check_merged`).
 
-    The merged text is classified like a new proposal; it is held when it is action-bearing and any
-    member was not a person's choice (:attr:`UserMemoryFile.person_chosen`), so a merge is never
-    trusted as more than its least trusted member. Deterministic; never raises.
+    The merged text is classified like a new proposal; when any member was not a person's choice
+    (:attr:`UserMemoryFile.person_chosen`) it is held unless it is recognised low-risk (not
+    action-bearing and :func:`memctl.validator.low_risk.assess_low_risk` says so), so a merge is never
+    trusted as more than its least trusted member; a merge that claims trust or an origin is held even
+    when every member was a person's. Deterministic; never raises.
     """
     action = classify_action(text)
-    if not action.action_bearing or all(m.person_chosen for m in members):
+    if claims_trust(text):
+        return TrustDecision(held=True, reasons=("trust_claim",), action=action.reasons)
+    if all(m.person_chosen for m in members):
         return TrustDecision(held=False, action=action.reasons)
-    return TrustDecision(held=True, reasons=tuple(f"action:{r}" for r in action.reasons), action=action.reasons)
+    reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else \
+        [f"unrecognised:{r}" for r in assess_low_risk(text).reasons]
+    return TrustDecision(held=bool(reasons), reasons=tuple(reasons), action=action.reasons)

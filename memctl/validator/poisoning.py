@@ -795,13 +795,24 @@ _REPORT = re.compile(
     r"|what happened|outage|nachbetrachtung|vorfall|storung|ursachenanalyse|retour d'experience|autopsie"
     r"|analyse d'incident|incidente|informe de incidente|analisis post|causa raiz|retrospectiva)" + E
     + r"|复盘|事故|事后分析|故障报告")
+# A past event told with its aftermath ("a force-push to main erased two commits; main is now protected",
+# "last week someone deleted the release branch and we restored it"): a post-mortem without the heading.
+# A past-tense verb of what happened, and a sign it is over: a time in the past or what was done since.
+_PAST_EVENT = re.compile(
+    B + r"(?:erased|wiped|deleted|removed|destroyed|dropped|lost|broke|overwrote|rewrote|leaked|exposed|happened|caused"
+    r"|ran|was run|were run|force-pushed|pushed|was pushed|got|went|took down|brought down)" + E)
+_AFTERMATH = re.compile(
+    B + r"(?:is now|are now|now (?:protected|blocked|required|locked|enforced|read-only)|since then|ever since|ago"
+    r"|last (?:week|month|year|sprint|night|friday|monday)|yesterday|in (?:19|20)\d\d|on (?:19|20)\d\d-\d\d"
+    r"|we (?:reverted|restored|rotated|fixed|added|recovered|rolled back|revoked|enabled|locked)|was (?:reverted|restored"
+    r"|fixed|recovered|rolled back|revoked)|were (?:reverted|restored|fixed|recovered|rolled back|revoked))" + E)
 _REPORTABLE = frozenset({"credential_transfer", "destructive_action", "unreviewed_action"})
 REPORTED = "memory_poisoning:reported_incident"
 """The reason of a poisoning finding inside an incident report or a record of a protection (held, not refused)."""
 
 
 def _as_report(folded: str, name: str, evidence: str) -> Finding:
-    if name in _REPORTABLE and _REPORT.search(folded):
+    if name in _REPORTABLE and (_REPORT.search(folded) or (_PAST_EVENT.search(folded) and _AFTERMATH.search(folded))):
         return REPORTED, f"an incident report mentions {evidence}"[:80]
     return f"memory_poisoning:{name}", evidence
 
