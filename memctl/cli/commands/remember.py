@@ -192,12 +192,13 @@ def remember(
     origin = "person" if at_terminal() else "agent"
     if taken_from is None and file is not None and str(file) != "-":
         taken_from = f"file {file}"
-    _refuse_missing_named_home(data_home.root, settings, given_on_command_line(ctx, home=home))
     new_home = not data_home.root.exists()
     proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=content, source="remember",
                               topic=topic, kind=kind.value, global_scope=global_scope,
                               max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines,
-                              origin=origin, taken_from=taken_from)
+                              origin=origin, taken_from=taken_from,
+                              before_write=lambda: _refuse_missing_named_home(
+                                  data_home.root, settings, given_on_command_line(ctx, home=home)))
     if new_home:  # the per-user default home, created by this first memory
         console.print(f"[yellow]note:[/] created the data home {data_home.root} for this proposal", highlight=False)
     if as_json:
