@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Literal
+from typing import Callable, Iterator, Literal, Optional
 
 import httpx
 from platformdirs import user_config_dir, user_data_dir
@@ -61,6 +61,14 @@ class Settings(BaseSettings):
 
     # Where runtime data lives (see README "Where data goes"): one per user unless told otherwise.
     home: Path = Field(default_factory=default_home)
+
+    # The OpenCode database ingest, doctor and the scheduled ingest read when --db names none: a file, or
+    # the directory holding opencode.db / opencode-dev.db. OPENCODE_DB (OpenCode's own variable) wins over
+    # MEMCTL_OPENCODE_DB and the config file key; unset: OpenCode's default under $XDG_DATA_HOME.
+    opencode_db: Optional[Path] = Field(
+        default=None,
+        validation_alias=AliasChoices("OPENCODE_DB", "MEMCTL_OPENCODE_DB", "opencode_db"),
+    )
 
     # Ollama
     ollama_host: str = Field(
