@@ -63,6 +63,21 @@ class Watched:
                 assert time.monotonic() < deadline, f"no {text!r} in {timeout} s:\n{''.join(self.lines)}"
                 self._seen.wait(1.0)
 
+    def wait_for_workers(self, timeout: float = 300) -> None:
+        """Block until the process has a spawned child (Cognee's store workers), not only the resource tracker."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, "".join(self.lines)
+            for child in psutil.Process(self.proc.pid).children(recursive=True):
+                try:
+                    if "spawn_main" in " ".join(child.cmdline()):
+                        time.sleep(1.0)  # past its start-up: inside its worker loop
+                        return
+                except psutil.NoSuchProcess:
+                    continue
+            time.sleep(0.1)
+        raise AssertionError(f"no worker process in {timeout} s:\n{''.join(self.lines)}")
+
     def stop(self, signum: int, *, group: bool) -> tuple[int, str, str]:
         """Send ``signum`` (to the whole group, as a terminal's Ctrl-C does, when ``group``); return
         (exit code, stdout, stderr) once the process and every process of its group are gone."""
@@ -123,7 +138,8 @@ def test_cognify_phase(distilled: Path, server: FakeOllama, tmp_path: Path, sign
     server.latency_s = 0.5
     try:
         run = Watched(server, "ingest", "--db", str(db), "--home", str(home), "--phase", "cognify")
-        run.wait_for("memctl: cognify 1/")  # Cognee's workers are up and busy
+        run.wait_for("memctl: phase cognify started")
+        run.wait_for_workers()
         code, _, err = run.stop(signum, group=group)
     finally:
         server.latency_s = 0.0
@@ -146,7 +162,7 @@ def test_sleep_rebuild_phase(distilled: Path, server: FakeOllama, tmp_path: Path
     try:
         run = Watched(server, "sleep", "--home", str(home))
         run.wait_for("memctl: phase rebuild started")
-        time.sleep(0.5)  # inside the rebuild: Cognee's workers are started
+        run.wait_for_workers()
         code, _, err = run.stop(signum, group=group)
     finally:
         server.latency_s = 0.0
