@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Optional
 
 import httpx
 from platformdirs import user_config_dir, user_data_dir
@@ -64,6 +64,19 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=default_home, description=(
         "The data home: everything memctl keeps (also `--home`). Default: platformdirs' user data dir "
         "(`~/.local/share/memctl` on Linux), the same whichever directory the command runs in."))
+
+    # The OpenCode database ingest, doctor and the scheduled ingest read when --db names none: a file, or
+    # the directory holding opencode.db / opencode-dev.db. OPENCODE_DB (OpenCode's own variable) wins over
+    # MEMCTL_OPENCODE_DB and the config file key; unset: OpenCode's default under $XDG_DATA_HOME.
+    opencode_db: Optional[Path] = Field(
+        default=None,
+        validation_alias=AliasChoices("OPENCODE_DB", "MEMCTL_OPENCODE_DB", "opencode_db"),
+        description=(
+            "The OpenCode database ingest, doctor and the scheduled ingest read when `--db` names none: a file, "
+            "or the directory holding opencode.db / opencode-dev.db. `OPENCODE_DB` (OpenCode's own variable) "
+            "wins over `MEMCTL_OPENCODE_DB` and the config key; unset: OpenCode's default under "
+            "`$XDG_DATA_HOME`."),
+    )
 
     # Ollama
     ollama_host: str = Field(

@@ -295,6 +295,7 @@ def test_doctor_names_the_layouts_with_session_counts(tmp_path: Path) -> None:
 def test_piped_output_never_cuts_a_path_across_lines(tmp_path: Path, session: str) -> None:
     """A pipe is 80 columns to Rich: the staged path must still be whole on its line (scripts grep it)."""
     home = tmp_path / "a" / "rather" / "long" / "data" / "home" / "path" / "for" / "the" / "wrap" / "check"
+    home.mkdir(parents=True)
     result = memctl("remember", "The deploy script for alpha lives under ops/deploy/alpha/run-the-deploy.sh",
                     "-s", session, "--global", "--home", str(home), env={"COLUMNS": ""})
     assert result.returncode == 0, result.stderr

@@ -71,6 +71,7 @@ def test_verbose_is_accepted_before_and_after_the_command(args: list[str], monke
 
 
 def test_remember_defaults_the_session_like_ask(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
     result = runner.invoke(app, ["remember", "Prefers pnpm over npm in this repo.", "--json",
                                  "--home", str(tmp_path / "home")])
     assert result.exit_code == 0, result.output

@@ -29,6 +29,7 @@ def test_the_environment_points_into_the_tests_own_temp_dir(isolated_environment
 
 def test_a_child_process_without_home_writes_into_the_isolated_home(isolated_environment: Path) -> None:
     repo_var = sorted(p.name for p in (REPO / "var").iterdir())
+    (isolated_environment / "home").mkdir()  # remember refuses a MEMCTL_HOME that does not exist
     result = _memctl("remember", "Prefers pnpm over npm.", "--session", "s1", "--json")
     assert result.returncode == 0, result.stderr
     staged = json.loads(result.stdout)

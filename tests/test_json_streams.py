@@ -37,6 +37,7 @@ def _assert_json_only_on_stdout(result, code: int):  # noqa: ANN001, ANN202
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()  # remember refuses a named home that does not exist
     return tmp_path / "home"
 
 

@@ -83,6 +83,7 @@ def _memory(home: Path, path: str) -> dict:
 
 def test_remember_on_a_terminal_is_a_person_and_is_promoted_even_when_action_bearing(tmp_path: Path) -> None:
     home = tmp_path / "var"
+    home.mkdir()
     code, out = _on_pty("remember", RUSTUP, "--session", "ses_me", "--global", "--home", str(home))
     assert code == 0, out
     (proposal,) = _staged(home)
@@ -97,6 +98,7 @@ def test_remember_on_a_terminal_is_a_person_and_is_promoted_even_when_action_bea
 
 def test_remember_without_a_terminal_is_an_agent_and_its_action_bearing_memory_waits(tmp_path: Path) -> None:
     home = tmp_path / "var"
+    home.mkdir()
     staged = memctl("remember", RUSTUP, "--session", "ses_ag", "--global", "--from", "tool output of setup.sh",
                     "--home", str(home), "--json")
     assert staged.returncode == 0, staged.stderr

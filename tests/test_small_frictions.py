@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -99,8 +100,37 @@ def test_ingest_with_ollama_down_leaves_no_empty_home(tmp_path: Path) -> None:
     assert not (tmp_path / "home").exists()
 
 
-def test_remember_into_a_home_that_did_not_exist_says_so(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["remember", "Prefers pnpm.", "--home", str(tmp_path / "typo")])
-    assert result.exit_code == 0 and f"{tmp_path / 'typo'} did not exist" in result.stderr
-    again = runner.invoke(app, ["remember", "Prefers tabs.", "--home", str(tmp_path / "typo")])
-    assert again.exit_code == 0 and "did not exist" not in again.stderr
+@pytest.mark.parametrize("named_by", ["--home", "MEMCTL_HOME", "config file"])
+def test_remember_refuses_a_named_home_that_does_not_exist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           named_by: str) -> None:
+    from memctl.exit_codes import HOME
+
+    typo = tmp_path / "typo"
+    args = ["remember", "Prefers pnpm."]
+    if named_by == "--home":
+        args += ["--home", str(typo)]
+    elif named_by == "MEMCTL_HOME":
+        monkeypatch.setenv("MEMCTL_HOME", str(typo))
+    else:
+        monkeypatch.delenv("MEMCTL_HOME")
+        (tmp_path / "memctl.toml").write_text(f'home = "{typo}"\n')
+        monkeypatch.setenv("MEMCTL_CONFIG", str(tmp_path / "memctl.toml"))
+    result = runner.invoke(app, args)
+    where = str(tmp_path / "memctl.toml") if named_by == "config file" else named_by
+    assert result.exit_code == HOME, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"error: the data home {typo} (from {where}) does not exist; check the path, or create it first "
+        f"(mkdir -p {typo}) to start a new home there"]
+    assert not typo.exists() and result.stdout == ""
+    typo.mkdir()  # made on purpose: a new home is accepted
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and list((typo / "store" / "staging").rglob("*.json")), again.output
+
+
+def test_remember_creates_the_per_user_default_home_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMCTL_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    result = runner.invoke(app, ["remember", "Prefers pnpm."])
+    assert result.exit_code == 0, result.output
+    assert f"created the data home {tmp_path / 'xdg' / 'memctl'}" in result.stderr
+    assert list((tmp_path / "xdg" / "memctl" / "store" / "staging").rglob("*.json"))

@@ -30,6 +30,7 @@ import re
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
+from typing import Callable
 
 from memctl.exit_codes import UsageError
 from memctl.store import MemoryStore
@@ -71,13 +72,15 @@ class Proposal:
 
 def stage_proposal(store: MemoryStore, *, session: str, content: str, source: str, topic: str | None = None,
                    kind: str = "note", global_scope: bool = False, max_bytes: int = MAX_PROPOSAL_CHARS,
-                   max_lines: int | None = None, origin: str = "agent", taken_from: str | None = None) -> Proposal:
+                   max_lines: int | None = None, origin: str = "agent", taken_from: str | None = None,
+                   before_write: Callable[[], None] | None = None) -> Proposal:
     """Scrub and write one proposal into the session's inbox (actor = ``source``); return it.
 
     ``source`` is the channel (``remember``, ``mcp``, ``ask``); ``origin`` is ``person`` only when the
     caller knows a person typed it at a terminal (``memctl remember`` on a TTY), else ``agent``;
     ``taken_from`` is the tool output or file the text came from, when the caller says so (one line,
-    at most 300 characters). All three go into the proposal's ``provenance``.
+    at most 300 characters). All three go into the proposal's ``provenance``. ``before_write`` is
+    called once the proposal passed every check, just before it is written (it may raise to refuse).
 
     ``max_bytes``/``max_lines`` should be sleep's limits (``proposal_max_bytes``,
     ``proposal_max_lines``) so an oversize memory is refused now, not at sleep.
@@ -128,6 +131,8 @@ def stage_proposal(store: MemoryStore, *, session: str, content: str, source: st
         max_bytes=min(max_bytes, MAX_PROPOSAL_CHARS), max_lines=max_lines or ValidationLimits.max_lines))
     if not verdict.ok:
         raise ProposalError(f"not staged: {verdict.reason}: {verdict.detail}")
+    if before_write is not None:
+        before_write()
     store.write_text(proposal.staged_path, json.dumps(proposal.as_dict(), indent=2, ensure_ascii=False) + "\n",
                      actor=source, reason=f"proposal {proposal_id} from {source}, origin {origin} (session {session})")
     return proposal

@@ -3,8 +3,9 @@
 It is the root command group's ``invoke``, so the console script, ``python -m
 memctl.cli`` and tests driving the app with Typer's ``CliRunner`` all pass
 through it. Each error class carries its code (:class:`memctl.exit_codes.ExitCodeError`);
-this module holds no table; Ctrl-C exits 130, and SIGTERM where a command turns it
-into :class:`memctl.exit_codes.Terminated` 143. An ``OSError`` that reaches it is the data home's
+this module holds no table; Ctrl-C exits 130, and SIGTERM 143: while a command runs, SIGTERM
+raises :class:`memctl.exit_codes.Terminated` (a ``KeyboardInterrupt``) in the main thread, so
+every clean-up written for Ctrl-C runs and the process ends with the same one line. An ``OSError`` that reaches it is the data home's
 (not writable, disk full, a file where a directory belongs). Anything else is
 a bug and keeps its traceback (exit 1).
 
@@ -21,7 +22,9 @@ from __future__ import annotations
 
 import errno
 import json
+import signal
 import sys
+import threading
 from typing import Any
 
 import typer
@@ -72,6 +75,18 @@ def hoist_root_flags(args: list[str]) -> list[str]:
     return [*dict.fromkeys(hoisted), *(a for a in args[:end] if a not in ROOT_FLAGS), *args[end:]]
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _catch_sigterm() -> object:
+    """Turn SIGTERM into :class:`Terminated` (main thread only); return the handler to restore, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    return previous if previous is not None else signal.SIG_DFL
+
+
 class ErrorBoundaryGroup(TyperGroup):
     """The root ``memctl`` group: runs the chosen command and maps what it raises to an exit code."""
 
@@ -83,6 +98,7 @@ class ErrorBoundaryGroup(TyperGroup):
         _json_errors = _json_requested(ctx)
         terminal.pin(sys.stdout, sys.stderr)
         routing = log_routing.prepare(sys.stdout, sys.stderr, verbose=bool(ctx.params.get("verbose")))
+        sigterm = _catch_sigterm()
         try:
             return super().invoke(ctx)
         except ExitCodeError as exc:
@@ -105,6 +121,8 @@ class ErrorBoundaryGroup(TyperGroup):
                 terminal.write_out(json_error(exc.format_message(), exc.exit_code) + "\n")
             raise
         finally:
+            if sigterm is not None:
+                signal.signal(signal.SIGTERM, sigterm)  # type: ignore[arg-type]
             routing.end()
             terminal.unpin()
             _json_errors = False

@@ -34,6 +34,7 @@ from memctl.graph.environment import pin_environment
 from memctl.graph.errors import GraphConfigError, GraphMemoryError
 from memctl.graph.offline import ensure_offline_assets
 from memctl.graph.relocate import ensure_location
+from memctl.graph.worker_signals import shield_workers
 
 __all__ = ["BackgroundConfigure", "close", "configure", "configured_home", "is_configured", "quiet", "require_configured",
            "run_sync"]
@@ -111,6 +112,7 @@ def configure(settings: Settings, home: DataHome) -> None:
         except Exception as exc:  # pragma: no cover - depends on Cognee internals
             raise GraphConfigError(f"Cognee rejected the configuration: {exc}") from exc
         _register_worker_shutdown()
+        shield_workers()
         _configured, _home = key, home
 
 

@@ -55,6 +55,7 @@ async def run_http(server: MemctlMCP, port: int, token: str, on_ready: Callable[
 
     Raises:
         OSError: the port is taken.
+        KeyboardInterrupt: SIGINT, or SIGTERM as the caller's handler raises it, once uvicorn has stopped.
     """
     import uvicorn
 
@@ -72,7 +73,16 @@ async def run_http(server: MemctlMCP, port: int, token: str, on_ready: Callable[
             await anyio.sleep(0.05)
         on_ready(web.servers[0].sockets[0].getsockname()[1])
 
+    stopped_by: KeyboardInterrupt | None = None
     async with anyio.create_task_group() as group:
         group.start_soon(announce)
-        await web.serve()
+        try:
+            await web.serve()
+        except KeyboardInterrupt as exc:
+            # uvicorn takes SIGINT/SIGTERM itself, shuts down gracefully, then raises the signal again
+            # with the caller's handler back in place: leave the task group first, so the caller gets
+            # the interrupt itself rather than a BaseExceptionGroup wrapping it.
+            stopped_by = exc
         group.cancel_scope.cancel()
+    if stopped_by is not None:
+        raise stopped_by

@@ -34,7 +34,7 @@ def doctor(
 
     settings = settings_from_flags(home)
     chosen = origin_of("home", settings, given_on_command_line(ctx, home=home), config_file_path())
-    checks = run_checks(settings, resolve_db_path(db), resolve_claude_dir(claude_dir), resolve_codex_home(codex_home),
+    checks = run_checks(settings, resolve_db_path(db or settings.opencode_db), resolve_claude_dir(claude_dir), resolve_codex_home(codex_home),
                         home_origin=f"{chosen.source} {chosen.where}".strip())
     if (engine or settings.sleep_engine) == "flyte":
         from memctl.sleep.engine_doctor import check_flyte_engine

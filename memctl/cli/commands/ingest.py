@@ -16,7 +16,8 @@ from memctl.ingest.options import Phase
 
 DbOption = Annotated[Optional[Path], typer.Option(
     "--db", metavar="PATH", help="OpenCode database file, or the directory holding opencode.db / opencode-dev.db (default: "
-                 "$OPENCODE_DB, then $XDG_DATA_HOME/opencode/opencode.db, then ~/.local/share/opencode/opencode.db).")]
+                 "$OPENCODE_DB, then the opencode_db setting, then $XDG_DATA_HOME/opencode/opencode.db, then "
+                 "~/.local/share/opencode/opencode.db).")]
 
 
 SourceOption = Annotated[Optional[list[str]], typer.Option(
@@ -125,10 +126,10 @@ def ingest(
     from memctl.ingest.run import IngestRun
 
     options = IngestOptions(
-        db=resolve_db_path(db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
+        db=resolve_db_path(db or settings.opencode_db), phase=phase.value, dry_run=dry_run, since=since_dt, session_ids=tuple(session or ()),
         project=project, limit=limit, reparse_skipped=reparse_skipped, reparse_all=reparse_all, verify_graph=verify_graph, wait=wait,
         sources=tuple(dict.fromkeys(source or ())), claude_dir=claude_dir, codex_home=codex_home,
-        named=tuple(name for name, given in (("opencode", db), ("claude-code", claude_dir), ("codex", codex_home))
+        named=tuple(name for name, given in (("opencode", db or settings.opencode_db), ("claude-code", claude_dir), ("codex", codex_home))
                     if given is not None),
     )
     with reporter_for(console, as_json) as reporter:

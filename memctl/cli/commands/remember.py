@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import shlex
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -23,8 +24,8 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperCommand
 
-from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
-from memctl.exit_codes import UsageError
+from memctl.cli.app import HomeOption, JsonOption, app, console, given_on_command_line, settings_from_flags, stdout
+from memctl.exit_codes import HomeError, UsageError
 
 MAX_REMEMBER_INPUT_BYTES = 64 * 1024  # far above a memory's limit; only bounds what is read
 REMEMBER_HINT = ("to remember text that starts with '-', put it after `--` (memctl remember -s SESSION -- TEXT), "
@@ -131,8 +132,29 @@ def _read_text(text: Optional[str], file: Optional[Path]) -> str:
         raise UsageError(f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
+def _refuse_missing_named_home(root: Path, settings: Any, flags: dict[str, object]) -> None:
+    """Refuse a data home named by ``--home``, ``MEMCTL_HOME`` or the config file that does not exist.
+
+    A typo there would otherwise create a new home holding only this memory, which nothing else reads.
+    Only the per-user default home is created on first use.
+
+    Raises:
+        HomeError: the named home does not exist (exit 7); nothing is created.
+    """
+    if root.exists():
+        return
+    from memctl.config import config_file_path
+    from memctl.settings_origin import origin_of
+
+    chosen = origin_of("home", settings, flags, config_file_path())
+    if chosen.source != "default":
+        raise HomeError(f"the data home {root} (from {chosen.where}) does not exist; check the path, or create it "
+                        f"first (mkdir -p {shlex.quote(str(root))}) to start a new home there")
+
+
 @app.command(cls=RememberCommand)
 def remember(
+    ctx: typer.Context,
     session: Annotated[str, typer.Option("--session", "-s", metavar="ID", help="Session id the memory belongs to (default 'cli', as for ask).")] = "cli",
     text: Annotated[Optional[str], typer.Argument(metavar="[TEXT]", help="The memory, e.g. \"Use pnpm, not npm, in this repo\"; - reads it from stdin. Text starting with '-': after --.")] = None,
     topic: Annotated[Optional[str], typer.Option("--topic", "-t", metavar="TOPIC", help="Scope it to a topic (promoted under user/topics/<topic>/).")] = None,
@@ -174,11 +196,11 @@ def remember(
     proposal = stage_proposal(MemoryStore(data_home.store), session=session, content=content, source="remember",
                               topic=topic, kind=kind.value, global_scope=global_scope,
                               max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines,
-                              origin=origin, taken_from=taken_from)
-    if new_home:  # a typo in --home must not pass unnoticed: this memory went to a home nothing else reads
-        console.print(f"[yellow]note:[/] {data_home.root} did not exist: it is a new data home holding only this "
-                      "proposal (check --home / MEMCTL_HOME; `memctl config show` names the configured home)",
-                      highlight=False)
+                              origin=origin, taken_from=taken_from,
+                              before_write=lambda: _refuse_missing_named_home(
+                                  data_home.root, settings, given_on_command_line(ctx, home=home)))
+    if new_home:  # the per-user default home, created by this first memory
+        console.print(f"[yellow]note:[/] created the data home {data_home.root} for this proposal", highlight=False)
     if as_json:
         stdout.print_json(json.dumps(proposal.as_dict()))
     else:

@@ -88,13 +88,13 @@ def install(
     platform: PlatformOption = Platform.auto,
     unit_dir: UnitDirOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the files and commands; write and load nothing.")] = False,
-    db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="The OpenCode database the ingest job reads (default: OPENCODE_DB if set, else OpenCode's own).")] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", metavar="PATH", help="The OpenCode database the ingest job reads (default: OPENCODE_DB, then the opencode_db setting, else OpenCode's own).")] = None,
     home: HomeOption = None,
 ) -> None:
     """Write the sleep and ingest jobs (absolute paths, PATH with ollama, logs in <home>/logs/) and load them.
 
     The jobs run with every setting that differs from its default here (flags, MEMCTL_* and OLLAMA_HOST
-    variables, MEMCTL_CONFIG, OPENCODE_DB or --db), so a scheduled run sees the memory this shell sees."""
+    variables, MEMCTL_CONFIG, OPENCODE_DB, the opencode_db setting or --db), so a scheduled run sees the memory this shell sees."""
     from memctl.config import DataHome
     from memctl.schedule.jobs import ScheduleConfig, default_program, default_search_path, parse_clock, parse_interval
     from memctl.schedule.plan import plan_install
@@ -108,7 +108,8 @@ def install(
 
     program = default_program()
     extra_env = {k: v for k, v in carried_environment(settings).items() if k not in ("MEMCTL_HOME", "OLLAMA_HOST")}
-    source_db = db if db is not None else Path(os.environ["OPENCODE_DB"]) if os.environ.get("OPENCODE_DB") else None
+    source_db = db if db is not None else settings.opencode_db  # OPENCODE_DB, MEMCTL_OPENCODE_DB or the config file
+    extra_env.pop("MEMCTL_OPENCODE_DB", None)
     if source_db is not None:
         source_db = source_db.expanduser().absolute()
         if not source_db.exists():

@@ -2,7 +2,8 @@
 
 Thin: protect stdout (stdio), read settings, start the warm state, the ``ask``
 relay socket and the transport (:mod:`memctl.serve`). Runs until the client
-closes stdin (stdio) or the process is interrupted (HTTP).
+closes stdin (stdio; exit 0) or the process is stopped: Ctrl-C exits 130, SIGTERM 143, after one
+``memctl serve: stopped`` line.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import typer
 
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, app, settings_from_flags
-from memctl.exit_codes import OK, UsageError
+from memctl.exit_codes import INTERRUPTED, OK, Terminated, UsageError
 
 DEFAULT_PORT = 8848
 
@@ -33,7 +34,7 @@ def _port_free(port: int) -> bool:
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 @app.command()
@@ -92,12 +93,13 @@ def serve(
 
             terminal.write_err(f"memctl serve: MCP on stdio for {warm.home.root}; ask relay: {relay_note}\n")
             anyio.run(run_stdio, build_server(warm, log_level="WARNING"), protocol_fd)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # SIGTERM/SIGINT: a thread may sit in a blocking read of stdin, which no cancellation ends and
-        # interpreter shutdown would wait for; close everything we hold, then leave at once.
+        # interpreter shutdown would wait for; close everything we hold, then leave at once with the
+        # signal's exit code (130 Ctrl-C, 143 SIGTERM) and one line.
         _shut_down(relay, warm)
         terminal.write_err("memctl serve: stopped\n")
-        os._exit(OK)
+        os._exit(exc.exit_code if isinstance(exc, Terminated) else INTERRUPTED)
     _shut_down(relay, warm)
 
 
