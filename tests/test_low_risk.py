@@ -10,7 +10,7 @@ import pytest
 
 from memctl.sleep.review_queue import entries
 from memctl.sleep.trust import decide, decide_merge
-from memctl.sleep.user_memory import parse_memory
+from memctl.store.user_memory import parse_memory
 from memctl.store import MemoryStore
 from memctl.validator.core import ValidationLimits, validate_proposal
 from memctl.validator.low_risk import assess_low_risk, claims_trust
@@ -93,6 +93,7 @@ def test_a_standing_destructive_rule_is_still_refused() -> None:
 
 def test_sleep_holds_an_agents_unrecognised_text_and_promotes_its_build_fact(tmp_path: Path) -> None:
     home = tmp_path / "var"
+    home.mkdir()  # remember refuses a named home that does not exist
     for text in (UNLISTED["environment"], LOW_RISK[0]):
         done = memctl("remember", text, "--session", "ses_lr", "--global", "--home", str(home))
         assert done.returncode == 0 and "origin agent" in done.stdout
@@ -107,6 +108,7 @@ def test_sleep_holds_an_agents_unrecognised_text_and_promotes_its_build_fact(tmp
 
 def test_a_persons_trust_claim_at_a_terminal_waits_for_review(tmp_path: Path) -> None:
     home = tmp_path / "var"
+    home.mkdir()  # remember refuses a named home that does not exist
     code, out = _on_pty("remember", UNLISTED["trust"], "--session", "ses_me", "--global", "--home", str(home))
     assert code == 0, out
     staged = MemoryStore(home / "store").list("staging/sessions")
