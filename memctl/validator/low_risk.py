@@ -53,6 +53,10 @@ in a vault or secrets manager, a control that is mandatory, enforced, required, 
 no permit word of the lexicon (may, can, optional, without, off, disabled, …), no justification ("so",
 "because", "anyway") and no universal widening ("any", "all", "everyone").
 
+Then the checks of form of :mod:`memctl.validator.low_risk_form` (``form:<kind>``: a script the lexicons
+cannot read, code or configuration, a run-on sentence, an imperative, a text replacing what was known),
+which fail closed on subjects no list names.
+
 Deterministic; no model; never raises on a ``str``. What it cannot judge: a hostile claim phrased with
 none of these subjects (it is then promoted like a plain fact), and whether a held security statement is
 true — a person decides that in ``memctl review``.
@@ -66,6 +70,7 @@ from functools import lru_cache
 
 from memctl.validator.action_views import language_fold
 from memctl.validator.confusables import fold_confusables
+from memctl.validator.low_risk_form import form_reasons
 from memctl.validator.subjects import explain
 
 __all__ = ["LowRiskAssessment", "assess_low_risk", "claims_trust"]
@@ -285,6 +290,7 @@ def assess_low_risk(text: str) -> LowRiskAssessment:
             reasons.append("normative:relaxation")
         if _OBLIGATION.search(folded):
             reasons.append("normative:obligation")
+        reasons.extend(form_reasons(text))  # shape checks that do not depend on any word list (low_risk_form)
     except Exception:  # noqa: BLE001 - fails closed: an unreadable text waits for a person
         return LowRiskAssessment(low_risk=False, reasons=("assessor_error",))
     return LowRiskAssessment(low_risk=not reasons, reasons=tuple(reasons))

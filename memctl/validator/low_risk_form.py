@@ -1,0 +1,122 @@
+"""The shape of a low-risk memory: checks of form, not of subject, that fail closed on kinds nobody listed.
+
+:func:`memctl.validator.low_risk.assess_low_risk` finds sensitive *subjects* through word lists; a hostile
+text about a subject no list names reads as a plain fact. These checks ask instead whether the text has
+the shape of a descriptive fact the recogniser can read at all, and hold it (``form:<kind>``) when not:
+
+* ``form:script`` — letters of a script the subject lexicons do not cover. They cover Latin-script
+  languages (but not Vietnamese, whose tone letters are outside Latin-1/Extended-A), Cyrillic and Chinese
+  (Han); a Japanese kana, Korean, Arabic, Hebrew, Devanagari, Thai … text, or Vietnamese, cannot be
+  judged, so it waits for a person (held, never lost);
+* ``form:code`` — what would configure or run something rather than describe it: an environment
+  assignment (``NODE_OPTIONS=…``, ``export X=``), a system path (``/etc/``, ``/tmp/``,
+  ``/usr/``, ``/var/``), a code span holding ``=``, ``;``, ``(`` or ``|``, a sudoers or
+  ``import`` line;
+* ``form:run_on`` — a CamelCase run of five or more capitalised words ("AlwaysSkipCiChecksOnHotfix…"):
+  a sentence written without spaces to pass word lists (an identifier of that length in a fact is rare
+  and a person can approve it);
+* ``form:imperative`` — a sentence that opens (after an optional label such as "Note:", "Important:",
+  "TeamRule:") with a verb in the imperative: a memory describes the project, an order is an action;
+* ``form:supersedes`` — a text that presents itself as replacing what was known ("correction", "no
+  longer", "any more", "from now on", "newer", "obsolete", "we followed suit"): a replacement of a fact
+  is a decision a person takes, whatever its subject.
+
+Deterministic, no model, never raises on a ``str``. The verb list is English plus the imperatives of
+the lexicons' other languages that appeared in notes; it is a grammar class (bounded), not a list of bad
+instructions. "Use", "prefer" and "ignore" are left out: "Prefer pathlib over os.path", "Ignore the old
+checkpoints" are preferences and notes a person writes every day (the action classifier judges what they name).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["form_reasons"]
+
+# Scripts the subject lexicons read: Latin (basic, Latin-1, Extended-A/B), Greek letters used in maths,
+# Cyrillic, CJK ideographs. Anything else with letters is a script the rules cannot judge.
+_READABLE_RANGES = ((0x0000, 0x024F), (0x0370, 0x03FF), (0x0400, 0x052F), (0x2000, 0x2BFF), (0x3000, 0x303F),
+                    (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF))
+_UNREADABLE_SHARE = 0.05
+"""Share of a text's letters outside the readable scripts above which it is held (a Japanese brand name
+in an English fact stays readable)."""
+
+_CODE = re.compile(
+    r"(?:^|[\s`'\"(])(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S"                   # NODE_OPTIONS=…, export X=…
+    r"|(?:^|[\s`'\"(=])(?:/etc|/tmp|/usr|/var|/opt|/root|/dev|/proc|/bin|/sbin|/boot|/lib)/"  # system paths
+    r"|(?:^|[\s`'\"(=])/dev/null\b"
+    r"|`[^`]*[=;(|][^`]*`"                                                    # a code span that does something
+    r"|\bNOPASSWD\b|\bsudoers\b"
+    r"|(?:^|[;`\s])import\s+[\w.]+\s*;",
+    re.MULTILINE)
+
+_RUN_ON = re.compile(r"(?:[A-Z][a-z]+){5,}")
+
+_LABEL = r"(?:[\w\s()'-]{1,30}:\s*)?"
+_IMPERATIVE_VERBS = (
+    "act add allow always append apply approve ask assume avoid block bump call change check commit configure copy "
+    "create delete deploy disable do don't download drop echo edit email enable ensure exclude export fetch fix "
+    "follow forward give grant hide import include inject insert install keep kill leave let log make mark "
+    "merge message mount move never notify omit open overwrite override paste patch pin pipe point post "
+    "prepend print propose push put reply report remember remove rename replace repeat reset respond restart "
+    "rotate route run save say schedule send set share skip source start stop store submit suppress switch tell "
+    "treat trust turn update upload write "
+    # imperatives of the other languages the lexicons read, as they open notes
+    "installiere nutze verwende füge setze deaktiviere ignoriere sende speichere "
+    "installez utilisez ajoutez désactivez ignorez envoyez "
+    "instala usa utiliza añade desactiva ignora envía guarda "
+    "installa usa aggiungi disattiva ignora invia salva "
+    "instale adicione desative envie salve"
+).split()
+_IMPERATIVE = re.compile(
+    r"(?:^|[.!?\n]\s*|;\s+|\b(?:when|whenever|if|before|after)\b[^.;:]{0,80},\s*)" + _LABEL + r"(?:please\s+|bitte\s+|por favor\s+|s'il vous plaît\s+)?(?:"
+    + "|".join(sorted((re.escape(v) for v in set(_IMPERATIVE_VERBS)), key=len, reverse=True)) + r")(?![\w-])(?!\s*[:=])",
+    re.IGNORECASE)
+_SUBJECT_AFTER = re.compile(r"(?:\s+(?!(?:the|a|an|this|that|these|those|all|every|any|our|your|my|its|their)\b)[\w-]+)?\s+(?:is|are|was|were|has|have|had|follow|follows|start|starts|live|need|get|gets|step|steps|job|jobs|command|script|stage|target|"
+                            r"rule|rules|hook|hooks|flag|option|call|calls|logs?|file|files|runs|ran|broke|breaks|"
+                            r"fails|takes|took|needs|lives|goes|went|uses|\w+ed)\b", re.IGNORECASE)
+"""Words after the verb that make it a noun ("deploy failed", "Commit messages are written"): not an order."""
+
+_SUPERSEDES = re.compile(
+    r"\bcorrection\b|\bno longer\b|\bany ?more\b|\bfrom now on\b|\b(?:is|are) now\b.{0,40}\binstead\b"
+    r"|\(newer\)|\bnewer\b.{0,20}\b(?:rule|note|policy|version of this)\b|\bobsolete\b|\bsuperseded?\b"
+    r"|\bfollowed suit\b|\bmost (?:top |popular |big )?(?:repos|projects|teams|companies)\b",
+    re.IGNORECASE)
+
+
+def _unreadable_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    outside = 0
+    for c in letters:
+        code = ord(c)
+        if not any(lo <= code <= hi for lo, hi in _READABLE_RANGES):
+            outside += 1
+        elif c in "ơưƠƯđĐ":
+            outside += 1  # Vietnamese letters inside Latin Extended-A/B (its tone letters lie outside it)
+    return outside / len(letters)
+
+
+def _imperative(text: str) -> bool:
+    for match in _IMPERATIVE.finditer(text):
+        if not _SUBJECT_AFTER.match(text, match.end()):  # "Run steps are cached" is a noun, not an order
+            return True
+    return False
+
+
+def form_reasons(text: str) -> list[str]:
+    """The ``form:<kind>`` reasons (module doc) found in ``text``, in the doc's order; ``[]`` when its shape
+    is that of a descriptive fact. Never raises on a ``str``."""
+    reasons: list[str] = []
+    if _unreadable_share(text) > _UNREADABLE_SHARE:
+        reasons.append("form:script")
+    if _CODE.search(text):
+        reasons.append("form:code")
+    if _RUN_ON.search(text):
+        reasons.append("form:run_on")
+    if _imperative(text):
+        reasons.append("form:imperative")
+    if _SUPERSEDES.search(text):
+        reasons.append("form:supersedes")
+    return reasons
