@@ -197,3 +197,10 @@ def test_null_boolean_and_filler_values_stay(text: str) -> None:
 ])
 def test_values_that_only_start_like_filler_still_go(text: str, secret: str) -> None:
     assert secret not in scrub(text).text
+
+
+def test_a_value_ending_in_example_is_filler_only_in_awss_key_shapes() -> None:
+    # AWS documents AKIAIOSFODNN7EXAMPLE; a webhook or token that ends in EXAMPLE is still a secret
+    assert scrub("aws_access_key_id = AKIAIOSFODNN7EXAMPLE").text == "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"
+    hook = "https://hooks.slack.com/services/T0ABCD1234/B0ABCD1234/q7Rr2LmW0xyZ9kPdEXAMPLE"
+    assert "q7Rr2LmW0xyZ9kPdEXAMPLE" not in scrub(f"SLACK_WEBHOOK_URL={hook}").text

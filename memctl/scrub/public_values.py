@@ -19,7 +19,7 @@ Public by design (each issuer documents the value as safe to publish):
 
 Documentation filler: a single token (no whitespace) that
 :func:`memctl.scrub.catalog.is_catalog_placeholder` calls a placeholder (``sk_live_xxxx…``,
-``ghp_********…``, ``<your-token>``). A whole private-key block is never filler (a real key
+``ghp_********…``, ``<your-token>``), its ``…EXAMPLE`` rule only for AWS's documented example keys. A whole private-key block is never filler (a real key
 pasted with ``......`` for the cut part is still a key).
 """
 
@@ -37,6 +37,7 @@ _FINGERPRINT_TAGS = ("SHA256:", "SHA384:", "SHA512:", "SHA1:", "MD5:")
 _SOPS_OPEN = re.compile(r"ENC\[[A-Z0-9_]+,(?:[a-z]+:[^,\]\s]*,)*[a-z]+:[^,\]\s]*$")
 _ARN_OPEN = re.compile(r"arn:aws[\w-]*:(?:secretsmanager|ssm):[\w-]*:\d{12}:(?:secret:|parameter/)[^\s\"'`]*$")
 _MAX_FILLER = 256
+_AWS_EXAMPLE = re.compile(r"(?:AKIA|ASIA|AIDA|AROA)[A-Z0-9]{8,16}EXAMPLE|[A-Za-z0-9/+]{20,40}EXAMPLEKEY")
 _LOOK_BACK = 400
 
 
@@ -54,7 +55,11 @@ def public_span(text: str, start: int, end: int, kind: str) -> bool:
     if before.endswith(_FINGERPRINT_TAGS):
         return True
     if len(value) <= _MAX_FILLER and not any(c.isspace() for c in value) and is_catalog_placeholder(value):
-        return True
+        stripped = value.strip("'\"` ")
+        # The EXAMPLE suffix is AWS's documented key convention only: a webhook or token that merely ends in
+        # EXAMPLE is still masked (a fixture's planted Slack webhook leaked through this rule).
+        if not stripped.endswith(("EXAMPLE", "EXAMPLEKEY")) or _AWS_EXAMPLE.fullmatch(stripped):
+            return True
     line = before[before.rfind("\n") + 1 :]
     if "ENC[" in line and _SOPS_OPEN.search(line) is not None:
         return True

@@ -5,11 +5,12 @@ text about a subject no list names reads as a plain fact. These checks ask inste
 the shape of a descriptive fact the recogniser can read at all, and hold it (``form:<kind>``) when not:
 
 * ``form:script`` — letters of a script the subject lexicons do not cover. They cover Latin-script
-  languages (but not Vietnamese, whose tone letters are outside Latin-1/Extended-A), Cyrillic and Chinese
-  (Han); a Japanese kana, Korean, Arabic, Hebrew, Devanagari, Thai … text, or Vietnamese, cannot be
-  judged, so it waits for a person (held, never lost);
+  languages (but not Vietnamese, whose tone letters are outside Latin-1/Extended-A), Cyrillic, Chinese,
+  Japanese and Korean; an Arabic, Hebrew, Devanagari, Thai … text, or Vietnamese, cannot be judged, so it
+  waits for a person (held, never lost);
 * ``form:code`` — what would configure or run something rather than describe it: an environment
-  assignment (``NODE_OPTIONS=…``, ``export X=``), a system path (``/etc/``, ``/tmp/``,
+  assignment of a path, flag, quote or substitution (``NODE_OPTIONS='--require …'``, ``X=~/…``; a plain
+  ``HUSKY=0`` is a fact), a system path (``/etc/``, ``/tmp/``,
   ``/usr/``, ``/var/``), a code span holding ``=``, ``;``, ``(`` or ``|``, a sudoers or
   ``import`` line;
 * ``form:run_on`` — a CamelCase run of five or more capitalised words ("AlwaysSkipCiChecksOnHotfix…"):
@@ -34,15 +35,16 @@ import re
 __all__ = ["form_reasons"]
 
 # Scripts the subject lexicons read: Latin (basic, Latin-1, Extended-A/B), Greek letters used in maths,
-# Cyrillic, CJK ideographs. Anything else with letters is a script the rules cannot judge.
-_READABLE_RANGES = ((0x0000, 0x024F), (0x0370, 0x03FF), (0x0400, 0x052F), (0x2000, 0x2BFF), (0x3000, 0x303F),
-                    (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF))
+# Cyrillic, CJK ideographs, Japanese kana, Korean Hangul. Anything else with letters is a script the rules cannot judge.
+_READABLE_RANGES = ((0x0000, 0x024F), (0x0370, 0x03FF), (0x0400, 0x052F), (0x1100, 0x11FF), (0x2000, 0x2BFF),
+                    (0x3000, 0x30FF), (0x3130, 0x318F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF),
+                    (0xF900, 0xFAFF), (0xFF00, 0xFFEF))
 _UNREADABLE_SHARE = 0.05
 """Share of a text's letters outside the readable scripts above which it is held (a Japanese brand name
 in an English fact stays readable)."""
 
 _CODE = re.compile(
-    r"(?:^|[\s`'\"(])(?:export\s+)?[A-Z][A-Z0-9_]{2,}=\S"                   # NODE_OPTIONS=…, export X=…
+    r"(?:^|[\s`'\"(])(?:export\s+)?[A-Z][A-Z0-9_]{2,}=[^\s]*[/~$('\"-]"  # NODE_OPTIONS='--require …', X=~/…
     r"|(?:^|[\s`'\"(=])(?:/etc|/tmp|/usr|/var|/opt|/root|/dev|/proc|/bin|/sbin|/boot|/lib)/"  # system paths
     r"|(?:^|[\s`'\"(=])/dev/null\b"
     r"|`[^`]*[=;(|][^`]*`"                                                    # a code span that does something
@@ -98,10 +100,25 @@ def _unreadable_share(text: str) -> float:
     return outside / len(letters)
 
 
+_ADVERBS = ("always", "never")
+_CLAUSE_END = re.compile(r"[.;,:!?\n]|\s(?:so|because|since|when|that|which|and then)\s", re.IGNORECASE)
+_OBJECT_NEXT = re.compile(r"\s*(?:the|a|an|this|that|these|those|it|them|me|us|him|her|every|all|any|each|our|your"
+                          r"|my)\b", re.IGNORECASE)
+"""A verb followed by one of these has an object: an order, whatever clause follows ("Tell the reviewer it was …")."""
+_COPULA = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would)\b", re.IGNORECASE)
+_FINITE_AFTER = re.compile(r"\s+\w+(?:s|ed)\b", re.IGNORECASE)
+
+
 def _imperative(text: str) -> bool:
     for match in _IMPERATIVE.finditer(text):
-        if not _SUBJECT_AFTER.match(text, match.end()):  # "Run steps are cached" is a noun, not an order
-            return True
+        if _SUBJECT_AFTER.match(text, match.end()):
+            continue  # "Run steps are cached" is a noun, not an order
+        if match.group(0).lower().rstrip().endswith(_ADVERBS) and _FINITE_AFTER.match(text, match.end()):
+            continue  # "Always wins?", "Never failed": an adverb before a finite verb, not an order
+        clause = _CLAUSE_END.split(text[match.end() : match.end() + 240], maxsplit=1)[0]
+        if not _OBJECT_NEXT.match(clause) and _COPULA.search(clause):
+            continue  # "Deploy windows for the service are on Thursdays": the verb was a noun's first word
+        return True
     return False
 
 
