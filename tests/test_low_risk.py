@@ -10,8 +10,8 @@ import pytest
 
 from memctl.sleep.review_queue import entries
 from memctl.sleep.trust import decide, decide_merge
-from memctl.store.user_memory import parse_memory
 from memctl.store import MemoryStore
+from memctl.store.user_memory import parse_memory
 from memctl.validator.core import ValidationLimits, validate_proposal
 from memctl.validator.low_risk import assess_low_risk, claims_trust
 from tests.test_cli import memctl

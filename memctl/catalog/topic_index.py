@@ -32,8 +32,7 @@ from memctl.catalog.checkpoint import Checkpoint, CheckpointError
 from memctl.catalog.topics import TopicAlias, TopicRegistry, slugify
 from memctl.config import DataHome
 from memctl.connectors.opencode.titles import is_placeholder_title
-from memctl.exit_codes import HomeError, UsageError
-from memctl.scrub.title import scrub_titles
+from memctl.exit_codes import UsageError
 from memctl.state_file import StateFileError, StateModel, read_state, write_state
 
 INDEX_VERSION = 1
