@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -51,6 +52,12 @@ if str(ROOT) not in sys.path:
 
 from tests.fakes.chat_client import FakeChatClient  # noqa: E402
 from tests.fakes.ollama_server import FakeOllama  # noqa: E402
+
+# The signal tests send Ctrl-C to memctl processes. A suite started as a background job of a non-interactive
+# shell (`cmd &`, nohup, some CI runners) inherits SIGINT ignored, an ignored signal stays ignored across exec,
+# and every memctl the tests start would ignore Ctrl-C. Handling it here gives the children the default again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 CLOSED_PORT_HOST = "127.0.0.1:9"  # the discard port: nothing listens, a connection is refused at once
 _CLEARED = ("OPENCODE_DB", "AI_MEMORY_STORE_DEBUG")
