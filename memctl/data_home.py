@@ -95,6 +95,12 @@ class DataHome:
         return self.root / "cache" / "consolidate"
 
     @property
+    def chunk_cache(self) -> Path:
+        """The graph's chunk rows read without Cognee, one file per dataset (:mod:`memctl.ask.chunk_reader`; a
+        cache holding note text: forget and purge delete it)."""
+        return self.root / "cache" / "chunks"
+
+    @property
     def route_cache(self) -> Path:
         """The embedding router's topic profiles, one file per topic (:mod:`memctl.catalog.topic_profiles`; a cache)."""
         return self.root / "cache" / "route"

@@ -159,7 +159,7 @@ def cached_chunks(home: DataHome, dataset: str, table: Path):  # noqa: ANN201 - 
     from memctl.atomic import atomic_write_bytes
 
     stamp = _table_stamp(table)
-    path = home.root / "cache" / "chunks" / f"{dataset}.vec"
+    path = home.chunk_cache / f"{dataset}.vec"
     try:
         with path.open("rb") as handle:
             header = json.loads(handle.readline())

@@ -36,12 +36,16 @@ def drop_cache_entries(home: DataHome, names: list[str]) -> int:
 
 def refresh_indexes(home: DataHome, topics: list[str] | None) -> None:
     """Rebuild the topic index, and the BM25 index and embedding-router profile of each of ``topics``
-    from scratch (``None``: every topic's profile; BM25 indexes follow their notes' hashes)."""
+    from scratch (``None``: every topic's profile; BM25 indexes follow their notes' hashes); delete the whole
+    chunk cache (:attr:`DataHome.chunk_cache`)."""
     from memctl.catalog.refresh import refresh_indexes as refresh
 
     for topic in topics or []:
         shutil.rmtree(home.note_index / topic, ignore_errors=True)
     drop_route_profiles(home, topics)
+    # The chunk cache copies note and memory text out of Cognee's tables: a removed value must not stay in it.
+    # Every dataset's file goes (a user memory's dataset is not in ``topics``); the next ask reads them again.
+    shutil.rmtree(home.chunk_cache, ignore_errors=True)
     if home.progress.exists() or home.topic_index.exists():
         refresh(home)
 
