@@ -54,14 +54,17 @@ class DataHome:
 
     @property
     def transcripts(self) -> Path:
+        """``<id>.md`` per session: the normalized, bounded, scrubbed model input."""
         return self.root / "transcripts"
 
     @property
     def distilled(self) -> Path:
+        """``<id>.md`` per session: the accepted note, with provenance front matter."""
         return self.root / "distilled"
 
     @property
     def cognee(self) -> Path:
+        """Cognee's stores: the Kuzu graph, LanceDB vectors, SQLite metadata (:mod:`memctl.graph.environment`)."""
         return self.root / "cognee"
 
     @property
@@ -107,10 +110,12 @@ class DataHome:
 
     @property
     def reports(self) -> Path:
+        """Each sleep's report, ``sleep-<time>.html`` and ``.json`` (:mod:`memctl.sleep.report`)."""
         return self.root / "reports"
 
     @property
     def logs(self) -> Path:
+        """Log files: the libraries' output, the scheduled jobs' and the capture hooks' (listed below)."""
         return self.root / "logs"
 
     @property
@@ -120,7 +125,7 @@ class DataHome:
 
     @property
     def lock_file(self) -> Path:
-        """The file behind :meth:`lock`."""
+        """The lock one ingest or sleep holds at a time (the file behind :meth:`lock`)."""
         return self.root / ".memctl.lock"
 
     def refuse_file(self, error: Callable[[str, int], ExitCodeError] | None = None) -> None:
