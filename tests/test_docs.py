@@ -159,3 +159,179 @@ def test_the_dangling_mention_check_can_fail(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text('"""See memctl/wake.py and :mod:`memctl.note_search`; memctl/ask/run.py is fine."""\n')
     assert _dangling_mentions(bad) == ["memctl/wake.py", "memctl.note_search"]
+
+
+# -- docs/data-home.md: generated from DataHome -------------------------------------------------------
+
+
+def test_docs_data_home_md_is_generated_from_the_data_home() -> None:
+    from memctl.cli.reference import render_data_home_reference
+
+    assert (REPO / "docs" / "data-home.md").read_text(encoding="utf-8") == render_data_home_reference(), (
+        "docs/data-home.md is stale: run `python -m memctl.cli.reference data-home > docs/data-home.md`")
+
+
+def test_docs_data_home_md_names_every_path_of_the_data_home() -> None:
+    from memctl.cli.reference import render_data_home_reference
+    from memctl.data_home import DataHome
+
+    text = render_data_home_reference()
+    listed = re.findall(r"^\| `([^`]+)` \| (.+) \|$", text, re.MULTILINE)
+    paths = {path for path, _meaning in listed}
+    home = DataHome(Path("/h"))
+    properties = [getattr(home, name) for name, member in vars(DataHome).items() if isinstance(member, property)]
+    assert len(properties) >= 18
+    missing = [p for p in properties if not {str(p.relative_to(home.root)), f"{p.relative_to(home.root)}/"} & paths]
+    assert missing == []
+    for named in ("graph_ledger.json", "sleep_state.json", "cognee/logs/", "cache/chunks/", "logs/library.log",
+                  "forget-journal.json", "serve.sock", "store/audit/log.jsonl"):
+        assert named in paths, named
+    assert all(len(meaning) > 20 for _path, meaning in listed)  # every path says what it holds
+    assert "docs/data-home.md" in _section(README, "Where data goes")
+
+
+# -- links between the README and docs/ resolve ---------------------------------------------------------
+
+_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+_FENCE = re.compile(r"^ *```.*?^ *```", re.MULTILINE | re.DOTALL)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation but ``-`` and ``_`` dropped, spaces → ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(markdown: str) -> set[str]:
+    """Every heading's anchor in ``markdown`` (a repeated heading gets ``-1``, ``-2``… as on GitHub)."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", _FENCE.sub("", markdown), re.MULTILINE):
+        slug = _slug(heading)
+        anchors.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return anchors
+
+
+def _broken_links(path: Path) -> list[str]:
+    """Relative links of the Markdown file ``path`` to a file that does not exist or a heading it lacks."""
+    text = path.read_text(encoding="utf-8")
+    broken = []
+    for target in _LINK.findall(_FENCE.sub("", text)):
+        if re.match(r"[a-z]+:", target):
+            continue  # https:, mailto: …: not a file of this repository
+        file_part, _, anchor = target.partition("#")
+        linked = (path.parent / file_part).resolve() if file_part else path
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked.read_text(encoding="utf-8")):
+            broken.append(target)
+    return broken
+
+
+_MARKDOWN = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("path", _MARKDOWN, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_relative_link_points_to_a_file_and_heading_that_exist(path: Path) -> None:
+    assert _broken_links(path) == []
+
+
+def test_the_link_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "other.md").write_text("# Other\n\n## The `memory` store: audit, rollback\n", encoding="utf-8")
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\n[a](other.md) [b](other.md#the-memory-store-audit-rollback) [c](missing.md) "
+                    "[d](other.md#nowhere) [e](#page) [f](#gone) [g](https://example.com/x.md)\n"
+                    "```\n[h](fenced.md)\n```\n", encoding="utf-8")
+    assert _broken_links(page) == ["missing.md", "other.md#nowhere", "#gone"]
+
+
+def test_the_readme_is_short_and_links_every_doc() -> None:
+    assert README.count("\n") < 400
+    linked = set(re.findall(r"\]\(docs/([\w.-]+\.md)", README))
+    assert linked == {p.name for p in (REPO / "docs").glob("*.md")}
+
+
+# -- every `memctl …` line in the README and docs/ is a command and options the app has ------------------
+
+_CODE_SPAN = re.compile(r"`(memctl (?![\w-]+:)[^`]+)`")  # not a message memctl prints (`memctl serve: stopped`)
+
+
+def _memctl_lines(markdown: str) -> list[str]:
+    """The ``memctl …`` command lines of ``markdown``: in fenced blocks (after an environment assignment or a
+    ``.venv/bin/`` path too; continuation lines joined) and in inline code spans."""
+    found = []
+    for block in _FENCE.findall(markdown):
+        for line in block.replace("\\\n", " ").splitlines()[1:-1]:
+            match = re.match(r"\s*(?:\$ )?(?:\w+=\S+ )*(?:\S*/)?(memctl .*)", line)
+            if match:
+                found.append(match.group(1))
+    found += [" ".join(span.split()) for span in _CODE_SPAN.findall(_FENCE.sub("", markdown))]
+    return found
+
+
+def _command_problem(line: str) -> str | None:
+    """Why ``line`` (``memctl SUB… [OPTIONS] [ARGS]``) is not a command of the app, or None. Options are checked
+    against the command they follow; ``[--opt]`` is read as ``--opt``; nothing is run."""
+    import shlex
+
+    import typer.main
+
+    from memctl.cli.boundary import ROOT_FLAGS
+    from memctl.cli.main import app
+
+    try:
+        words = shlex.split(line, comments=True)[1:]
+    except ValueError as exc:
+        return f"{line}: {exc}"
+    command = typer.main.get_command(app)
+    path = ["memctl"]
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        word = word.strip("[]")
+        if word.startswith("<"):
+            break  # a placeholder (`memctl --verbose <command>`): what follows is not checked
+        if word.startswith("-") and word != "-":
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            params = {opt: p for p in command.params for opt in (*p.opts, *p.secondary_opts)}
+            if name == "--help" or name in ROOT_FLAGS:
+                continue
+            if name not in params:
+                return f"{line}: {' '.join(path)} has no option {name}"
+            param = params[name]
+            skip = "=" not in word and not (getattr(param, "is_flag", False) or getattr(param, "count", False))
+        elif hasattr(command, "commands"):  # a group (Typer's own Click: not click.Group)
+            if word not in command.commands:
+                return f"{line}: {' '.join(path)} has no command {word!r}"
+            command = command.commands[word]
+            path.append(word)
+        # a positional argument of a command: not checked
+    return None
+
+
+def test_readme_and_docs_name_only_commands_and_options_the_app_has() -> None:
+    lines = {}
+    for path in _MARKDOWN:
+        if path.name != "cli.md":  # generated from the app itself
+            lines.update({line: path.relative_to(REPO) for line in _memctl_lines(path.read_text(encoding="utf-8"))})
+    assert len(lines) > 80
+    problems = [f"{where}: {problem}" for line, where in lines.items() if (problem := _command_problem(line))]
+    assert problems == []
+
+
+def test_the_command_check_can_fail() -> None:
+    markdown = ("```bash\nmemctl ingest --dry-run --db x.db   # a plan\nOLLAMA_HOST=h .venv/bin/memctl ask \"q\" -t a\n"
+                "memctl hooks install --codex [--print]\nmemctl injest\nmemctl mcp uninstall --claude-code\n"
+                "memctl schedule install --sleep-every 6h --home ~/d\n```\nThen `memctl sleep --no-such`; "
+                "it prints `memctl serve: stopped`.\n")
+    lines = _memctl_lines(markdown)
+    assert len(lines) == 7
+    problems = [_command_problem(line) for line in lines]
+    assert problems[:3] == [None, None, None] and problems[5] is None
+    assert "has no command 'injest'" in problems[3]
+    assert "memctl mcp uninstall has no option --claude-code" in problems[4]
+    assert "memctl sleep has no option --no-such" in problems[6]
