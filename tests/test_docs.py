@@ -335,3 +335,16 @@ def test_the_command_check_can_fail() -> None:
     assert "has no command 'injest'" in problems[3]
     assert "memctl mcp uninstall has no option --claude-code" in problems[4]
     assert "memctl sleep has no option --no-such" in problems[6]
+
+
+def test_readme_opens_with_the_quick_start_the_three_steps_and_everyday_commands() -> None:
+    headings = re.findall(r"^## (.+)$", _FENCE.sub("", README), re.MULTILINE)
+    assert headings[:3] == ["Quick start", "Use it from OpenCode, Claude Code or Codex in three steps",
+                            "Everyday commands"]
+    first_block = _FENCE.search(_section(README, "Quick start")).group(0).splitlines()[1:-1]
+    assert [line.split()[0] for line in first_block] == ["./run.sh", "./test.sh"]
+    steps = _section(README, "Use it from OpenCode, Claude Code or Codex in three steps")
+    for agent in ("--opencode", "--claude-code", "--codex"):
+        assert f"memctl mcp install {agent}" in steps and f"memctl hooks install {agent}" in steps
+    everyday = [line.split()[1] for line in _memctl_lines(_section(README, "Everyday commands"))]
+    assert everyday[:7] == ["ask", "search", "remember", "topics", "list", "sleep", "forget"]
