@@ -1,4 +1,4 @@
-"""Docs that cannot drift from the code: docs/cli.md, docs/config.md, the README's exit codes and folders; no stray exit codes."""
+"""Docs that cannot drift from the code: docs/cli.md, docs/config.md, docs/data-home.md, the README's exit codes, folders, links and command lines; no stray exit codes."""
 
 from __future__ import annotations
 
