@@ -139,3 +139,15 @@ def test_a_merge_of_agent_members_is_held_for_what_it_affects() -> None:
 def test_every_class_has_a_pattern_and_non_text_is_safe() -> None:
     assert set(CLASSES) == {"posture", "code_origin", "authority", "runs", "location", "cost"}
     assert affected_classes(42) == ()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Релизы собираются в CI из ветки main.", "Релизы собираются вручную на ноутбуке дежурного из ветки main."),
+    ("リリースはCIでmainブランチからビルドされます。", "リリースは担当者のノートPCで手動でビルドされます。"),
+])
+def test_a_note_in_another_script_that_replaces_a_memory_is_held(old: str, new: str) -> None:
+    memory = _memory(old, person=True)
+    decision = decide(new, origin="agent", path=PATH, memories=[memory])
+    assert f"supersedes:{memory.path}" in decision.reasons
+    unrelated = _memory("The docs are built with MkDocs.", person=True)
+    assert not any(r.startswith("supersedes:") for r in decide(new, origin="agent", path=PATH, memories=[unrelated]).reasons)

@@ -30,6 +30,7 @@ about memctl's own trust, review or provenance, or one that claims an origin or 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from memctl.sleep.clustering import related, subject_words
@@ -50,13 +51,31 @@ class TrustDecision:
     superseded: tuple[UserMemoryFile, ...] = field(default=())
 
 
+_NON_LATIN_WORD = re.compile(r"[^\W\d_a-z]{3,}")
+_SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+
+
+def note_words(text: str) -> frozenset[str]:
+    """The subject words of a note in any script: :func:`memctl.sleep.clustering.subject_words` (Latin) plus
+    words of three or more letters of other spaced scripts (Cyrillic, Greek, …, case-folded) and character
+    pairs of the scripts written without spaces (Chinese, Japanese kana, Korean), so that a Russian or
+    Japanese note on a memory's subject is seen to replace it. Deterministic; never raises on a ``str``."""
+    folded = text.casefold()
+    words = set(subject_words(text))
+    words.update(w for w in _NON_LATIN_WORD.findall(folded) if not _SPACELESS.fullmatch(w))
+    for run in _SPACELESS.findall(folded):
+        words.update(run[i:i + 2] for i in range(len(run) - 1))
+    return frozenset(words)
+
+
 def superseded_by(content: str, path: str, memories: list[UserMemoryFile]) -> list[UserMemoryFile]:
     """Existing memories ``content`` (to be written at ``path``) would replace: one at ``path`` itself with
-    other text, or one of the same scope on the same subject that the new text adds subject words to."""
+    other text, or one of the same scope on the same subject (:func:`note_words`, any script) that the new
+    text adds subject words to."""
     scope = path.rsplit("/", 1)[0]
     peers = [m for m in memories if m.scope == scope and m.path != path]
-    words = subject_words(content)
-    bags = [subject_words(m.text) for m in peers]
+    words = note_words(content)
+    bags = [note_words(m.text) for m in peers]
     df: dict[str, int] = {}
     for bag in [words, *bags]:
         for w in bag:
