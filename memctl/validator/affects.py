@@ -64,9 +64,11 @@ _POSTURE = _rx(
     r"|auto-?merge\w*|retention|rate limit\w*|branchenschutz|zugriffsrechte|berechtigung"
     r"|protection de (?:la )?branche|journal d'audit|protecci[oó]n de (?:la )?rama|registro de auditor[ií]a"
     r"|protezione del branch|защит\w* ветк|журнал аудита|прав\w* доступа")
+# a ref or tag right after a name (``actions/checkout@main``, ``node:latest``): no word start before it
+_REF = re.compile(r"@(?:master|main|latest|head|dev|develop|nightly|trunk|[0-9a-f]{7,40}\b|v?\d[\w.]*)|:latest\b",
+                  re.IGNORECASE)
 _CODE_ORIGIN = _rx(
-    r"@(?:master|main|latest|head|dev|develop|nightly|trunk|[0-9a-f]{7,40}\b|v?\d[\w.]*)|:latest\b"
-    r"|pin(?:s|ned|ning)?\b|unpinned|vendor(?:ed|s|ing)? (?:from|in)|(?:installed?|installs|fetch(?:ed|es)?|pull(?:ed|s)?"
+    r"pin(?:s|ned|ning)?\b|unpinned|vendor(?:ed|s|ing)? (?:from|in)|(?:installed?|installs|fetch(?:ed|es)?|pull(?:ed|s)?"
     r"|download(?:ed|s)?|clon(?:ed|es)|sourced) from|base images?|submodules?"
     r"|toolchains?|installer scripts?|install scripts?|setup scripts?|bootstrap scripts?|third[- ]party actions?"
     r"|actions/[\w-]+|uses:|curl\b|wget\b|git\+(?:https?|ssh)|tarballs?|binary (?:from|release)"
@@ -115,7 +117,8 @@ _UNDOES = re.compile(r"\b(?:not|no|never|off|disabled?|open|public|everyone|anyo
 
 def affected_in_reading(reading: str) -> tuple[str, ...]:
     """The classes found in one already-folded reading, in :data:`CLASSES` order."""
-    found = tuple(name for name, pattern in CLASSES.items() if pattern.search(reading))
+    found = tuple(name for name, pattern in CLASSES.items()
+                  if pattern.search(reading) or name == "code_origin" and _REF.search(reading))
     if "posture" in found and _PROTECTS.search(reading) and not _UNDOES.search(reading):
         found = tuple(name for name in found if name != "posture")
     return found
