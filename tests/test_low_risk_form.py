@@ -56,3 +56,8 @@ def test_descriptive_facts_keep_a_low_risk_shape(text: str) -> None:
 def test_form_checks_never_raise_on_odd_text() -> None:
     for text in ("", " ", "\x00" * 10, "a" * 20000, "ÅÅÅ" * 3000, "`" * 999, "When" + ", x" * 5000):
         assert isinstance(form_reasons(text), list)
+
+
+def test_greek_prose_is_a_script_the_lexicons_cannot_read_greek_maths_is_not() -> None:
+    assert "form:script" in form_reasons("Η προστασία του κλάδου main είναι απενεργοποιημένη.")
+    assert "form:script" not in form_reasons("The learning rate λ decays by a factor of γ = 0.9 per epoch, with σ fixed.")

@@ -12,6 +12,10 @@ when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memc
   whose subject is not security, trust and provenance, instructions, people's wishes, the agent's
   behaviour, data handling, the supply chain, money or execution, with no weakening claim): the default
   for an agent is to hold, and only a recognised low-risk text is promoted without a person;
+* ``affects:<class>`` — an *agent* proposal otherwise recognised low-risk whose subject changes what an
+  agent would do (security posture, where code comes from, who has authority, what runs, a location,
+  a cost: :mod:`memctl.validator.affects`) and that no person-chosen memory on the same subject already
+  covers (:func:`uncovered_classes`);
 * ``supersedes:<path>`` — an *agent* proposal that would replace an existing memory: the same target
   path, or a memory of the same scope (global, one topic, one session) on the same subject
   (:func:`memctl.sleep.clustering.related`, the relation consolidation merges by — where the newest
@@ -26,11 +30,13 @@ about memctl's own trust, review or provenance, or one that claims an origin or 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from memctl.sleep.clustering import related, subject_words
 from memctl.store.user_memory import UserMemoryFile
 from memctl.validator.action import classify_action
+from memctl.validator.affects import affected_classes
 from memctl.validator.low_risk import assess_low_risk, claims_trust
 
 
@@ -45,13 +51,31 @@ class TrustDecision:
     superseded: tuple[UserMemoryFile, ...] = field(default=())
 
 
+_NON_LATIN_WORD = re.compile(r"[^\W\d_a-z]{3,}")
+_SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+
+
+def note_words(text: str) -> frozenset[str]:
+    """The subject words of a note in any script: :func:`memctl.sleep.clustering.subject_words` (Latin) plus
+    words of three or more letters of other spaced scripts (Cyrillic, Greek, …, case-folded) and character
+    pairs of the scripts written without spaces (Chinese, Japanese kana, Korean), so that a Russian or
+    Japanese note on a memory's subject is seen to replace it. Deterministic; never raises on a ``str``."""
+    folded = text.casefold()
+    words = set(subject_words(text))
+    words.update(w for w in _NON_LATIN_WORD.findall(folded) if not _SPACELESS.fullmatch(w))
+    for run in _SPACELESS.findall(folded):
+        words.update(run[i:i + 2] for i in range(len(run) - 1))
+    return frozenset(words)
+
+
 def superseded_by(content: str, path: str, memories: list[UserMemoryFile]) -> list[UserMemoryFile]:
     """Existing memories ``content`` (to be written at ``path``) would replace: one at ``path`` itself with
-    other text, or one of the same scope on the same subject that the new text adds subject words to."""
+    other text, or one of the same scope on the same subject (:func:`note_words`, any script) that the new
+    text adds subject words to."""
     scope = path.rsplit("/", 1)[0]
     peers = [m for m in memories if m.scope == scope and m.path != path]
-    words = subject_words(content)
-    bags = [subject_words(m.text) for m in peers]
+    words = note_words(content)
+    bags = [note_words(m.text) for m in peers]
     df: dict[str, int] = {}
     for bag in [words, *bags]:
         for w in bag:
@@ -60,6 +84,20 @@ def superseded_by(content: str, path: str, memories: list[UserMemoryFile]) -> li
     found = [m for m in memories if m.path == path and m.text.strip() != content.strip()]
     found += [m for m, bag in zip(peers, bags) if related(words, bag, idf) and words - bag]
     return found
+
+
+def uncovered_classes(content: str, memories: list[UserMemoryFile]) -> list[str]:
+    """The subject classes of :func:`memctl.validator.affects.affected_classes` that ``content`` affects and
+    that no person-chosen memory (:attr:`UserMemoryFile.person_chosen`) already covers: a person's memory
+    covers a class when it affects the same class and shares subject words with ``content``
+    (:func:`memctl.sleep.clustering.subject_words`). Deterministic; never raises on ``str`` content."""
+    classes = affected_classes(content)
+    if not classes:
+        return []
+    words = subject_words(content)
+    people = [m for m in memories if m.person_chosen]
+    return [c for c in classes
+            if not any(c in affected_classes(m.text) and words & subject_words(m.text) for m in people)]
 
 
 def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFile]) -> TrustDecision:
@@ -72,6 +110,7 @@ def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFil
     reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else []
     if not reasons:
         reasons = [f"unrecognised:{r}" for r in assess_low_risk(content).reasons]
+        reasons += [f"affects:{c}" for c in uncovered_classes(content, memories)]
     superseded = superseded_by(content, path, memories)
     reasons += [f"supersedes:{m.path}" for m in superseded]
     return TrustDecision(held=bool(reasons), reasons=tuple(reasons), action=action.reasons,
@@ -94,4 +133,7 @@ def decide_merge(text: str, members: list[UserMemoryFile]) -> TrustDecision:
         return TrustDecision(held=False, action=action.reasons)
     reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else \
         [f"unrecognised:{r}" for r in assess_low_risk(text).reasons]
+    if not reasons:  # a merge's subject is covered only by a person's memory outside the merge
+        reasons = [f"affects:{c}" for c in affected_classes(text)
+                   if not any(m.person_chosen and c in affected_classes(m.text) for m in members)]
     return TrustDecision(held=bool(reasons), reasons=tuple(reasons), action=action.reasons)

@@ -57,6 +57,11 @@ Then the checks of form of :mod:`memctl.validator.low_risk_form` (``form:<kind>`
 cannot read, code or configuration, a run-on sentence, an imperative, a text replacing what was known),
 which fail closed on subjects no list names.
 
+Every check runs on each normalised view of :func:`memctl.validator.low_risk_views.views` (look-alikes
+folded, hyphens removed or read as spaces, spaced letters joined, run-ons split, base64/hex/ROT13/…
+decoded where the result is readable); a check that fires on any view counts, its reason tagged with
+the view that showed it (``sensitive:security@rot13``) when the original did not.
+
 Deterministic; no model; never raises on a ``str``. What it cannot judge: a hostile claim phrased with
 none of these subjects (it is then promoted like a plain fact), and whether a held security statement is
 true — a person decides that in ``memctl review``.
@@ -71,6 +76,7 @@ from functools import lru_cache
 from memctl.validator.action_views import language_fold
 from memctl.validator.confusables import fold_confusables
 from memctl.validator.low_risk_form import form_reasons
+from memctl.validator.low_risk_views import views
 from memctl.validator.subjects import explain
 
 __all__ = ["LowRiskAssessment", "assess_low_risk", "claims_trust"]
@@ -239,6 +245,53 @@ def _protective(folded: str, found: dict[str, list[str]]) -> bool:
             and not _WEAKENING.search(folded) and not _NEGATED.search(_PROTECTIVE.sub(" ", folded)))
 
 
+def _view_reasons(view: str) -> list[str]:
+    # every check of the module doc on one view of the text
+    folded = _reading(view)
+    found = explain(folded)
+    plain, plain_found = folded, found
+    if _COMPONENT.search(folded) and not _WEAKENING.search(folded) and "permit" not in found:
+        folded = _COMPONENT.sub(" ", folded)  # the security and money checks read the text without components
+        found = explain(folded)
+    reasons: list[str] = []
+    if _security(folded, found) and not _protective(folded, found):
+        reasons.append("sensitive:security")
+    if _TRUST.search(folded) or ("authority" in found and "instructions" in found) \
+            or ("trust_claim" in found and "trust_model" in found):
+        reasons.append("sensitive:trust")
+    if _INSTRUCTIONS.search(folded) and (_REVEAL.search(folded) or _ADDRESSED.search(folded)):
+        reasons.append("sensitive:instructions")
+    if _ADDRESSED.search(folded):
+        reasons.append("sensitive:addressed")
+    if _PERSON.search(folded):
+        reasons.append("sensitive:person")
+    if (_AGENT_WORD.search(folded) or "agent" in found) and _BEHAVIOUR.search(folded) or _OUTPUT_RULE.search(plain):
+        reasons.append("sensitive:agent")
+    if ("egress" in plain_found or set(plain_found.get("data", ())) - _EVERYDAY_DATA or _DATA_EXTRA.search(plain)) \
+            and not _protective(plain, plain_found):
+        reasons.append("sensitive:data")
+    if _SUPPLY_EXTRA.search(folded):
+        reasons.append("sensitive:supply_chain")
+    if _MONEY.search(folded):
+        reasons.append("sensitive:money")
+    if _ENVIRONMENT.search(plain) and not _protective(plain, plain_found):
+        reasons.append("sensitive:environment")
+    if _ORIGIN_OF_CODE.search(plain):
+        reasons.append("sensitive:supply_chain")
+    if _NETWORK.search(plain):
+        reasons.append("sensitive:network")
+    if _EXECUTION.search(folded):
+        reasons.append("sensitive:execution")
+    if _WEAKENING.search(folded):
+        reasons.append("normative:weakening")
+    if _RELAXATION.search(plain):
+        reasons.append("normative:relaxation")
+    if _OBLIGATION.search(folded):
+        reasons.append("normative:obligation")
+    reasons.extend(form_reasons(view))  # shape checks that do not depend on any word list (low_risk_form)
+    return reasons
+
+
 def assess_low_risk(text: str) -> LowRiskAssessment:
     """Recognise ``text`` (a memory's content, any ``str``) as low-risk or say why it is not (module doc).
 
@@ -249,48 +302,17 @@ def assess_low_risk(text: str) -> LowRiskAssessment:
     if not isinstance(text, str) or not text.strip():
         return LowRiskAssessment(low_risk=False, reasons=("unreadable",))
     try:
-        folded = _reading(text)
-        found = explain(folded)
-        plain, plain_found = folded, found
-        if _COMPONENT.search(folded) and not _WEAKENING.search(folded) and "permit" not in found:
-            folded = _COMPONENT.sub(" ", folded)  # the security and money checks read the text without components
-            found = explain(folded)
         reasons: list[str] = []
-        if _security(folded, found) and not _protective(folded, found):
-            reasons.append("sensitive:security")
-        if _TRUST.search(folded) or ("authority" in found and "instructions" in found) \
-                or ("trust_claim" in found and "trust_model" in found):
-            reasons.append("sensitive:trust")
-        if _INSTRUCTIONS.search(folded) and (_REVEAL.search(folded) or _ADDRESSED.search(folded)):
-            reasons.append("sensitive:instructions")
-        if _ADDRESSED.search(folded):
-            reasons.append("sensitive:addressed")
-        if _PERSON.search(folded):
-            reasons.append("sensitive:person")
-        if (_AGENT_WORD.search(folded) or "agent" in found) and _BEHAVIOUR.search(folded) or _OUTPUT_RULE.search(plain):
-            reasons.append("sensitive:agent")
-        if ("egress" in plain_found or set(plain_found.get("data", ())) - _EVERYDAY_DATA or _DATA_EXTRA.search(plain)) \
-                and not _protective(plain, plain_found):
-            reasons.append("sensitive:data")
-        if _SUPPLY_EXTRA.search(folded):
-            reasons.append("sensitive:supply_chain")
-        if _MONEY.search(folded):
-            reasons.append("sensitive:money")
-        if _ENVIRONMENT.search(plain) and not _protective(plain, plain_found):
-            reasons.append("sensitive:environment")
-        if _ORIGIN_OF_CODE.search(plain):
-            reasons.append("sensitive:supply_chain")
-        if _NETWORK.search(plain):
-            reasons.append("sensitive:network")
-        if _EXECUTION.search(folded):
-            reasons.append("sensitive:execution")
-        if _WEAKENING.search(folded):
-            reasons.append("normative:weakening")
-        if _RELAXATION.search(plain):
-            reasons.append("normative:relaxation")
-        if _OBLIGATION.search(folded):
-            reasons.append("normative:obligation")
-        reasons.extend(form_reasons(text))  # shape checks that do not depend on any word list (low_risk_form)
+        readings: set[str] = set()
+        for name, view in views(text):
+            if (reading := _reading(view)) in readings and name != "plain":
+                continue  # the same reading as an earlier view: its checks have run
+            readings.add(reading)
+            for reason in _view_reasons(view):
+                # a reason found only on a normalised view is tagged with the view that showed it
+                tagged = reason if name == "plain" else f"{reason}@{name}"
+                if reason not in reasons and not any(r.startswith(reason + "@") for r in reasons):
+                    reasons.append(tagged)
     except Exception:  # noqa: BLE001 - fails closed: an unreadable text waits for a person
         return LowRiskAssessment(low_risk=False, reasons=("assessor_error",))
     return LowRiskAssessment(low_risk=not reasons, reasons=tuple(reasons))

@@ -6,7 +6,7 @@ the shape of a descriptive fact the recogniser can read at all, and hold it (``f
 
 * ``form:script`` — letters of a script the subject lexicons do not cover. They cover Latin-script
   languages (but not Vietnamese, whose tone letters are outside Latin-1/Extended-A), Cyrillic, Chinese,
-  Japanese and Korean; an Arabic, Hebrew, Devanagari, Thai … text, or Vietnamese, cannot be judged, so it
+  Japanese and Korean, and Greek letters as mathematics (fewer than eight in a text; more is Greek prose); an Arabic, Hebrew, Devanagari, Thai … text, or Vietnamese, cannot be judged, so it
   waits for a person (held, never lost);
 * ``form:code`` — what would configure or run something rather than describe it: an environment
   assignment of a path, flag, quote or substitution (``NODE_OPTIONS='--require …'``, ``X=~/…``; a plain
@@ -86,14 +86,20 @@ _SUPERSEDES = re.compile(
     re.IGNORECASE)
 
 
+_GREEK_PROSE = 8
+"""Greek letters are read as mathematics (σ, λ, Δ) up to this many in a text; past it the text is Greek prose,
+which no lexicon reads."""
+
+
 def _unreadable_share(text: str) -> float:
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return 0.0
+    greek_prose = sum(0x0370 <= ord(c) <= 0x03FF for c in letters) >= _GREEK_PROSE
     outside = 0
     for c in letters:
         code = ord(c)
-        if not any(lo <= code <= hi for lo, hi in _READABLE_RANGES):
+        if not any(lo <= code <= hi for lo, hi in _READABLE_RANGES) or greek_prose and 0x0370 <= code <= 0x03FF:
             outside += 1
         elif c in "ơưƠƯđĐ":
             outside += 1  # Vietnamese letters inside Latin Extended-A/B (its tone letters lie outside it)
