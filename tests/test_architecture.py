@@ -143,7 +143,7 @@ def test_every_runtime_import_is_a_declared_dependency() -> None:
             if top in ("memctl", "__future__") or top in sys.stdlib_module_names:
                 continue
             owners = {d.lower().replace("_", "-") for d in distributions.get(top, [top])}
-            if name.startswith("memctl.sleep.engine_flyte") and owners & _extra(config, "flyte"):
+            if name.startswith("memctl.sleep.engines.flyte_") and owners & _extra(config, "flyte"):
                 continue  # the optional Flyte engine: loaded only by `--engine flyte`, which needs the extra
             embedded = _extra(config, "embedded")
             if top not in distributions:  # an extra not installed here: its import name starts its distribution name
@@ -223,4 +223,4 @@ def test_the_layer_check_fails_on_a_deliberate_cross_cycle_import(tmp_path: Path
 def test_only_the_cli_runs_doctor_and_every_check_line_is_shared() -> None:
     users = {name for name, imported in GRAPH.items() if "memctl.doctor" in imported}
     assert users and all(name.startswith("memctl.cli.") for name in users), users
-    assert "memctl.health_check" in GRAPH["memctl.sleep.engine_doctor"]
+    assert "memctl.health_check" in GRAPH["memctl.sleep.engines.doctor"]

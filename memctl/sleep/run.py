@@ -17,7 +17,7 @@ Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
   (a run killed while applying) have those members deleted.
 * **consolidate** — each cluster of 2+ through the model, ``concurrency`` at
   a time (:func:`memctl.sleep.consolidate.consolidate`, cached by content) on
-  the engine chosen (:mod:`memctl.sleep.engine`: a local thread pool, or Flyte
+  the engine chosen (:mod:`memctl.sleep.engines.select`: a local thread pool, or Flyte
   tasks); each
   result is applied as it arrives: the merged memory must keep the members'
   substance, add no URL, host, command or package they lacked, and pass the
@@ -63,7 +63,7 @@ from memctl.sleep.consolidate import (
     Member,
     is_cached,
 )
-from memctl.sleep.engine import select_engine
+from memctl.sleep.engines.select import select_engine
 from memctl.sleep.report import SleepReport
 from memctl.sleep.review_queue import ReviewEntry, hold, queue_size
 from memctl.sleep.state import SleepError, SleepState, recorded_members, unmerge  # noqa: F401 - unmerge re-exported
@@ -89,7 +89,7 @@ HELD = "held for review"  # the detail _promote_accepted returns for a held prop
 @dataclass
 class SleepOptions:
     """``concurrency`` None → ``settings.sleep_concurrency``; ``wait`` → block on the data-home lock;
-    ``engine`` None → ``settings.sleep_engine`` (:mod:`memctl.sleep.engine`)."""
+    ``engine`` None → ``settings.sleep_engine`` (:mod:`memctl.sleep.engines.select`)."""
 
     concurrency: int | None = None
     wait: bool = False

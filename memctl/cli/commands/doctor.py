@@ -37,7 +37,7 @@ def doctor(
     checks = run_checks(settings, resolve_db_path(db or settings.opencode_db), resolve_claude_dir(claude_dir), resolve_codex_home(codex_home),
                         home_origin=f"{chosen.source} {chosen.where}".strip())
     if (engine or settings.sleep_engine) == "flyte":
-        from memctl.sleep.engine_doctor import check_flyte_engine
+        from memctl.sleep.engines.doctor import check_flyte_engine
 
         checks.extend(check_flyte_engine(settings))
     if as_json:
