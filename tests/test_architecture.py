@@ -207,7 +207,7 @@ def test_the_layer_check_fails_on_a_deliberate_cross_cycle_import(tmp_path: Path
     """A temporary package with a cycle importing another, and a shared service importing a cycle."""
     package = tmp_path / "memctl"
     for folder, source in {"ask": "from memctl.ingest import run\n", "ingest": "import memctl.store\n",
-                           "store": "from memctl.sleep.run import SleepState\n", "sleep": "",
+                           "store": "from memctl.sleep.run import SleepRun\n", "sleep": "",
                            "cli": "from memctl.ask import run\nimport memctl.doctor\n"}.items():
         (package / folder).mkdir(parents=True)
         (package / folder / "__init__.py").write_text("")
@@ -224,3 +224,35 @@ def test_only_the_cli_runs_doctor_and_every_check_line_is_shared() -> None:
     users = {name for name, imported in GRAPH.items() if "memctl.doctor" in imported}
     assert users and all(name.startswith("memctl.cli.") for name in users), users
     assert "memctl.health_check" in GRAPH["memctl.sleep.engines.doctor"]
+
+
+# -- size: no module over MAX_LINES lines unless it does one job, named here --------------------------------
+
+MAX_LINES = 600
+# Modules over the limit, each with its one job. The list only shrinks: a new long module fails, and so
+# does an entry that is no longer long (or gone).
+LONG_MODULES = {
+    # one rule per poisoning category (credential transfer, destruction, unreviewed action, consent,
+    # safety off, encoded, AI-addressed), each with its patterns; one entry point, find_poisoning
+    "memctl.validator.poisoning": "the memory-poisoning recogniser",
+    # MemoryStore's API: read, write, delete, list, verify over the versions and the audit chain; the
+    # steps, versions, audit and provenance already live in their own modules
+    "memctl.store.memory_store": "the versioned store's public API",
+}
+
+
+def _long_modules(paths: dict[str, Path], limit: int = MAX_LINES) -> set[str]:
+    """Names of the modules in ``paths`` with more than ``limit`` lines."""
+    return {name for name, path in paths.items() if len(path.read_text(encoding="utf-8").splitlines()) > limit}
+
+
+def test_no_long_module_beyond_the_named_ones() -> None:
+    long = _long_modules(MODULES)
+    assert long - set(LONG_MODULES) == set(), f"over {MAX_LINES} lines: split by job, or name its one job here"
+    assert set(LONG_MODULES) - long == set(), "no longer long: remove them from LONG_MODULES"
+
+
+def test_the_size_check_finds_a_long_module(tmp_path: Path) -> None:
+    (tmp_path / "short.py").write_text("x = 1\n" * MAX_LINES)
+    (tmp_path / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    assert _long_modules({"short": tmp_path / "short.py", "long": tmp_path / "long.py"}) == {"long"}
