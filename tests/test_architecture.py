@@ -256,3 +256,94 @@ def test_the_size_check_finds_a_long_module(tmp_path: Path) -> None:
     (tmp_path / "short.py").write_text("x = 1\n" * MAX_LINES)
     (tmp_path / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
     assert _long_modules({"short": tmp_path / "short.py", "long": tmp_path / "long.py"}) == {"long"}
+
+
+# -- JSON: home state is read by memctl.state_file alone, and RecursionError is caught there alone -----------
+
+STATE_READER = "memctl.state_file"
+# Modules that still decode JSON with json.load/json.loads/orjson.loads themselves, each because what they
+# decode is not a state file of the data home. A state file (checkpoint, topics, topic index, sleep state,
+# ledger, rejections, forget journal, location, caches) is read by read_state/parse_state/decode_json.
+JSON_NOT_STATE = {
+    # agents' histories and the agents' own files (read-only connectors; hooks; the agents' configs)
+    "memctl.connectors.claude_code.lines": "Claude Code transcripts",
+    "memctl.connectors.claude_code.source": "Claude Code's subagent .meta.json",
+    "memctl.connectors.codex.lines": "Codex rollouts",
+    "memctl.connectors.codex.rollout": "Codex rollouts",
+    "memctl.connectors.codex.source": "Codex rollouts' timestamps",
+    "memctl.connectors.opencode.cells": "OpenCode's database cells",
+    "memctl.hooks.claude_code": "Claude Code's settings.json and the hook's stdin",
+    "memctl.hooks.codex": "Codex's notify argv",
+    "memctl.hooks.codex_notify": "Codex's notify payload and argv",
+    "memctl.serve.claude_config": "Claude Code's settings.json",
+    "memctl.serve.jsonc_edit": "an agent's JSONC config, value by value",
+    "memctl.doctor": "Claude Code's settings.json (cleanupPeriodDays)",
+    "memctl.forget.files": "any JSON file forget redacts",
+    "memctl.forget.vocabulary": "agents' JSON and JSONL files forget searches",
+    # Cognee's tables and config (behind memctl/graph/, or its SQLite rows)
+    "memctl.graph.configure": "Cognee's LLM arguments from the environment",
+    "memctl.graph.relocate": "Cognee's data rows' metadata",
+    "memctl.graph.search": "Cognee's search results' metadata",
+    "memctl.ingest.graph_ledger": "Cognee's pipeline status column",
+    "memctl.ask.chunk_reader": "Cognee's chunk metadata (the chunk cache's header goes through decode_json)",
+    # other formats: network messages, packaged data, an export, the store's audit chain, a token
+    "memctl.embedded.server": "HTTP request bodies and the grammar's schema",
+    "memctl.openai_compat": "server-sent events of an OpenAI-compatible server",
+    "memctl.sleep.engines.flyte_engine": "Flyte task inputs and outputs",
+    "memctl.archive": "the manifest inside an export archive",
+    "memctl.store.audit": "the audit log (orjson; its own integrity errors, no recursion)",
+    "memctl.validator.confusables": "Unicode's confusables table shipped by a package",
+    "memctl.scrub.core": "a JWT's header, to tell a token from look-alikes",
+}
+_JSON_READERS = {("json", "load"), ("json", "loads"), ("orjson", "loads")}
+
+
+def _json_use(path: Path) -> tuple[bool, bool]:
+    """``(decodes JSON with json/orjson itself, catches RecursionError)`` for the module at ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    decodes = catches = False
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and (node.func.value.id, node.func.attr) in _JSON_READERS):
+            decodes = True
+        elif isinstance(node, ast.ExceptHandler) and node.type is not None:
+            names = {n.id for n in ast.walk(node.type) if isinstance(n, ast.Name)}
+            catches = catches or "RecursionError" in names
+    return decodes, catches
+
+
+def _json_offenders(paths: dict[str, Path]) -> tuple[set[str], set[str]]:
+    """Modules (not the state reader) that decode JSON themselves, and those that catch RecursionError."""
+    uses = {name: _json_use(path) for name, path in paths.items() if name != STATE_READER}
+    return {n for n, (d, _) in uses.items() if d}, {n for n, (_, c) in uses.items() if c}
+
+
+def test_recursion_error_is_caught_in_the_state_reader_alone() -> None:
+    _decoders, catchers = _json_offenders(MODULES)
+    assert catchers == set(), "decode with memctl.state_file.decode_json and catch ValueError"
+    assert _json_use(MODULES[STATE_READER])[1]
+
+
+def test_json_of_the_home_is_decoded_by_the_state_reader_alone() -> None:
+    decoders, _catchers = _json_offenders(MODULES)
+    assert decoders - set(JSON_NOT_STATE) == set(), "a state file: read it with memctl.state_file.read_state"
+    assert set(JSON_NOT_STATE) - decoders == set(), "no JSON decoded there any more: remove from JSON_NOT_STATE"
+
+
+def test_the_json_check_finds_a_loader_and_a_recursion_catch(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import json\n\ndef f(p):\n    try:\n        return json.loads(p.read_text())\n"
+                                   "    except (ValueError, RecursionError):\n        return None\n")
+    (tmp_path / "b.py").write_text("import orjson\nx = orjson.loads(b'1')\n")
+    (tmp_path / "c.py").write_text("from memctl.state_file import decode_json\nx = decode_json('1')\n")
+    found = _json_offenders({"a": tmp_path / "a.py", "b": tmp_path / "b.py", "c": tmp_path / "c.py"})
+    assert found == ({"a", "b"}, {"a"})
+
+
+def test_decode_json_turns_deep_nesting_into_a_value_error() -> None:
+    from memctl.state_file import JSONNestingError, decode_json
+
+    assert decode_json(b'{"a": [1]}') == {"a": [1]}
+    with pytest.raises(JSONNestingError):
+        decode_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError):
+        decode_json(b"\xff")

@@ -39,7 +39,6 @@ when they disagree.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -63,6 +62,7 @@ from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for, strip_think
 from memctl.prompts import load_prompt
 from memctl.prompts.quoting import header_field, quote
+from memctl.state_file import decode_json
 from memctl.store import MemoryStore, StoreError
 from memctl.store.user_memory import member_provenance
 
@@ -407,7 +407,7 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         try:
             result.proposal = propose_from_exchange(client, settings, store, session, question, answer,
                                                     route.topics[0] if len(route.topics) == 1 else None)
-        except (ModelError, ProposalError, StoreError, ValueError, RecursionError) as exc:
+        except (ModelError, ProposalError, StoreError, ValueError) as exc:
             result.proposal_error = str(exc)
     return result
 
@@ -442,7 +442,7 @@ def propose_from_exchange(client, settings: Settings, store: MemoryStore, sessio
     content = chat_once(client, settings, model=settings.router_model, timeout_s=settings.router_timeout_s,
                         schema=schema, messages=[{"role": "system", "content": prompt.body},
                                                  {"role": "user", "content": f"Question: {question}\n\nAnswer: {answer}"}])
-    data = json.loads(content)
+    data = decode_json(content)
     if not isinstance(data, dict) or not data.get("propose") or not str(data.get("memory") or "").strip():
         return None
     kind = data.get("kind") if data.get("kind") in ("preference", "decision") else "note"

@@ -63,6 +63,7 @@ from memctl.sleep.review_queue import ReviewEntry, hold, queue_size
 from memctl.sleep.state import SleepError, SleepState, recorded_members
 from memctl.sleep.summary import SleepSummary
 from memctl.sleep.trust import decide, decide_merge
+from memctl.state_file import decode_json
 from memctl.store import (
     ABSENT_SHA,
     ConcurrencyError,
@@ -225,7 +226,7 @@ class SleepRun:
             return "bad_path", f"{path} names no topic directory"
         if not path.endswith(".md"):
             return "target_not_markdown", f"{path}: memories are Markdown files (.md)"
-        proposal = json.loads(raw)
+        proposal = decode_json(raw)
         created = _sane_time(proposal.get("created"))
         kind = proposal.get("kind") if proposal.get("kind") in ("preference", "decision", "note") else "note"
         topic = scope[2] if scope[1] == "topics" else None
