@@ -30,9 +30,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Callable
 
-from memctl.ask.proposals import Proposal
-from memctl.ask.retrieval import Source
-from memctl.ask.run import AskError, AskOptions, AskResult
+from memctl.ask.api import AskError, AskOptions, AskResult, Proposal, Source
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import MODEL, ExitCodeError
 from memctl.state_file import decode_json
