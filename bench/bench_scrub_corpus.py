@@ -17,7 +17,7 @@ today's scrubber side by side with an earlier one, in one run.
   whose secret is fully masked / placements; false-redaction rate =
   near-miss placements changed at all / near-miss placements. Targets: recall
   1.00, false redactions <= 1%.
-* Cost: the exact field lists ``memctl.ingest.transcript`` scrubs for each session of
+* Cost: the exact field lists ``memctl.ingest.transcript_bound`` scrubs for each session of
   a synthetic OpenCode 1.18 database (``tests.fixtures.synthetic_opencode``,
   the sessions of ``bench_preprocess``: ~100 parts, ~40 KB), and the same
   sessions with corpus secrets and near-misses planted in their tool outputs.
@@ -50,11 +50,12 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
-import memctl.ingest.transcript as transcript_module
+import memctl.ingest.transcript_bound as transcript_bound
 import memctl.scrub.core as current
 from bench import scrub_engines
 from memctl.config import Settings
 from memctl.connectors.opencode.source import OpenCodeSource
+from memctl.ingest.transcript import build_transcript
 from memctl.scrub import catalog
 from tests import catalog_corpus, scrub_corpus
 from tests.fixtures.synthetic_opencode import build_database
@@ -100,21 +101,21 @@ def load_baseline(revision: str, workdir: Path) -> ModuleType:
 def session_fields(db: Path) -> list[list[str]]:
     """The field lists ``build_transcript`` hands to ``scrub_texts``, one list per session."""
     recorded: list[list[str]] = []
-    original = transcript_module.scrub_texts
+    original = transcript_bound.scrub_texts
 
     def record(texts):
         recorded.append(list(texts))
         return original(texts)
 
-    transcript_module.scrub_texts = record
+    transcript_bound.scrub_texts = record
     try:
         source = OpenCodeSource(db)
         source.check_schema()
         settings = Settings()
         for info in source.iter_root_infos():
-            transcript_module.build_transcript(source.read_session(info), settings)
+            build_transcript(source.read_session(info), settings)
     finally:
-        transcript_module.scrub_texts = original
+        transcript_bound.scrub_texts = original
     return recorded
 
 

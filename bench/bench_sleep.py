@@ -13,47 +13,13 @@ Then the same clusters again with the cache kept: wall time and model calls (0).
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import tempfile
 from pathlib import Path
 
-from memctl.config import Settings
-from memctl.sleep.run import SleepOptions, SleepRun
-from memctl.store import MemoryStore
-from memctl.store.user_memory import render_memory
+from bench.sleep_setup import CLUSTERS, make_template, timed_sleep
 from tests.fakes.ollama_server import FakeOllama
 
-CLUSTERS = 12
 FLOOR = 0.8
-SUBJECTS = ["billing", "search", "auth", "payments", "ingest", "render", "mailer", "gateway", "reports",
-            "scheduler", "uploads", "metrics"]
-
-
-def make_template(root: Path) -> None:
-    store = MemoryStore(root / "store")
-    for subject in SUBJECTS[:CLUSTERS]:
-        for i in range(2):
-            store.write_text(f"user/global/{subject}-{i}.md",
-                             render_memory(f"Fact {i}: {subject.capitalize()} runs on host {subject}-{i}.internal, "
-                                           f"owned by team-{subject}.", kind="note",
-                                           created=f"2026-11-0{i + 1}T00:00:00Z", session=None, topic=None),
-                             actor="sleep", reason="bench seed")
-
-
-def run(template: Path, work: Path, server: FakeOllama, concurrency: int, keep_cache_from: Path | None = None):
-    if work.exists():
-        shutil.rmtree(work)
-    shutil.copytree(template, work)
-    if keep_cache_from is not None:
-        shutil.copytree(keep_cache_from / "cache", work / "cache")
-    server.reset_counts()
-    summary = SleepRun(Settings(home=work, ollama_host=server.url),
-                       SleepOptions(concurrency=concurrency, rebuild=False)).run()
-    report = json.loads(Path(summary.report_json).read_text())
-    phase_s = next(p["seconds"] for p in report["phases"] if p["name"] == "consolidate")
-    assert summary.clusters_consolidated == CLUSTERS, summary
-    return phase_s, summary, server.counts["/api/chat"]
 
 
 def main() -> None:
@@ -69,12 +35,12 @@ def main() -> None:
         print("|---|---|---|---|---|---|")
         base = None
         for c in args.concurrency:
-            seconds, summary, calls = run(template, Path(tmp) / f"c{c}", server, c)
+            seconds, summary, calls = timed_sleep(template, Path(tmp) / f"c{c}", server, c)
             base = base or seconds
             speedup = base / seconds
             print(f"| {c} | {seconds:.2f} | {calls} | {speedup:.2f} | {c} | {speedup / c:.2f} |")
         last = Path(tmp) / f"c{args.concurrency[-1]}"
-        seconds, summary, calls = run(template, Path(tmp) / "cached", server, args.concurrency[-1], keep_cache_from=last)
+        seconds, summary, calls = timed_sleep(template, Path(tmp) / "cached", server, args.concurrency[-1], cache_from=last)
         print()
         print(f"all cache hits: consolidate {seconds:.3f} s, whole run {summary.wall_s:.2f} s, model calls {calls}, "
               f"cache hits {summary.cache_hits}")

@@ -16,30 +16,11 @@ Flyte's cache (memctl's own consolidation cache removed): time and model calls
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import tempfile
 from pathlib import Path
 
-from bench.bench_sleep import CLUSTERS, make_template
-from memctl.config import Settings
-from memctl.sleep.run import SleepOptions, SleepRun
+from bench.sleep_setup import CLUSTERS, make_template, timed_sleep
 from tests.fakes.ollama_server import FakeOllama
-
-
-def run(template: Path, work: Path, server: FakeOllama, engine: str, concurrency: int,
-        flyte_cache_from: Path | None = None) -> tuple[float, object, int]:
-    """One sleep on a fresh copy of ``template``; returns (consolidate phase s, summary, /api/chat calls)."""
-    shutil.copytree(template, work)
-    if flyte_cache_from is not None:
-        shutil.copytree(flyte_cache_from / "cache" / "flyte", work / "cache" / "flyte")
-    server.reset_counts()
-    summary = SleepRun(Settings(home=work, ollama_host=server.url),
-                       SleepOptions(concurrency=concurrency, rebuild=False, engine=engine)).run()
-    report = json.loads(Path(summary.report_json).read_text())
-    seconds = next(p["seconds"] for p in report["phases"] if p["name"] == "consolidate")
-    assert summary.clusters_consolidated == CLUSTERS, summary.as_dict()
-    return seconds, summary, server.counts["/api/chat"]
 
 
 def main() -> None:
@@ -58,7 +39,7 @@ def main() -> None:
         for concurrency in args.concurrency:
             for engine in ("local", "flyte"):
                 work = Path(tmp) / f"{engine}-c{concurrency}"
-                seconds, _summary, calls = run(template, work, server, engine, concurrency)
+                seconds, _summary, calls = timed_sleep(template, work, server, concurrency, engine=engine)
                 ideal = CLUSTERS / concurrency * args.latency
                 base.setdefault(engine, seconds)  # the first concurrency given (1 by default) is the baseline
                 speedup = base[engine] / seconds
@@ -67,8 +48,8 @@ def main() -> None:
                       f"| {speedup:.2f} | {speedup / concurrency:.2f} | {calls} | {server.peak_concurrency} |")
                 if engine == "flyte":
                     last_flyte = work
-        seconds, summary, calls = run(template, Path(tmp) / "flyte-cached", server, "flyte", args.concurrency[-1],
-                                      flyte_cache_from=last_flyte)
+        seconds, summary, calls = timed_sleep(template, Path(tmp) / "flyte-cached", server, args.concurrency[-1],
+                                              engine="flyte", cache_from=last_flyte, cache="cache/flyte")
         print()
         print(f"flyte, all Flyte cache hits: consolidate {seconds:.3f} s, whole run {summary.wall_s:.2f} s, "
               f"model calls {calls}, cache hits {summary.cache_hits}")

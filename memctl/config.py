@@ -179,7 +179,7 @@ class Settings(BaseSettings):
         "`sleep`'s model that merges similar memories."))
     sleep_concurrency: int = Field(default=3, ge=1, le=32, description=(  # parallel consolidations and topic rebuilds
         "`sleep`'s parallel consolidations and topic rebuilds (also `sleep --concurrency`)."))
-    # Sleep's engine (memctl.sleep.engine): "flyte" needs the extra flyte (memctl-local[flyte]). flyte_config: a Flyte/Union
+    # Sleep's engine (memctl.sleep.engines.select): "flyte" needs the extra flyte (memctl-local[flyte]). flyte_config: a Flyte/Union
     # config.yaml (None: Flyte's local mode, in this process); flyte_model_host: Ollama as the tasks reach it.
     sleep_engine: Literal["local", "flyte"] = Field(default="local", description=(
         "`sleep`'s engine: `local`, or `flyte` (needs the extra `memctl-local[flyte]`)."))

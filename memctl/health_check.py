@@ -1,5 +1,5 @@
 """One line of an environment check, and how long a probe may wait: shared by ``memctl doctor`` and the cycles'
-own checks (the Flyte engine's, :mod:`memctl.sleep.engine_doctor`), so that neither imports the other."""
+own checks (the Flyte engine's, :mod:`memctl.sleep.engines.doctor`), so that neither imports the other."""
 
 from __future__ import annotations
 

@@ -11,8 +11,10 @@ A damaged file — not UTF-8, not JSON, nested deeper than the parser's recursio
 limit, the wrong shape, or unreadable — is one error kind, :class:`StateFileError`
 (exit 7, the data home's code), whose one-line message names the file, what is
 wrong and the fix. ``RecursionError`` (``json.loads`` on ``[[[[…`` thousands deep)
-is caught here and nowhere else. A cache treats that error as a miss; a record
-the run depends on lets it reach the CLI boundary.
+is caught here and nowhere else: :func:`decode_json` turns it into a ``ValueError``, and
+every JSON memctl did not write itself (a model's answer, a staged proposal, a socket
+request) is decoded by it too, so its callers catch ``ValueError`` alone. A cache treats
+a damaged file as a miss; a record the run depends on lets the error reach the CLI boundary.
 """
 
 from __future__ import annotations
@@ -27,6 +29,24 @@ from memctl.atomic import atomic_write_json
 from memctl.exit_codes import HomeError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class JSONNestingError(ValueError):
+    """JSON nested deeper than the parser's recursion limit (``[[[[…`` thousands deep); a ``ValueError``
+    like every other undecodable JSON."""
+
+
+def decode_json(data: bytes | bytearray | str) -> Any:
+    """``json.loads(data)``, with nesting too deep for the parser raised as :class:`JSONNestingError`.
+
+    Raises:
+        ValueError: not UTF-8 (``UnicodeDecodeError``), not JSON (``json.JSONDecodeError``), or nested too
+            deeply (:class:`JSONNestingError`); never ``RecursionError``.
+    """
+    try:
+        return json.loads(data)
+    except RecursionError as exc:
+        raise JSONNestingError("JSON nested too deeply") from exc
 
 
 class StateFileError(HomeError):
@@ -50,7 +70,7 @@ class StateModel(BaseModel):
 
 def _reason(exc: BaseException) -> str:
     """One line saying what is wrong: the first validation error with its location, or the parser's message."""
-    if isinstance(exc, RecursionError):
+    if isinstance(exc, (JSONNestingError, RecursionError)):
         return "nested too deeply"
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
@@ -69,8 +89,9 @@ def parse_state(data: bytes | str, model: type[M], *, path: Path, problem: str =
     """
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return model.model_validate(json.loads(text))
-    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError, JSONDecodeError, ValidationError are ValueErrors
+        return model.model_validate(decode_json(text))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError, JSONDecodeError, JSONNestingError, ValidationError;
+        # RecursionError: a validator walking a deeply nested value
         raise error(f"{path} {problem} ({_reason(exc)})" + (f"; {fix}" if fix else ""), path=path) from exc
 
 

@@ -16,8 +16,9 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from memctl.ask.run import AskError, AskOptions, ask
+from memctl.ask.run import AskOptions, ask
 from memctl.config import DataHome, Settings
+from memctl.exit_codes import ExitCodeError
 
 
 def _counts(settings: Settings, datasets: list[str]) -> dict:
@@ -40,7 +41,7 @@ def main() -> int:
                              propose=item.get("propose"), use_graph=item.get("use_graph", True))
         try:
             results.append(ask(settings, options).as_dict())
-        except AskError as exc:
+        except ExitCodeError as exc:
             results.append({"error": str(exc), "exit_code": exc.exit_code})
     out["results"] = results
     out["counts_after"] = _counts(settings, spec.get("counts", []))

@@ -12,10 +12,11 @@ from hypothesis import given, settings as hsettings, strategies as st
 from memctl.ask.proposals import ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Source, retrieve
 from memctl.ask.routing import UnknownTopicError, lexical_route, route_question
-from memctl.ask.run import AskError, AskOptions, UserMemory, ask, assemble_context
+from memctl.ask.run import AskOptions, UserMemory, ask, assemble_context
 from memctl.catalog.note_search import NoteSearch
 from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex, TopicIndexError, build_topic_index
 from memctl.config import DataHome, Settings
+from memctl.exit_codes import ExitCodeError
 from memctl.ingest.run import IngestOptions, IngestRun
 from memctl.store import MemoryStore
 from tests.fakes.ollama_server import FakeOllama
@@ -257,7 +258,7 @@ def test_ask_errors_are_clear_with_their_exit_code(ingested_home: Path, tmp_path
         options = AskOptions(question="" if case == "empty" else "what happened?",
                              topics=["nope"] if case == "unknown_topic" else [],
                              session="../x" if case == "bad_session" else None)
-        with pytest.raises(AskError) as info:
+        with pytest.raises(ExitCodeError) as info:
             ask(Settings(home=home, ollama_host=host), options)
     assert info.value.exit_code == code and fragment in str(info.value)
 

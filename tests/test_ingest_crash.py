@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from memctl.config import Settings
+from memctl.exit_codes import ExitCodeError
 from memctl.ingest.run import IngestOptions, IngestRun
 from tests.fakes.ollama_server import FakeOllama
 from tests.fixtures.synthetic_opencode import build_database
@@ -159,12 +160,10 @@ def test_timeouts_and_malformed_replies_are_errors_not_crashes(tmp_path: Path, f
 
 
 def test_missing_model_stops_the_run_at_once_with_the_pull_command(tmp_path: Path) -> None:
-    from memctl.ingest.run import IngestError
-
     db = build_database(tmp_path / "opencode.db", 3, turns=2)
     with FakeOllama(missing_models={"llama3.1:8b"}) as server:
         settings = Settings(home=tmp_path / "var", ollama_host=server.url, workers=1)
-        with pytest.raises(IngestError, match=r"ollama pull llama3\.1:8b") as failed:
+        with pytest.raises(ExitCodeError, match=r"ollama pull llama3\.1:8b") as failed:
             IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
         assert server.counts["/api/chat"] == 0  # checked once up front, not per session
     assert failed.value.exit_code == 9

@@ -20,6 +20,7 @@ import pytest
 
 from memctl.config import DataHome, Settings
 from memctl.doctor import check_graph_rejections
+from memctl.exit_codes import ExitCodeError
 from memctl.graph import knowledge_graph
 from memctl.graph.rejections import load_rejections
 from memctl.ingest.run import IngestError, IngestOptions, IngestRun
@@ -126,7 +127,7 @@ def test_missing_graph_model_stops_before_cognee_with_the_pull_command(tmp_path:
     db = build_database(tmp_path / "opencode.db", 1, turns=2)
     with FakeOllama(missing_models={"graph-model:1b"}) as server:
         settings = Settings(home=tmp_path / "var", ollama_host=server.url, graph_model="graph-model:1b", workers=1)
-        with pytest.raises(IngestError, match=r"ollama pull graph-model:1b") as failed:
+        with pytest.raises(ExitCodeError, match=r"ollama pull graph-model:1b") as failed:
             IngestRun(settings, IngestOptions(db=db)).run()
     assert failed.value.exit_code == 9
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from memctl.config import Settings
-from memctl.exit_codes import SOURCE, USAGE
+from memctl.exit_codes import SOURCE, USAGE, ExitCodeError
 from memctl.ingest.options import IngestOptions
-from memctl.ingest.run import IngestError, IngestRun
+from memctl.ingest.run import IngestRun
 from tests.crafted_opencode import CraftedDb, bash, text
 from tests.fakes.ollama_server import FakeOllama
 from tests.fixtures.synthetic_opencode import create_schema
@@ -85,7 +85,7 @@ def _requests(server: FakeOllama) -> dict[str, int]:
 def test_a_bad_database_leaves_no_home_and_calls_no_model(tmp_path: Path, kind: str, phase: str) -> None:
     db, home = _foreign(kind, tmp_path), tmp_path / "var"
     with FakeOllama() as server:
-        with pytest.raises(IngestError) as err:
+        with pytest.raises(ExitCodeError) as err:
             IngestRun(_settings(home, server), IngestOptions(db=db, phase=phase)).run()
         assert _requests(server) == {}
     assert err.value.exit_code == SOURCE, str(err.value)
@@ -97,7 +97,7 @@ def test_a_bad_database_leaves_no_home_and_calls_no_model(tmp_path: Path, kind: 
 def test_a_graph_phase_with_a_filter_validates_the_database_first(tmp_path: Path, kind: str, phase: str) -> None:
     db, home = _foreign(kind, tmp_path), tmp_path / "var"
     with FakeOllama() as server:
-        with pytest.raises(IngestError) as err:
+        with pytest.raises(ExitCodeError) as err:
             IngestRun(_settings(home, server), IngestOptions(db=db, phase=phase, project="alpha")).run()
         assert _requests(server) == {}
     assert err.value.exit_code == SOURCE and not home.exists()
@@ -119,7 +119,7 @@ def test_the_command_line_says_why_and_exits_3_without_a_trace(tmp_path: Path, k
 def test_an_unknown_session_id_is_refused_before_the_home_exists(tmp_path: Path) -> None:
     db = _empty_opencode(tmp_path)
     with FakeOllama() as server:
-        with pytest.raises(IngestError) as err:
+        with pytest.raises(ExitCodeError) as err:
             IngestRun(_settings(tmp_path / "var", server), IngestOptions(db=db, session_ids=("ses_nope",))).run()
         assert _requests(server) == {}
     assert err.value.exit_code == USAGE and not (tmp_path / "var").exists()

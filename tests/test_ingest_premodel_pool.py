@@ -28,10 +28,10 @@ import pytest
 from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome, Settings
 from memctl.connectors.opencode.source import OpenCodeSource
-from memctl.exit_codes import FAILED_ITEMS, SOURCE
+from memctl.exit_codes import FAILED_ITEMS, SOURCE, ExitCodeError
 from memctl.ingest import premodel
 from memctl.ingest.plan import Action
-from memctl.ingest.run import IngestError, IngestOptions, IngestRun
+from memctl.ingest.run import IngestOptions, IngestRun
 from tests import premodel_tasks
 from tests.fakes.chat_client import FakeChatClient
 from tests.fixtures.synthetic_opencode import add_project, add_session, create_schema
@@ -142,9 +142,9 @@ def test_results_come_back_in_source_order_when_later_sessions_finish_first(
     assert pooled == serial
 
 
-def _failing_run(db: Path, home: Path, processes: int, phase: str, fake: FakeChatClient) -> tuple[IngestError, list]:
+def _failing_run(db: Path, home: Path, processes: int, phase: str, fake: FakeChatClient) -> tuple[ExitCodeError, list]:
     settings = Settings(home=home, transcript_processes=processes, settle_minutes=0, workers=1)
-    with pytest.raises(IngestError) as raised:
+    with pytest.raises(ExitCodeError) as raised:
         IngestRun(settings, IngestOptions(db=db, phase=phase, dry_run=phase == "plan")).run()
     entries = Checkpoint(DataHome(home).progress, DataHome(home).skipped).entries
     return raised.value, sorted(entries)

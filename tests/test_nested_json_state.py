@@ -53,7 +53,7 @@ def _ledger(home: DataHome) -> object:
 
 
 def _sleep_state(home: DataHome) -> object:
-    from memctl.sleep.run import SleepState
+    from memctl.sleep.state import SleepState
 
     home.sleep_state.parent.mkdir(parents=True, exist_ok=True)
     home.sleep_state.write_text(DEEP)

@@ -20,8 +20,9 @@ from memctl.config import Settings
 from memctl.connectors.opencode import source as opencode
 from memctl.connectors.opencode.lock import IMMUTABLE, LOCKING, WAL, has_hot_journal, lock_holder, read_mode
 from memctl.connectors.opencode.source import OpenCodeSource, SourceBusyError
+from memctl.exit_codes import ExitCodeError
 from memctl.ingest.options import IngestOptions
-from memctl.ingest.run import IngestError, IngestRun
+from memctl.ingest.run import IngestRun
 from tests.crafted_opencode import CraftedDb, bash, text
 from tests.fakes.ollama_server import FakeOllama
 from tests.memctl_process import run_memctl
@@ -107,7 +108,7 @@ def test_ingest_marks_nothing_while_locked(tmp_path: Path, kind: str, quick_busy
     try:
         with FakeOllama() as server:
             settings = Settings(home=home, ollama_host=server.url, workers=1, settle_minutes=0)
-            with pytest.raises(IngestError, match="busy, retry later") as caught:
+            with pytest.raises(ExitCodeError, match="busy, retry later") as caught:
                 IngestRun(settings, IngestOptions(db=db, phase="distill")).run()
             assert server.counts["/api/chat"] == 0
     finally:

@@ -18,7 +18,8 @@ from memctl.config import DataHome, Settings
 from memctl.sleep.clustering import cluster_memories, related, subject_words
 from memctl.sleep.consolidate import ConsolidationTask, Member, consolidate, consolidate_cluster
 from memctl.sleep.review_queue import entries as review_entries
-from memctl.sleep.run import SleepError, SleepOptions, SleepRun
+from memctl.sleep.run import SleepOptions, SleepRun
+from memctl.sleep.state import SleepError
 from memctl.store import MemoryStore
 from memctl.store.user_memory import parse_memory, render_memory
 from tests.fakes.ollama_server import FakeOllama
@@ -500,7 +501,7 @@ def test_promotion_checks_the_target_against_the_store(tmp_path: Path) -> None:
 
 
 def test_unmerge_restores_members_and_they_are_not_merged_again(tmp_path: Path) -> None:
-    from memctl.sleep.run import unmerge
+    from memctl.sleep.state import unmerge
 
     home = tmp_path / "var"
     store = MemoryStore(home / "store")

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from memctl.exit_codes import USAGE
-from memctl.sleep.engine import EngineUnavailableError
-from memctl.sleep.engine_flyte import EngineTaskError
-from memctl.sleep.engine_flyte_sdk import FLYTE_EXTRA_HINT
+from memctl.sleep.engines.flyte_engine import EngineTaskError
+from memctl.sleep.engines.flyte_sdk import FLYTE_EXTRA_HINT
+from memctl.sleep.engines.select import EngineUnavailableError
 from memctl.sleep.run import SleepOptions, SleepRun
 from memctl.store import MemoryStore
 from memctl.store.user_memory import render_memory
@@ -161,7 +161,7 @@ def test_a_task_raising_mid_run_leaves_the_store_as_the_local_engine_does(tmp_pa
         for subject in SUBJECTS:
             _seed_cluster(store, "user/global", 2, subject)
         with monkeypatch.context() as patch:
-            patch.setattr(f"memctl.sleep.engine{'_flyte' if engine == 'flyte' else ''}.consolidate", crashing)
+            patch.setattr(f"memctl.sleep.engines.{'flyte_engine' if engine == 'flyte' else 'select'}.consolidate", crashing)
             with FakeOllama() as server, pytest.raises((RuntimeError, EngineTaskError), match="worker lost"):
                 _sleep(home, server, engine, concurrency=1)  # one at a time: the local engine's order is fixed
         assert store.verify(deep=True).ok
@@ -212,7 +212,7 @@ def test_the_flyte_engine_without_the_extra_is_one_usage_error(tmp_path: Path, m
 
     from memctl.cli.main import app
 
-    for name in [n for n in sys.modules if n == "flyte" or n.startswith("flyte.") or n == "memctl.sleep.engine_flyte"]:
+    for name in [n for n in sys.modules if n == "flyte" or n.startswith("flyte.") or n == "memctl.sleep.engines.flyte_engine"]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, blocked, None)  # `import flyte` (or a part of it) fails as if not installed
     with pytest.raises(EngineUnavailableError) as raised:
@@ -235,7 +235,7 @@ def test_an_unknown_engine_is_a_usage_error(tmp_path: Path, name: str) -> None:
 def test_the_schedule_runs_every_six_hours_with_the_deploy_time_home_and_model(monkeypatch) -> None:
     import importlib
 
-    from memctl.sleep import engine_flyte, engine_flyte_schedule
+    from memctl.sleep.engines import flyte_engine as engine_flyte, flyte_schedule as engine_flyte_schedule
 
     monkeypatch.setenv("MEMCTL_FLYTE_HOME_URI", "s3://bucket/memctl-home")
     monkeypatch.setenv("MEMCTL_FLYTE_MODEL_HOST", "http://ollama.ml.svc:11434")
@@ -249,7 +249,7 @@ def test_the_schedule_runs_every_six_hours_with_the_deploy_time_home_and_model(m
 
 
 def _doctor(settings) -> dict:
-    from memctl.sleep.engine_doctor import check_flyte_engine
+    from memctl.sleep.engines.doctor import check_flyte_engine
 
     return {c.name: c for c in check_flyte_engine(settings)}
 
@@ -301,7 +301,7 @@ def test_local_mode_tasks_call_the_flyte_model_host(tmp_path: Path) -> None:
                                    ValueError("image build failed")])
 def test_a_failed_flyte_run_is_one_error_and_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             error: Exception) -> None:
-    from memctl.sleep import engine_flyte
+    from memctl.sleep.engines import flyte_engine as engine_flyte
 
     class FailingRunner:
         def run(self, *args, **kwargs):

@@ -45,6 +45,7 @@ from pathlib import Path
 from memctl.config import DataHome, Settings
 from memctl.graph.plain_text import restore
 from memctl.graph.search import SearchHit
+from memctl.state_file import decode_json
 
 CACHE_VERSION = 1
 COGNEE_VERSION = "1.6.5"  # dataset_database.cognee_version of the stores this reader knows
@@ -162,7 +163,7 @@ def cached_chunks(home: DataHome, dataset: str, table: Path):  # noqa: ANN201 - 
     path = home.chunk_cache / f"{dataset}.vec"
     try:
         with path.open("rb") as handle:
-            header = json.loads(handle.readline())
+            header = decode_json(handle.readline())
             if header.get("version") == CACHE_VERSION and header.get("stamp") == stamp:
                 rows = [tuple(row) for row in header["rows"]]
                 matrix = np.frombuffer(handle.read(), dtype="<f4").reshape(len(rows), int(header["dim"]))

@@ -48,7 +48,6 @@ overrides everything; a single topic needs no call.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass
@@ -57,6 +56,7 @@ from memctl.catalog.topic_index import TopicIndex, UnknownTopicError
 from memctl.config import DataHome, Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import load_prompt
+from memctl.state_file import decode_json
 
 MAX_TOPICS = 2
 SECOND_TOPIC_MIN_RATIO = 0.8  # "close": two topics whose combined scores are within 20 % both get searched
@@ -275,7 +275,7 @@ def route_question(question: str, index: TopicIndex, settings: Settings, *,
         reason = "router answered no known topic"
     except ModelError as exc:
         reason = f"router failed: {exc}"
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
         reason = f"router output invalid: {exc}"
     topics, how = fallback_route(question, index, settings, DataHome(settings.home))
     return Route(topics, "fallback", f"{reason}; {how}", route_s=time.monotonic() - started)
@@ -290,7 +290,7 @@ def _model_route(question: str, index: TopicIndex, settings: Settings) -> list[s
                         schema=route_schema([*index.slugs, *aliases]), options={"num_predict": 64},
                         messages=[{"role": "system", "content": prompt.body},
                                   {"role": "user", "content": f"Topics:\n{listing}\n\nQuestion: {question}"}])
-    data = json.loads(content)
+    data = decode_json(content)
     if not isinstance(data, dict) or not isinstance(data.get("topics"), list):
         raise ValueError(f"expected {{\"topics\": [...]}}, got {content[:80]!r}")
     known = [t if t in index.topics else aliases[t] for t in data["topics"]

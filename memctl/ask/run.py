@@ -39,7 +39,6 @@ when they disagree.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -48,9 +47,9 @@ from typing import Callable
 from memctl.ask.memory_selection import relevant_globals
 from memctl.ask.proposals import DEFAULT_SESSION, SESSION_ID, Proposal, ProposalError, stage_proposal
 from memctl.ask.retrieval import ContextHit, Retrieval, Source, retrieve
-from memctl.ask.routing import Route, UnknownTopicError, route_question
+from memctl.ask.routing import Route, route_question
 from memctl.ask.subjects import same_subject
-from memctl.catalog.topic_index import TopicIndex, TopicIndexError, build_topic_index
+from memctl.catalog.topic_index import TopicIndex, build_topic_index
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import (
     HOME as EXIT_HOME,
@@ -63,6 +62,7 @@ from memctl.front_matter import read_front_matter, strip_front_matter
 from memctl.ollama_client import ModelError, chat_once, chat_stream, check_model, client_for, strip_think
 from memctl.prompts import load_prompt
 from memctl.prompts.quoting import header_field, quote
+from memctl.state_file import decode_json
 from memctl.store import MemoryStore, StoreError
 from memctl.store.user_memory import member_provenance
 
@@ -173,13 +173,11 @@ def load_index(home: DataHome) -> TopicIndex:
     """The topic index; rebuilt in memory (not saved) when notes exist but the file does not.
 
     Raises:
-        AskError: unreadable index (7), or nothing ingested yet (12).
+        AskError: a file where the home should be (7), or nothing ingested yet (12).
+        TopicIndexError: the topic index is damaged (7).
     """
     home.refuse_file(AskError)
-    try:
-        index = TopicIndex.load(home.topic_index)
-    except TopicIndexError as exc:
-        raise AskError(str(exc), EXIT_HOME) from exc
+    index = TopicIndex.load(home.topic_index)  # TopicIndexError (exit 7) reaches the CLI boundary as it is
     if not index.topics and (home.store / "memory").is_dir():
         index = build_topic_index(home)
     if not index.topics:
@@ -330,9 +328,11 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
     """Answer one question from memory; stream answer pieces to ``on_token`` when given.
 
     Raises:
-        AskError: empty/oversize question, unknown topic or bad session (2),
-            unreadable data home (7), Ollama down or answer model missing or
+        AskError: empty/oversize question or bad session (2), unreadable data home (7), the answer
             failing (9), nothing ingested yet (12).
+        UnknownTopicError: a ``--topic`` that is not in the index (2).
+        TopicIndexError: the topic index is damaged (7).
+        ModelError: Ollama down, or the answer model missing (9).
     """
     question = (options.question or "").strip()
     if not question:
@@ -351,14 +351,8 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
     if options.use_graph and home.cognee.is_dir():
         _prewarm_graph(settings, home)
     client = client_for(settings, settings.request_timeout_s)
-    try:
-        check_model(client, settings, settings.answer_model, settings.request_timeout_s)
-    except ModelError as exc:
-        raise AskError(str(exc), EXIT_MODEL) from exc
-    try:
-        route: Route = route_question(question, index, settings, override=options.topics or None)
-    except UnknownTopicError as exc:
-        raise AskError(str(exc), EXIT_USAGE) from exc
+    check_model(client, settings, settings.answer_model, settings.request_timeout_s)  # ModelError: exit 9
+    route: Route = route_question(question, index, settings, override=options.topics or None)  # UnknownTopicError: 2
     top_k = options.top_k or settings.ask_top_k
     # The graph searches the routed topics; the notes and their vectors every topic unless the user named them,
     # so a routing mistake cannot hide a session (the context stays bounded by top_k).
@@ -407,7 +401,7 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
         try:
             result.proposal = propose_from_exchange(client, settings, store, session, question, answer,
                                                     route.topics[0] if len(route.topics) == 1 else None)
-        except (ModelError, ProposalError, StoreError, ValueError, RecursionError) as exc:
+        except (ModelError, ProposalError, StoreError, ValueError) as exc:
             result.proposal_error = str(exc)
     return result
 
@@ -442,7 +436,7 @@ def propose_from_exchange(client, settings: Settings, store: MemoryStore, sessio
     content = chat_once(client, settings, model=settings.router_model, timeout_s=settings.router_timeout_s,
                         schema=schema, messages=[{"role": "system", "content": prompt.body},
                                                  {"role": "user", "content": f"Question: {question}\n\nAnswer: {answer}"}])
-    data = json.loads(content)
+    data = decode_json(content)
     if not isinstance(data, dict) or not data.get("propose") or not str(data.get("memory") or "").strip():
         return None
     kind = data.get("kind") if data.get("kind") in ("preference", "decision") else "note"

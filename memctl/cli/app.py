@@ -19,8 +19,9 @@ are at the time: those carry library output to ``<home>/logs/library.log``
 from __future__ import annotations
 
 import os
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -55,6 +56,19 @@ HomeOption = Annotated[Optional[Path], typer.Option(
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 WaitOption = Annotated[bool, typer.Option(
     "--wait", help="If another ingest or sleep holds the data home, wait for it instead of exiting 6.")]
+
+
+class EngineName(str, Enum):
+    """Sleep's engines by name, the values of the ``sleep_engine`` setting (a test holds them equal)."""
+
+    local = "local"
+    flyte = "flyte"
+
+
+def engine_option(help_text: str) -> Any:
+    """The ``--engine local|flyte`` option type of ``sleep`` and ``doctor``, with the command's own help; an
+    unknown name is a usage error (exit 2) before the command runs."""
+    return Annotated[Optional[EngineName], typer.Option("--engine", metavar="local|flyte", help=help_text)]
 
 
 def _version(value: bool) -> None:

@@ -10,7 +10,7 @@ is refused with a usage error, so a script never removes data by accident.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any, Protocol
 
 import typer
 
@@ -20,6 +20,33 @@ from memctl.exit_codes import FAILED_ITEMS, UsageError
 
 DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Only show what would be removed.")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask (required when stdin is not a terminal).")]
+
+
+class RemovalPlan(Protocol):
+    """What forget and purge plan: :mod:`memctl.forget.plan`'s plans."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plan for ``--json``."""
+        ...
+
+    def lines(self) -> list[str]:
+        """One line per thing the plan removes."""
+        ...
+
+
+def dry_run_result(command: str, plan: RemovalPlan, *, as_json: bool) -> dict[str, Any] | None:
+    """A dry run's result: with ``--json`` the document ``{"dry_run": true, "plan": …, "removes": [lines]}``
+    (the caller prints it), else the plan shown on stdout under ``"<command> would:"`` and None."""
+    if as_json:
+        return {"dry_run": True, "plan": plan.as_dict(), "removes": plan.lines()}
+    show_plan(f"{command} would:", plan.lines(), dry_run=True)
+    return None
+
+
+def confirm_plan(command: str, plan: RemovalPlan, question: str, *, yes: bool) -> None:
+    """The plan on stderr under ``"<command> will:"``, then :func:`confirm_or_exit` with ``question``."""
+    show_plan(f"{command} will:", plan.lines())
+    confirm_or_exit(question, yes=yes)
 
 
 def show_plan(title: str, lines: list[str], *, dry_run: bool = False) -> None:

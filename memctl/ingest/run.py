@@ -29,9 +29,9 @@ from memctl.catalog.refresh import refresh_indexes
 from memctl.catalog.topics import TopicRegistry
 from memctl.config import DataHome, Settings
 from memctl.connectors.model import SessionInfo
-from memctl.connectors.opencode.source import SessionFilter, SourceError
+from memctl.connectors.opencode.source import SessionFilter
 from memctl.connectors.registry import CombinedSource, open_sources
-from memctl.exit_codes import HOME, INTEGRITY, MODEL, USAGE, ExitCodeError
+from memctl.exit_codes import HOME, MODEL, USAGE, ExitCodeError
 from memctl.ingest.graph_ledger import ledger_path, record_settled
 from memctl.ingest.options import PHASES, IngestOptions
 from memctl.ingest.plan import Action, Decision, PlanRules, decide
@@ -73,9 +73,10 @@ class IngestError(ExitCodeError):
 class IngestRun:
     """One ingest run over one data home. Create, then call :meth:`run`.
 
-    Raises (from :meth:`run`): IngestError with the exit code (2 refused option or
-    unknown ``--session``, 3 source, 6 busy home, 7 home unusable, 9 model server,
-    10 store damaged); CheckpointError (7) for a corrupt checkpoint.
+    Raises (from :meth:`run`): an :class:`~memctl.exit_codes.ExitCodeError` with the exit code, mapped by
+    the CLI boundary: IngestError (2 refused option or unknown ``--session``, 6 busy home, 7 home unusable,
+    9 model server), the source's SourceError (3), the model client's ModelError (9), the store's
+    AuditIntegrityError (10), CheckpointError (7) for a corrupt checkpoint.
     """
 
     def __init__(self, settings: Settings, options: IngestOptions, reporter: Reporter | None = None) -> None:
@@ -101,10 +102,7 @@ class IngestRun:
         return SessionFilter(since_ms=since_ms, session_ids=self.options.session_ids, accept=accept, limit=self.options.limit)
 
     def _open_source(self) -> CombinedSource:
-        try:
-            return open_sources(self.options.source_spec())
-        except SourceError as exc:
-            raise IngestError(str(exc), exc.exit_code) from exc
+        return open_sources(self.options.source_spec())
 
     def _rules(self, prompt_version: str) -> PlanRules:
         opts = self.options
@@ -139,8 +137,6 @@ class IngestRun:
                 registry = self._registry(source, checkpoint, read_only=True)
                 found = survey_sessions(source, registry, checkpoint, self._filter(registry),
                                         self._rules(load_prompt("distill").version))
-            except SourceError as exc:
-                raise IngestError(str(exc), exc.exit_code) from exc
             finally:
                 source.close()
             selected = set(found.root_ids) if self._filtered() else None
@@ -184,8 +180,6 @@ class IngestRun:
                 for slug, alias in registry.new_aliases:
                     self.reporter.log(f"topic {slug}: its project is now at {alias.path}; "
                                       f"recorded {alias.name!r} as another name of the topic")
-        except SourceError as exc:
-            raise IngestError(str(exc), exc.exit_code) from exc
         finally:
             warnings = Counter(source.stats.skip_counts()) + self.transcript_warnings
             self.summary.read_warnings = dict(sorted(warnings.items()))
@@ -276,14 +270,7 @@ class IngestRun:
         if not self.options.reparse_all and executor.recover(work, transcript):
             self.reporter.advance()
             return
-        # Imported here, not for a dry run: building the model client's pydantic models while
-        # Ctrl-C comes turns it into a SchemaError (a traceback, not the interrupt).
-        from memctl.ollama_client import ModelError
-
-        try:
-            executor.submit(work, transcript)
-        except ModelError as exc:
-            raise IngestError(str(exc), exc.exit_code) from exc
+        executor.submit(work, transcript)  # a ModelError (exit 9) reaches the CLI boundary as it is
 
     # -- publish into the store -----------------------------------------------------
 
@@ -295,8 +282,8 @@ class IngestRun:
             self.summary.notes_published += published.written
             self.summary.notes_unpublished += published.removed
             refresh_indexes(self.home)
-        except AuditIntegrityError as exc:
-            raise IngestError(str(exc), INTEGRITY) from exc
+        except AuditIntegrityError:
+            raise  # its own exit code (10, store damaged), not the data home's 7 below
         except (StoreError, OSError) as exc:
             raise IngestError(f"publishing notes into {self.home.store} failed: {exc}", HOME) from exc
         if published.written or published.removed:
@@ -347,8 +334,6 @@ class IngestRun:
             source.check_schema()
             registry = TopicRegistry.load(self.home.topics, read_only=True)
             return [info.id for info in source.iter_root_infos(self._filter(registry))]
-        except SourceError as exc:
-            raise IngestError(str(exc), exc.exit_code) from exc
         finally:
             source.close()
 
@@ -378,11 +363,8 @@ class IngestRun:
 
         settings = self.settings
         client = client_for(settings, settings.request_timeout_s)
-        try:
-            for model in dict.fromkeys((settings.graph_model, settings.embedding_model)):
-                check_model(client, settings, model, settings.request_timeout_s)
-        except ModelError as exc:
-            raise IngestError(str(exc), exc.exit_code) from exc
+        for model in dict.fromkeys((settings.graph_model, settings.embedding_model)):
+            check_model(client, settings, model, settings.request_timeout_s)
         # A wrong dimension would be written into Cognee's vector collections and
         # poison the data home for every later run; refuse before anything is stored.
         try:
@@ -435,8 +417,6 @@ class IngestRun:
             registry = TopicRegistry.load(self.home.topics, read_only=True) if self.home.topics.is_file() \
                 else TopicRegistry(None)
             problem = unknown_project_message(source, registry, self.options.project or "")
-        except SourceError as exc:
-            raise IngestError(str(exc), exc.exit_code) from exc
         finally:
             source.close()
         if problem:

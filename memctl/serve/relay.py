@@ -30,11 +30,10 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Callable
 
-from memctl.ask.proposals import Proposal
-from memctl.ask.retrieval import Source
-from memctl.ask.run import AskError, AskOptions, AskResult
+from memctl.ask.api import AskError, AskOptions, AskResult, Proposal, Source
 from memctl.config import DataHome, Settings
 from memctl.exit_codes import MODEL, ExitCodeError
+from memctl.state_file import decode_json
 
 SOCKET_NAME = "serve.sock"
 PROTOCOL_VERSION = 1
@@ -113,7 +112,7 @@ def ask_through_server(settings: Settings, options: AskOptions,
                      "options": asdict(options), "stream": on_token is not None})
         with sock.makefile("r", encoding="utf-8") as replies:
             for line in replies:
-                message = json.loads(line)
+                message = decode_json(line)
                 if "token" in message and on_token is not None:
                     on_token(str(message["token"]))
                     shown = True
@@ -126,7 +125,7 @@ def ask_through_server(settings: Settings, options: AskOptions,
         if shown:
             raise AskError("the memctl server stopped in the middle of the answer; ask again", MODEL)
         return None
-    except (OSError, ValueError, RecursionError, TypeError, KeyError) as exc:
+    except (OSError, ValueError, TypeError, KeyError) as exc:
         if shown:
             raise AskError(f"the memctl server stopped in the middle of the answer ({exc}); ask again", MODEL) from exc
         # Answering in-process beside a warm server finds its graph store locked (notes only): leave a trace.
@@ -209,7 +208,7 @@ class RelayServer:
             try:
                 with conn.makefile("rb") as incoming:
                     line = incoming.readline(MAX_REQUEST_BYTES + 1)
-                request = json.loads(line)
+                request = decode_json(line)
                 if request.get("version") != PROTOCOL_VERSION or request.get("op") != "ask":
                     _send(conn, {"decline": "unknown request"})
                     return
@@ -225,7 +224,7 @@ class RelayServer:
                 reply = {"result": document}
             except ExitCodeError as exc:
                 reply = {"error": str(exc), "exit_code": exc.exit_code}
-            except (OSError, ValueError, RecursionError, TypeError, KeyError):
+            except (OSError, ValueError, TypeError, KeyError):
                 return  # the client went away or sent garbage: nothing to answer
             try:
                 _send(conn, reply)

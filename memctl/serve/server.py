@@ -32,7 +32,7 @@ from pydantic import Field, ValidationError
 
 from memctl import exit_codes
 from memctl.about import installed_version
-from memctl.ask.run import MAX_QUESTION_CHARS
+from memctl.ask.api import MAX_QUESTION_CHARS
 from memctl.exit_codes import ExitCodeError
 from memctl.serve import tools
 from memctl.serve.warm import WarmMemory

@@ -20,9 +20,7 @@ from __future__ import annotations
 import json
 import re
 
-from memctl.ask.proposals import ProposalError, stage_proposal
-from memctl.ask.retrieval import Retrieval
-from memctl.ask.run import MAX_QUESTION_CHARS, AskOptions
+from memctl.ask.api import MAX_QUESTION_CHARS, AskOptions, ProposalError, Retrieval, stage_proposal
 from memctl.exit_codes import UsageError
 from memctl.serve.warm import WarmMemory
 from memctl.store import MemoryStore
@@ -62,8 +60,7 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
         UsageError: empty or oversize query, ``top_k`` outside 1–50, unknown topic (2).
         memctl.ask.run.AskError: unreadable data home (7), nothing ingested (12).
     """
-    from memctl.ask.retrieval import retrieve
-    from memctl.ask.routing import fallback_route
+    from memctl.ask.api import fallback_route, retrieve
 
     query = _question(query, "query")
     k = warm.settings.ask_top_k if top_k is None else top_k

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from memctl.ask.run import AskOptions, AskResult, load_index
+from memctl.ask.api import AskOptions, AskResult, load_index
 from memctl.catalog.topic_index import TopicIndex
 from memctl.config import DataHome, Settings
 from memctl.serve.home_lock import home_busy
@@ -87,7 +87,7 @@ class WarmMemory:
         try:
             index = self.topic_index()
             if index.slugs and self.home.cognee.is_dir():
-                from memctl.ask.retrieval import retrieve
+                from memctl.ask.api import retrieve
 
                 biggest = max(index.slugs, key=lambda s: index.topics[s].note_count)
                 self.call(lambda reason: retrieve("warm up", [biggest], self.settings, self.home, index, top_k=1,
@@ -154,7 +154,7 @@ class WarmMemory:
         Raises:
             memctl.ask.run.AskError: as :func:`memctl.ask.run.ask`.
         """
-        from memctl.ask.run import ask as run_ask
+        from memctl.ask.api import ask as run_ask
 
         def work(reason: str | None) -> AskResult:
             run_options = replace(options, use_graph=False) if reason and options.use_graph else options

@@ -31,7 +31,6 @@ before the check existed) is removed and recomputed.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,7 +40,7 @@ from memctl.config import Settings
 from memctl.ollama_client import ModelError, chat_once, client_for
 from memctl.prompts import Prompt, load_prompt
 from memctl.prompts.quoting import header_field, quote
-from memctl.state_file import StateFileError, StateModel, read_state, write_state
+from memctl.state_file import StateFileError, StateModel, decode_json, read_state, write_state
 from memctl.validator.consolidation_check import substance_problem
 
 MAX_MERGED_LINES = 40
@@ -176,5 +175,5 @@ def consolidate_cluster(task_file: Path, result_file: Path, *, settings: Setting
     Raises:
         ConsolidationError: see :func:`consolidate` (no result file is written).
     """
-    task = ConsolidationTask.from_json(json.loads(Path(task_file).read_text(encoding="utf-8")))
+    task = ConsolidationTask.from_json(decode_json(Path(task_file).read_bytes()))
     write_state(result_file, asdict(consolidate(task, settings, cache_dir)))

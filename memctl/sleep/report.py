@@ -48,7 +48,7 @@ class SleepReport:
         self.json_path = Path(reports_dir) / f"sleep-{stamp}.json"
         self.started = now.strftime("%Y-%m-%d %H:%M:%S UTC")
         self.home = str(home)
-        self.engine = engine  # memctl.sleep.engine: where consolidation ran
+        self.engine = engine  # memctl.sleep.engines.select: where consolidation ran
         self.flyte_url: str | None = None  # the Flyte run's console URL; None in local mode and on the local engine
         self.status = "running"
         self.phases = {name: PhaseRecord(name) for name in PHASES}

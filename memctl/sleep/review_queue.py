@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from memctl.exit_codes import CONFLICT, ExitCodeError, UsageError
+from memctl.state_file import decode_json
 from memctl.store import ABSENT_SHA, ConcurrencyError, MemoryStore, MissingFileError, StoreError
 from memctl.store.user_memory import render_memory
 from memctl.store.versions import sha256_text
@@ -117,9 +118,9 @@ def entries(store: MemoryStore) -> list[ReviewEntry]:
         if not path.endswith(".json"):
             continue
         try:
-            data = json.loads(store.read_text(path)[0])
+            data = decode_json(store.read_text(path)[0])
             entry = ReviewEntry.from_dict(data)
-        except (StoreError, ValueError, TypeError, RecursionError):
+        except (StoreError, ValueError, TypeError):
             continue
         if entry.store_path == path:
             found.append(entry)

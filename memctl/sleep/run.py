@@ -17,7 +17,7 @@ Slow, careful work off the interactive path (README, "Sleep: memctl sleep"):
   (a run killed while applying) have those members deleted.
 * **consolidate** — each cluster of 2+ through the model, ``concurrency`` at
   a time (:func:`memctl.sleep.consolidate.consolidate`, cached by content) on
-  the engine chosen (:mod:`memctl.sleep.engine`: a local thread pool, or Flyte
+  the engine chosen (:mod:`memctl.sleep.engines.select`: a local thread pool, or Flyte
   tasks); each
   result is applied as it arrives: the merged memory must keep the members'
   substance, add no URL, host, command or package they lacked, and pass the
@@ -44,16 +44,10 @@ import contextlib
 import json
 import time
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from memctl.config import DataHome, Settings
-from memctl.exit_codes import (
-    FAILED_ITEMS as EXIT_FAILED,
-    MODEL as EXIT_MODEL,
-    OK as EXIT_OK,
-)
 from memctl.reporting import Reporter, SilentReporter
 from memctl.sleep.clustering import Cluster, cluster_memories
 from memctl.sleep.consolidate import (
@@ -63,11 +57,13 @@ from memctl.sleep.consolidate import (
     Member,
     is_cached,
 )
-from memctl.sleep.engine import select_engine
+from memctl.sleep.engines.select import select_engine
 from memctl.sleep.report import SleepReport
 from memctl.sleep.review_queue import ReviewEntry, hold, queue_size
-from memctl.sleep.state import SleepError, SleepState, recorded_members, unmerge  # noqa: F401 - unmerge re-exported
+from memctl.sleep.state import SleepError, SleepState, recorded_members
+from memctl.sleep.summary import SleepSummary
 from memctl.sleep.trust import decide, decide_merge
+from memctl.state_file import decode_json
 from memctl.store import (
     ABSENT_SHA,
     ConcurrencyError,
@@ -89,53 +85,12 @@ HELD = "held for review"  # the detail _promote_accepted returns for a held prop
 @dataclass
 class SleepOptions:
     """``concurrency`` None → ``settings.sleep_concurrency``; ``wait`` → block on the data-home lock;
-    ``engine`` None → ``settings.sleep_engine`` (:mod:`memctl.sleep.engine`)."""
+    ``engine`` None → ``settings.sleep_engine`` (:mod:`memctl.sleep.engines.select`)."""
 
     concurrency: int | None = None
     wait: bool = False
     rebuild: bool = True
     engine: str | None = None
-
-
-@dataclass
-class SleepSummary:
-    """Counts of one run (``--json`` prints :meth:`as_dict`)."""
-
-    proposals: int = 0
-    promoted: int = 0
-    rejected: int = 0
-    rejected_reasons: dict[str, int] = field(default_factory=dict)
-    held: int = 0
-    held_reasons: dict[str, int] = field(default_factory=dict)
-    review_queue: int = 0
-    clusters_found: int = 0
-    clusters_consolidated: int = 0
-    clusters_failed: list[dict[str, Any]] = field(default_factory=list)
-    memories_merged: int = 0
-    interrupted_applies_finished: int = 0
-    topics_rebuilt: list[str] = field(default_factory=list)
-    topics_failed: dict[str, str] = field(default_factory=dict)
-    model_calls: int = 0
-    cache_hits: int = 0
-    cognify_runs: int = 0
-    errors: list[str] = field(default_factory=list)
-    model_unavailable: str | None = None
-    report_html: str = ""
-    report_json: str = ""
-    wall_s: float = 0.0
-
-    @property
-    def exit_code(self) -> int:
-        """0 ok; 9 the consolidation model was unusable; 1 a cluster or topic failed (retried next run)."""
-        if self.model_unavailable:
-            return EXIT_MODEL
-        return EXIT_FAILED if (self.errors or self.topics_failed or self.clusters_failed) else EXIT_OK
-
-    def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["wall_s"] = round(self.wall_s, 3)
-        data["exit_code"] = self.exit_code
-        return data
 
 
 class SleepRun:
@@ -271,7 +226,7 @@ class SleepRun:
             return "bad_path", f"{path} names no topic directory"
         if not path.endswith(".md"):
             return "target_not_markdown", f"{path}: memories are Markdown files (.md)"
-        proposal = json.loads(raw)
+        proposal = decode_json(raw)
         created = _sane_time(proposal.get("created"))
         kind = proposal.get("kind") if proposal.get("kind") in ("preference", "decision", "note") else "note"
         topic = scope[2] if scope[1] == "topics" else None

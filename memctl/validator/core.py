@@ -100,7 +100,6 @@ feature branch after merge" pass.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -108,6 +107,7 @@ from functools import lru_cache
 from typing import Any
 
 from memctl.scrub.core import find_secrets
+from memctl.state_file import decode_json
 from memctl.store.errors import InvalidPathError
 from memctl.store.policy import INTERNAL_PREFIXES, PUBLIC_PREFIXES, normalize_path
 from memctl.validator.encoded import decoded_view_list, looks_like_command
@@ -283,8 +283,8 @@ def _as_proposal(raw: bytes | bytearray | str | dict, limits: ValidationLimits) 
     if len(raw) > limits.max_raw_bytes:
         return None, _reject("oversize_bytes", f"the staged file is {len(raw)} characters (more than {limits.max_raw_bytes})")
     try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
+        value = decode_json(raw)
+    except ValueError as exc:
         return None, _reject("malformed", f"the staged file is not valid JSON ({str(exc)[:120]})")
     if not isinstance(value, dict):
         return None, _reject("malformed", f"a proposal is a JSON object, got {type(value).__name__}")

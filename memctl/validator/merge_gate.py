@@ -2,7 +2,7 @@
 
 One function for both places that judge a merge — the driver before it writes
 (:meth:`memctl.sleep.run.SleepRun._apply`) and a Flyte consolidation task
-(:mod:`memctl.sleep.engine_flyte`, so a refused merge is never cached) — so they
+(:mod:`memctl.sleep.engines.flyte_engine`, so a refused merge is never cached) — so they
 cannot disagree. :func:`check_merged` refuses a merge (the members are kept) when
 
 * the validator refuses it as it would a proposal (bounds ``CONSOLIDATED_LIMIT_FACTOR`` times a

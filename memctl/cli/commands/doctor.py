@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, app, given_on_command_line, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, engine_option, given_on_command_line, settings_from_flags, stdout
 from memctl.cli.tables import print_table
 from memctl.exit_codes import DOCTOR, OK
 
@@ -22,7 +22,7 @@ def doctor(
     codex_home: Annotated[Optional[Path], typer.Option("--codex-home", metavar="DIR", help="Codex CLI's home to check (default: $CODEX_HOME, then ~/.codex).")] = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
-    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Also check this sleep engine (flyte: the extra, the Flyte config, the tasks' model endpoint). Default: config sleep_engine.")] = None,
+    engine: engine_option("Also check this sleep engine (flyte: the extra, the Flyte config, the tasks' model endpoint). Default: config sleep_engine.") = None,
 ) -> None:
     """Check Ollama, models, embedding dimensions, each history source (OpenCode DB, Claude Code, Codex), the data home and disk — with fixes."""
     from memctl.config import config_file_path
@@ -36,8 +36,8 @@ def doctor(
     chosen = origin_of("home", settings, given_on_command_line(ctx, home=home), config_file_path())
     checks = run_checks(settings, resolve_db_path(db or settings.opencode_db), resolve_claude_dir(claude_dir), resolve_codex_home(codex_home),
                         home_origin=f"{chosen.source} {chosen.where}".strip())
-    if (engine or settings.sleep_engine) == "flyte":
-        from memctl.sleep.engine_doctor import check_flyte_engine
+    if (engine.value if engine else settings.sleep_engine) == "flyte":
+        from memctl.sleep.engines.doctor import check_flyte_engine
 
         checks.extend(check_flyte_engine(settings))
     if as_json:

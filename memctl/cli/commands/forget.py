@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, settings_from_flags, stdout
-from memctl.cli.consent import DryRunOption, YesOption, confirm_or_exit, show_plan
+from memctl.cli.consent import DryRunOption, YesOption, confirm_plan, dry_run_result
 
 
 @app.command()
@@ -37,14 +37,12 @@ def forget(
             plan = MemoryPlan(**pending["plan"])  # the file is gone already: finish the recorded plan
         else:
             plan = plan_forget(data_home, path, as_ingest=as_ingest)
-        if dry_run and as_json:
-            stdout.print_json(json.dumps({"dry_run": True, "plan": plan.as_dict(), "removes": plan.lines()}))
-            return
         if dry_run:
-            show_plan(f"memctl forget {plan.path} would:", plan.lines(), dry_run=True)
+            document = dry_run_result(f"memctl forget {plan.path}", plan, as_json=as_json)
+            if document is not None:
+                stdout.print_json(json.dumps(document))
             return
-        show_plan(f"memctl forget {plan.path} will:", plan.lines())
-        confirm_or_exit(f"Forget {plan.path}?", yes=yes)
+        confirm_plan(f"memctl forget {plan.path}", plan, f"Forget {plan.path}?", yes=yes)
         result = forget_memory(settings, data_home, plan)
     if as_json:
         stdout.print_json(json.dumps(result.as_dict()))

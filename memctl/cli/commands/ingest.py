@@ -13,6 +13,7 @@ from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, set
 from memctl.cli.progress import reporter_for
 from memctl.cli.tables import print_table
 from memctl.ingest.options import Phase
+from memctl.ingest.summary import IngestSummary, PlanItem
 
 DbOption = Annotated[Optional[Path], typer.Option(
     "--db", metavar="PATH", help="OpenCode database file, or the directory holding opencode.db / opencode-dev.db (default: "
@@ -31,56 +32,58 @@ CodexHomeOption = Annotated[Optional[Path], typer.Option(
                                         "$CODEX_HOME, then ~/.codex).")]
 
 
-def _summary_table(data: dict) -> Table:
-    table = Table(title="memctl ingest" + (" (dry run)" if data["dry_run"] else ""), show_header=False)
+def _summary_table(summary: IngestSummary) -> Table:
+    """The human summary of one run, from its typed counts (``--json`` prints ``summary.as_dict()`` instead)."""
+    table = Table(title="memctl ingest" + (" (dry run)" if summary.dry_run else ""), show_header=False)
     table.add_column("", style="bold")
     table.add_column("", justify="right")
-    rows = [
-        ("sessions found", data["found"]),
-        ("already done", data["already_done"]),
-        ("deferred (still active)", data["deferred_active"]),
-        ("skipped by threshold", data["skipped_threshold"]),
+    rows: list[tuple[str, object]] = [
+        ("sessions found", summary.found),
+        ("already done", summary.already_done),
+        ("deferred (still active)", summary.deferred_active),
+        ("skipped by threshold", summary.skipped_threshold),
     ]
-    if data["dry_run"] and "would_add_to_graph" in data:  # --phase add|cognify: no session is distilled
-        rows = [("sessions found", data["found"]), ("notes selected", data["notes_selected"]),
-                (f"notes the graph lacks (would {data['phase']})", data["would_add_to_graph"])]
-    elif data["dry_run"]:
-        rows += [("would distill", data["would_distill"]), ("estimated input tokens", f"{data['estimated_input_tokens']:,}")]
+    if summary.dry_run and summary.phase not in ("all", "distill"):  # --phase add|cognify: nothing is distilled
+        rows = [("sessions found", summary.found), ("notes selected", summary.notes_selected),
+                (f"notes the graph lacks (would {summary.phase})", summary.would_add_to_graph)]
+    elif summary.dry_run:
+        rows += [("would distill", summary.would_distill),
+                 ("estimated input tokens", f"{summary.estimated_input_tokens:,}")]
     else:
+        distilled = f"{summary.distilled} ({summary.recovered} recovered)" if summary.recovered else summary.distilled
         rows += [
-            ("skipped as JUNK", data["skipped_junk"]),
-            ("distilled", f"{data['distilled']} ({data['recovered']} recovered)" if data["recovered"] else data["distilled"]),
-            ("errors", data["errors"]),
+            ("skipped as JUNK", summary.skipped_junk),
+            ("distilled", distilled),
+            ("errors", summary.errors),
             ("published to memory/ (new or changed / removed)",
-             f"{data['notes_published']} / {data['notes_unpublished']}"),
-            ("notes added (new / offered)", f"{data['notes_added']} / {data['notes_submitted']}"),
-            ("datasets", ", ".join(data["datasets"]) or "-"),
-            ("add", data["add_status"]),
-            ("cognify", data["cognify_status"]),
+             f"{summary.notes_published} / {summary.notes_unpublished}"),
+            ("notes added (new / offered)", f"{summary.notes_added} / {summary.notes_submitted}"),
+            ("datasets", ", ".join(summary.datasets) or "-"),
+            ("add", summary.add_status),
+            ("cognify", summary.cognify_status),
         ]
-    if data["redactions"]:
-        rows.append(("secrets redacted", ", ".join(f"{k} {v}" for k, v in data["redactions"].items())))
-    if data["read_warnings"]:
-        rows.append(("source rows skipped", ", ".join(f"{k} {v}" for k, v in data["read_warnings"].items())))
-    if data["left_out"]:
-        rows.append(("left out (undone / pruned)", ", ".join(f"{k} {v}" for k, v in data["left_out"].items())))
-    if data["orphaned_sessions"]:
-        rows.append(("orphaned subagent sessions", data["orphaned_sessions"]))
-    rows.append(("wall time", f"{data['wall_s']:.1f} s"))
-    if not data["dry_run"]:
-        rows.append(("sessions/hour", f"{data['sessions_per_hour']:,.0f}"))
+    for label, counts in (("secrets redacted", summary.redactions), ("source rows skipped", summary.read_warnings),
+                          ("left out (undone / pruned)", summary.left_out)):
+        if counts:
+            rows.append((label, ", ".join(f"{k} {v}" for k, v in counts.items())))
+    if summary.orphaned_sessions:
+        rows.append(("orphaned subagent sessions", summary.orphaned_sessions))
+    rows.append(("wall time", f"{round(summary.wall_s, 3):.1f} s"))  # the figure --json gives, to one decimal
+    if not summary.dry_run:
+        rows.append(("sessions/hour", f"{round(summary.sessions_per_hour, 1):,.0f}"))
     for key, value in rows:
         table.add_row(key, str(value))
     return table
 
 
-def _plan_table(plan: list[dict]) -> Table:
+def _plan_table(plan: list[PlanItem]) -> Table:
+    """The dry run's plan, one row per session (at most the summary's bounded number of rows)."""
     table = Table(title="plan")
     for column in ("session", "topic", "title", "action", "why", "~tokens"):
         table.add_column(column, overflow="fold")
     for item in plan:
-        table.add_row(item["source_id"], item["topic"], item["title"][:60], item["action"], item["why"],
-                      str(item["estimated_tokens"] or ""))
+        table.add_row(item.source_id, item.topic, item.title[:60], item.action, item.why,
+                      str(item.estimated_tokens or ""))
     return table
 
 
@@ -134,19 +137,18 @@ def ingest(
     )
     with reporter_for(console, as_json) as reporter:
         summary = IngestRun(settings, options, reporter).run()
-    data = summary.as_dict()
     if as_json:
-        stdout.print_json(json.dumps(data))
+        stdout.print_json(json.dumps(summary.as_dict()))
     else:
-        if dry_run and data.get("plan"):
+        if dry_run and summary.phase in ("all", "distill") and summary.plan:
             # A session id is copied into `ingest --session`/`show`: never folded (the title and why fold).
-            print_table(stdout, _plan_table(data["plan"]), whole=("session", "topic", "action"))
-            if data["plan_omitted"]:
-                stdout.print(f"… {data['plan_omitted']} more sessions not listed (counts below include them)")
-        print_table(stdout, _summary_table(data), whole=("",))
-        if data["found"] == 0 and phase in (Phase.all, Phase.distill) and (since or session or project or limit):
+            print_table(stdout, _plan_table(summary.plan), whole=("session", "topic", "action"))
+            if summary.plan_omitted:
+                stdout.print(f"… {summary.plan_omitted} more sessions not listed (counts below include them)")
+        print_table(stdout, _summary_table(summary), whole=("",))
+        if summary.found == 0 and phase in (Phase.all, Phase.distill) and (since or session or project or limit):
             console.print("[yellow]no session matched the filters[/] (--since/--session/--project); "
                           "`memctl ingest --dry-run` without them lists what is there")
-        for err in data["error_details"][:10]:
+        for err in summary.error_details[:10]:
             console.print(f"[yellow]session {err['source_id']}[/]: {err['error']}")
     raise typer.Exit(summary.exit_code)

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, settings_from_flags, stdout
-from memctl.cli.consent import DryRunOption, YesOption, confirm_or_exit, show_plan
+from memctl.cli.consent import DryRunOption, YesOption, confirm_plan, dry_run_result
 from memctl.exit_codes import FAILED_ITEMS, OK, UsageError
 
 
@@ -72,12 +72,8 @@ def _purge_session(settings, data_home, session: str, allow_reingest: bool, dry_
     else:
         plan = plan_session(data_home, session, allow_reingest=allow_reingest)
     if dry_run:
-        if as_json:
-            return {"dry_run": True, "plan": plan.as_dict(), "removes": plan.lines()}, True
-        show_plan(f"memctl purge --session {session} would:", plan.lines(), dry_run=True)
-        return None, True
-    show_plan(f"memctl purge --session {session} will:", plan.lines())
-    confirm_or_exit(f"Purge session {session}? This cannot be undone", yes=yes)
+        return dry_run_result(f"memctl purge --session {session}", plan, as_json=as_json), True
+    confirm_plan(f"memctl purge --session {session}", plan, f"Purge session {session}? This cannot be undone", yes=yes)
     result = purge_session(settings, data_home, plan)
     if not as_json:
         stdout.print(f"purged session {session}: {result.files_deleted} file(s), {result.store_deleted} store "
@@ -93,12 +89,8 @@ def _purge_text(settings, data_home, values: list[str], dry_run: bool, yes: bool
 
     plan = plan_text(data_home, values)
     if dry_run:
-        if as_json:
-            return {"dry_run": True, "plan": plan.as_dict(), "removes": plan.lines()}, True
-        show_plan(f"memctl purge of {plan.values} value(s) would:", plan.lines(), dry_run=True)
-        return None, True
-    show_plan(f"memctl purge of {plan.values} value(s) will:", plan.lines())
-    confirm_or_exit("Purge these value(s)? This cannot be undone", yes=yes)
+        return dry_run_result(f"memctl purge of {plan.values} value(s)", plan, as_json=as_json), True
+    confirm_plan(f"memctl purge of {plan.values} value(s)", plan, "Purge these value(s)? This cannot be undone", yes=yes)
     result = purge_text(settings, data_home, values, plan)
     if not as_json:
         stdout.print(f"purged {plan.values} value(s): {result.blobs_replaced} version(s) replaced, "

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, engine_option, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
 from memctl.cli.tables import print_table
 
@@ -18,7 +18,7 @@ def sleep(
     concurrency: Annotated[Optional[int], typer.Option("--concurrency", metavar="N", min=1, max=32, help="Parallel consolidations and topic rebuilds (default 3; config sleep_concurrency).")] = None,
     wait: WaitOption = False,
     no_rebuild: Annotated[bool, typer.Option("--no-rebuild", help="Skip the Cognee rebuild (changed topics stay pending for the next run).")] = False,
-    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|flyte", help="Where consolidations run: local (a thread pool, the default) or flyte (Flyte tasks; needs the flyte extra: pip install -e '.[flyte]' in memctl's checkout). Config sleep_engine.")] = None,
+    engine: engine_option("Where consolidations run: local (a thread pool, the default) or flyte (Flyte tasks; needs the flyte extra: pip install -e '.[flyte]' in memctl's checkout). Config sleep_engine.") = None,
     as_json: JsonOption = False,
     home: HomeOption = None,
 ) -> None:
@@ -31,42 +31,41 @@ def sleep(
     with reporter_for(console, as_json) as reporter:
         try:
             summary = SleepRun(settings, SleepOptions(concurrency=concurrency, wait=wait, rebuild=not no_rebuild,
-                                                      engine=engine), reporter).run()
+                                                      engine=engine.value if engine else None), reporter).run()
         except AuditIntegrityError:
             raise
         except (StoreError, OSError) as exc:
             # Whatever the store refused, to sleep it means the data home cannot be worked on now.
             raise HomeError(f"sleep stopped: {exc}") from exc
-    data = summary.as_dict()
     if as_json:
-        stdout.print_json(json.dumps(data))
+        stdout.print_json(json.dumps(summary.as_dict()))
     else:
         table = Table(title="memctl sleep", show_header=False)
         table.add_column("", style="bold")
         table.add_column("", justify="right")
-        reasons = ", ".join(f"{k} {v}" for k, v in sorted(data["rejected_reasons"].items()))
-        held = ", ".join(f"{k} {v}" for k, v in sorted(data["held_reasons"].items()))
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.rejected_reasons.items()))
+        held = ", ".join(f"{k} {v}" for k, v in sorted(summary.held_reasons.items()))
         for key, value in (
-            ("proposals", data["proposals"]),
-            ("promoted", data["promoted"]),
-            ("rejected", f"{data['rejected']}" + (f" ({reasons})" if reasons else "")),
-            ("held for review", f"{data['held']}" + (f" ({held})" if held else "")),
-            ("review queue", f"{data['review_queue']}" + (" (memctl review)" if data["review_queue"] else "")),
-            ("clusters found / consolidated", f"{data['clusters_found']} / {data['clusters_consolidated']}"),
-            ("memories merged", data["memories_merged"]),
-            ("model calls / cache hits", f"{data['model_calls']} / {data['cache_hits']}"),
-            ("topics rebuilt", ", ".join(data["topics_rebuilt"]) or "-"),
-            ("topics failed", ", ".join(data["topics_failed"]) or "-"),
-            ("wall time", f"{data['wall_s']:.1f} s"),
-            ("report", data["report_html"]),
+            ("proposals", summary.proposals),
+            ("promoted", summary.promoted),
+            ("rejected", f"{summary.rejected}" + (f" ({reasons})" if reasons else "")),
+            ("held for review", f"{summary.held}" + (f" ({held})" if held else "")),
+            ("review queue", f"{summary.review_queue}" + (" (memctl review)" if summary.review_queue else "")),
+            ("clusters found / consolidated", f"{summary.clusters_found} / {summary.clusters_consolidated}"),
+            ("memories merged", summary.memories_merged),
+            ("model calls / cache hits", f"{summary.model_calls} / {summary.cache_hits}"),
+            ("topics rebuilt", ", ".join(summary.topics_rebuilt) or "-"),
+            ("topics failed", ", ".join(summary.topics_failed) or "-"),
+            ("wall time", f"{round(summary.wall_s, 3):.1f} s"),  # the figure --json gives, to one decimal
+            ("report", summary.report_html),
         ):
             table.add_row(key, str(value))
         print_table(stdout, table, whole=("",))  # the report path is what a scheduled log keeps: never cut
-        for error in data["errors"][:10]:
+        for error in summary.errors[:10]:
             console.print(f"[yellow]error:[/] {error}", highlight=False)
-        for topic, error in data["topics_failed"].items():
+        for topic, error in summary.topics_failed.items():
             console.print(f"[yellow]topic {topic}:[/] {error}", highlight=False)
-        if data["model_unavailable"]:
-            console.print(f"[red]skipped for want of a model (retried next run):[/] {data['model_unavailable']}",
+        if summary.model_unavailable:
+            console.print(f"[red]skipped for want of a model (retried next run):[/] {summary.model_unavailable}",
                           highlight=False)
     raise typer.Exit(summary.exit_code)

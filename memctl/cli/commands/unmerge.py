@@ -17,7 +17,7 @@ def unmerge(
 ) -> None:
     """Undo a merge: restore its members, delete the merged memory, never merge exactly those again."""
     settings = settings_from_flags(home)
-    from memctl.sleep.run import unmerge as run_unmerge
+    from memctl.sleep.state import unmerge as run_unmerge
 
     restored = run_unmerge(settings, path, reason=reason)
     stdout.print(f"restored {len(restored)} memories ({', '.join(restored)}); {path} deleted (audited); "

@@ -1,8 +1,8 @@
 """Sleep every 6 hours on a Flyte or Union cluster (README "Sleep on a cluster: the Flyte engine").
 
-:func:`sleep_every_6h` is a task of :data:`memctl.sleep.engine_flyte.env` with
+:func:`sleep_every_6h` is a task of :data:`memctl.sleep.engines.flyte_engine.env` with
 a ``flyte.Trigger`` (``Cron("0 */6 * * *")``, UTC). Deploy it with
-``flyte deploy memctl/sleep/engine_flyte_schedule.py env``, with
+``flyte deploy memctl/sleep/engines/flyte_schedule.py env``, with
 :data:`HOME_URI_VAR` (the data home's object-storage prefix) and
 :data:`MODEL_HOST_VAR` (Ollama as the cluster reaches it) set: both are read
 at deploy time into the trigger's inputs and environment.
@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from memctl.config import Settings
-from memctl.sleep.engine_flyte import env, flyte  # flyte as engine_flyte imported it: with memctl's pins
+from memctl.sleep.engines.flyte_engine import env, flyte  # flyte as flyte_engine imported it: with memctl's pins
 from memctl.sleep.run import SleepOptions, SleepRun
 
 SCHEDULE = "0 */6 * * *"  # every 6 hours, the sleep cadence `memctl schedule install` uses on one machine

@@ -12,7 +12,7 @@ from importlib import metadata
 
 from memctl.config import Settings
 from memctl.health_check import PROBE_TIMEOUT_S, Check
-from memctl.sleep.engine_flyte_sdk import FLYTE_EXTRA_HINT, flyte_config_endpoint, flyte_installed
+from memctl.sleep.engines.flyte_sdk import FLYTE_EXTRA_HINT, flyte_config_endpoint, flyte_installed
 
 
 def check_flyte_engine(settings: Settings) -> list[Check]:

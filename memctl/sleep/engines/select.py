@@ -11,7 +11,7 @@ failed merge, anything else aborts the run as before).
 * :class:`LocalEngine` — a thread pool on this machine, ``concurrency`` calls
   at a time, results in completion order (the default, and the behaviour sleep
   always had).
-* ``FlyteEngine`` (:mod:`memctl.sleep.engine_flyte`, optional extra
+* ``FlyteEngine`` (:mod:`memctl.sleep.engines.flyte_engine`, optional extra
   the ``flyte`` extra) — each consolidation a Flyte task; results in task order.
 
 :func:`select_engine` picks one by name; a missing extra is a usage error (exit 2).
@@ -27,7 +27,7 @@ from typing import Protocol
 from memctl.config import Settings
 from memctl.exit_codes import UsageError
 from memctl.sleep.consolidate import ConsolidationTask, consolidate
-from memctl.sleep.engine_flyte_sdk import FLYTE_EXTRA_HINT, flyte_installed
+from memctl.sleep.engines.flyte_sdk import FLYTE_EXTRA_HINT, flyte_installed
 
 ENGINES = ("local", "flyte")
 
@@ -99,7 +99,7 @@ def select_engine(name: str, settings: Settings) -> ConsolidationEngine:
     if not flyte_installed():
         raise EngineUnavailableError(f"the flyte engine needs the optional Flyte extra: {FLYTE_EXTRA_HINT}")
     try:
-        from memctl.sleep.engine_flyte import FlyteEngine
+        from memctl.sleep.engines.flyte_engine import FlyteEngine
     except ImportError as exc:  # installed but broken (a partial install, a missing dependency of flyte)
         raise EngineUnavailableError(f"the flyte engine cannot load ({exc}); reinstall it: {FLYTE_EXTRA_HINT}") \
             from exc

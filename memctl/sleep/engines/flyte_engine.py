@@ -36,7 +36,7 @@ datasets) that cannot yet be shipped to a task and swapped back atomically.
 Mode: ``settings.flyte_config`` None → Flyte's local mode (tasks in this
 process, offline; Flyte's task cache in ``<home>/cache/flyte``); a config path
 → the cluster it names (``flyte.init_from_config``), tasks reach Ollama at
-``settings.flyte_model_host``. :mod:`memctl.sleep.engine_flyte_schedule` is the scheduled form.
+``settings.flyte_model_host``. :mod:`memctl.sleep.engines.flyte_schedule` is the scheduled form.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ from memctl.sleep.consolidate import (
     cache_key,
     consolidate,
 )
-from memctl.sleep.engine_flyte_sdk import flyte_config_endpoint, import_flyte
+from memctl.sleep.engines.flyte_sdk import flyte_config_endpoint, import_flyte
 
 import_flyte()  # first: memctl's pins (telemetry off, excepthook kept)
 import flyte  # noqa: E402
@@ -173,7 +173,7 @@ class FlyteEngine:
 
     def consolidate(self, tasks: list[ConsolidationTask], *, settings: Settings, cache_dir: Path, concurrency: int,
                     log: Callable[[str], None], note: str = "") -> Iterator[tuple[int, Future]]:
-        """See :class:`memctl.sleep.engine.ConsolidationEngine`. The Flyte run finishes before the first
+        """See :class:`memctl.sleep.engines.select.ConsolidationEngine`. The Flyte run finishes before the first
         outcome is yielded; every merge it returned is written to memctl's cache at once (so a driver that
         stops while applying repeats no model call), then outcomes are yielded in task order."""
         if not tasks:
