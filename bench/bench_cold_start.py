@@ -63,6 +63,12 @@ WARM_TARGET_S = 0.5
 RATIO_TARGET = 1.5  # sleep promoting one memory / its topic's rebuild; ingest --session / model time
 LATE_SESSION = "ses_dd584b1b2ffe58qBeUBli7IXmm"  # "hello.sh script creation": ingested alone, as a hook would
 PROMOTE_TOPIC = "alpha"
+FACTS = (  # descriptive, low-risk and unrelated to each other: each promoted at once, none merged with another
+    "Fixed the pagination bug on the orders page; the list now loads 50 rows at a time.",
+    "The nightly report job finished in 12 minutes after the index on the invoices table was added.",
+    "Release notes for version 2.3 were published on the wiki last Tuesday.",
+    "The alpha dashboard shows weekly active users since the November redesign.",
+)
 
 
 CPU: list[float] = []  # user + system CPU seconds of each fresh CLI process, in order
@@ -148,14 +154,17 @@ def cold_ingest_session(server: FakeOllama, base: Path, snapshot: Path, clock: M
     return wall, clock.busy_since(started), CPU[-1]
 
 
-def cold_sleep_promotion(server: FakeOllama, home: Path, n: int) -> tuple[float, float, float]:
-    """``remember`` one memory in topic alpha, then a cold ``sleep``: ``(sleep wall s, rebuild s, CPU s)``."""
-    _cli(server, "remember", f"Run {n}: the alpha service now listens on port {8100 + n}", "--session",
-         f"ses_bench_{n}", "--topic", PROMOTE_TOPIC, "--home", str(home), "--json")
+def cold_sleep_promotion(server: FakeOllama, home: Path, n: int) -> tuple[float, float, float] | None:
+    """``remember`` one memory (:data:`FACTS`) in topic alpha, then a cold ``sleep``: ``(sleep wall s, rebuild s,
+    CPU s)``; None (and a line saying why) when the sleep did not promote exactly that one memory."""
+    _cli(server, "remember", FACTS[n % len(FACTS)], "--session", f"ses_bench_{n}", "--topic", PROMOTE_TOPIC,
+         "--home", str(home), "--json")
     wall, proc = _cli(server, "sleep", "--json", "--home", str(home))
     summary = json.loads(proc.stdout)
-    if summary.get("promoted") != 1:
-        raise SystemExit(f"the sleep promoted {summary.get('promoted')} memories, not 1: {summary}")
+    if summary.get("promoted") != 1 or summary.get("clusters_found"):
+        print(f"run {n}: not counted, the sleep promoted {summary.get('promoted')} and found "
+              f"{summary.get('clusters_found')} clusters (held {summary.get('held_reasons')})")
+        return None
     report = json.loads(Path(summary["report_json"]).read_text())
     return wall, sum(t.get("seconds") or 0.0 for t in report.get("topics", [])), CPU[-1]
 
@@ -297,6 +306,7 @@ def main() -> int:  # noqa: C901, PLR0915 - one linear run: build, time each row
                     walls.append(wall)
                     model.append(model_s)
                     used.append(cpu_s)
+                    print(f"ingest --session: wall {wall:.2f} s, model {model_s:.3f} s, CPU {cpu_s:.2f} s", flush=True)
                 ratios["ingest --session ID (one finished session) / model time"] = (walls, used, model,
                                                                                      "model time (fake server)")
                 _restore(base, snapshot)
@@ -319,6 +329,7 @@ def main() -> int:  # noqa: C901, PLR0915 - one linear run: build, time each row
                 how.add(method)
             rows[name] = (times, how)
             cpu[name] = statistics.median(CPU[-args.repeat:])
+            print(f"{name}: wall {', '.join(f'{t:.2f}' for t in times)} s, CPU {', '.join(f'{c:.2f}' for c in CPU[-args.repeat:])} s", flush=True)
         warm: dict[str, float] = {}
         if "serve" in args.rows:
             serve = [anyio.run(_serve, server, home, args.repeat if n == 0 else 0) for n in range(args.repeat)]
@@ -332,16 +343,22 @@ def main() -> int:  # noqa: C901, PLR0915 - one linear run: build, time each row
         if "promote" in args.rows:
             walls, used, rebuild = [], [], []
             for n in range(args.repeat):
-                wall, rebuild_s, cpu_s = cold_sleep_promotion(server, home, n)
+                counted = cold_sleep_promotion(server, home, n)
+                if counted is None:
+                    continue
+                wall, rebuild_s, cpu_s = counted
+                print(f"sleep promoting one memory: wall {wall:.2f} s, rebuild {rebuild_s:.2f} s, CPU {cpu_s:.2f} s",
+                      flush=True)
                 walls.append(wall)
                 rebuild.append(rebuild_s)
                 used.append(cpu_s)
-            ratios[f"sleep promoting one memory / rebuild of topic {PROMOTE_TOPIC}"] = (
-                walls, used, rebuild, "the topic's rebuild (sleep report)")
-            _cli(server, "remember", "Profiled run: the alpha service logs to /var/log/alpha.log", "--session",
+            if walls:
+                ratios[f"sleep promoting one memory / rebuild of topic {PROMOTE_TOPIC}"] = (
+                    walls, used, rebuild, "the topic's rebuild (sleep report)")
+            _cli(server, "remember", "The beta build cache was moved to the second disk in October.", "--session",
                  "ses_bench_profile", "--topic", PROMOTE_TOPIC, "--home", str(home), "--json")
             imports["sleep promoting one memory"] = import_profile(server, ["sleep", "--home", str(home)], args.top)
-            _cli(server, "remember", "Profiled run: the alpha service restarts at 04:00 UTC", "--session",
+            _cli(server, "remember", "The staging database was upgraded to PostgreSQL 16 in September.", "--session",
                  "ses_bench_profile2", "--topic", PROMOTE_TOPIC, "--home", str(home), "--json")
             cpus["sleep promoting one memory"] = cpu_profile(server, ["sleep", "--home", str(home)], args.top)
         floor = _floor(args.repeat)
