@@ -76,11 +76,8 @@ if TYPE_CHECKING:
     from memctl.sleep.consolidate import ConsolidationTask
     from memctl.validator.core import ValidationLimits
 
-# A sleep with nothing staged and nothing to rebuild must stay under a second from a cold start, so what only
-# some runs need is imported where it is used: the validator (~0.45 s: its folding and poisoning tables) when a
-# proposal or a merge is judged, the clustering's stopwords (numpy, ~0.2 s) when there are memories to cluster,
-# the consolidation module and its model client when a cluster is sent, Cognee's side only for a rebuild
-# (bench/bench_cold_start.py measures it; tests/test_sleep_cold_start.py checks what a no-op run loads).
+# A no-op sleep must stay under a second cold: the validator (~0.45 s), clustering, consolidation and Cognee are
+# imported where used (bench/bench_cold_start.py measures it; tests/test_sleep_cold_start.py checks the modules).
 
 
 HELD = "held for review"  # the detail _promote_accepted returns for a held proposal
