@@ -161,7 +161,9 @@ def test_a_task_raising_mid_run_leaves_the_store_as_the_local_engine_does(tmp_pa
         for subject in SUBJECTS:
             _seed_cluster(store, "user/global", 2, subject)
         with monkeypatch.context() as patch:
-            patch.setattr(f"memctl.sleep.engines.{'flyte_engine' if engine == 'flyte' else 'select'}.consolidate", crashing)
+            # the local engine imports the consolidation function when it runs (a no-op sleep never loads it)
+            patch.setattr("memctl.sleep.engines.flyte_engine.consolidate" if engine == "flyte"
+                          else "memctl.sleep.consolidate.consolidate", crashing)
             with FakeOllama() as server, pytest.raises((RuntimeError, EngineTaskError), match="worker lost"):
                 _sleep(home, server, engine, concurrency=1)  # one at a time: the local engine's order is fixed
         assert store.verify(deep=True).ok

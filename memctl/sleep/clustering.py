@@ -28,10 +28,34 @@ MIN_OVERLAP = 0.4
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9]|[a-z0-9]{3,}")
 
 
-def _stopwords() -> frozenset[str]:
+def _bm25s_stopwords() -> tuple[str, ...]:
+    """bm25s' English stopword list (``bm25s/stopwords.py``, ``STOPWORDS_EN``), read from that one file:
+    the package's ``__init__`` imports numpy (~0.2 s cold), which word matching never uses. Falls back to
+    the ordinary import if the file is not where the installed package keeps it.
+
+    Raises:
+        ImportError: bm25s is not installed.
+    """
+    import importlib.util
+
+    package = importlib.util.find_spec("bm25s")  # locates the package without running its __init__
+    folder = package.submodule_search_locations if package else None
+    if folder:
+        spec = importlib.util.spec_from_file_location("memctl_bm25s_stopwords", f"{list(folder)[0]}/stopwords.py")
+        if spec is not None and spec.loader is not None:
+            module = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(module)
+                return tuple(module.STOPWORDS_EN)
+            except (OSError, AttributeError):
+                pass
     from bm25s.stopwords import STOPWORDS_EN
 
-    return frozenset(STOPWORDS_EN) | {
+    return tuple(STOPWORDS_EN)
+
+
+def _stopwords() -> frozenset[str]:
+    return frozenset(_bm25s_stopwords()) | {
         "use", "uses", "using", "always", "never", "prefer", "prefers", "should", "now", "here", "there", "also",
         "just", "from", "our", "we", "you", "your", "all", "any", "been", "has", "have", "when", "which", "who"}
 

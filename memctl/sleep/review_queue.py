@@ -34,14 +34,16 @@ import difflib
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.exit_codes import CONFLICT, ExitCodeError, UsageError
 from memctl.state_file import decode_json
 from memctl.store import ABSENT_SHA, ConcurrencyError, MemoryStore, MissingFileError, StoreError
 from memctl.store.user_memory import render_memory
 from memctl.store.versions import sha256_text
-from memctl.validator.core import ValidationLimits, validate_proposal
+
+if TYPE_CHECKING:  # the validator costs ~0.4 s to import: only a decision on a held entry needs it
+    from memctl.validator.core import ValidationLimits
 
 REVIEW_PREFIX = "review"
 ACTOR = "person"
@@ -176,6 +178,8 @@ def approve(store: MemoryStore, entry: ReviewEntry, *, edited_text: str | None =
     if not text:
         raise ReviewError("the edited text is empty; nothing approved (reject it instead)")
     if edited_text is not None:
+        from memctl.validator.core import ValidationLimits, validate_proposal
+
         bounds = limits or ValidationLimits()
         if entry.kind == "merge":
             from memctl.validator.merge_gate import CONSOLIDATED_LIMIT_FACTOR

@@ -46,23 +46,15 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memctl.config import DataHome, Settings
 from memctl.reporting import Reporter, SilentReporter
-from memctl.sleep.clustering import Cluster, cluster_memories
-from memctl.sleep.consolidate import (
-    ConsolidationError,
-    ConsolidationResult,
-    ConsolidationTask,
-    Member,
-    is_cached,
-)
 from memctl.sleep.engines.select import select_engine
 from memctl.sleep.report import SleepReport
 from memctl.sleep.review_queue import ReviewEntry, hold, queue_size
 from memctl.sleep.state import SleepError, SleepState, recorded_members
 from memctl.sleep.summary import SleepSummary
-from memctl.sleep.trust import decide, decide_merge
 from memctl.state_file import decode_json
 from memctl.store import (
     ABSENT_SHA,
@@ -73,11 +65,17 @@ from memctl.store import (
     ReadOnlyPrefixError,
     StoreError,
 )
-from memctl.store.provenance import Provenance
 from memctl.store.user_memory import UserMemoryFile, parse_memory, render_memory
 from memctl.store.versions import sha256_text
-from memctl.validator.core import ValidationLimits, validate_proposal
-from memctl.validator.merge_gate import check_merged
+
+if TYPE_CHECKING:
+    from memctl.sleep.clustering import Cluster
+    from memctl.sleep.consolidate import ConsolidationTask
+    from memctl.validator.core import ValidationLimits
+
+# A no-op sleep must stay under a second cold: the validator (~0.45 s), clustering, consolidation and Cognee are
+# imported where used (bench/bench_cold_start.py measures it; tests/test_sleep_cold_start.py checks the modules).
+
 
 HELD = "held for review"  # the detail _promote_accepted returns for a held proposal
 
@@ -103,9 +101,18 @@ class SleepRun:
         self.home = DataHome(settings.home)
         self.store = MemoryStore(self.home.store)
         self.summary = SleepSummary()
-        self.limits = ValidationLimits.from_settings(settings)
+        self._limits: ValidationLimits | None = None
         # Chosen before the lock is taken: a missing extra is a usage error, not a failed run.
         self.engine = select_engine(self.options.engine or settings.sleep_engine, settings)
+
+    @property
+    def limits(self) -> ValidationLimits:
+        """The validator's limits from the settings (the validator is imported on first use)."""
+        if self._limits is None:
+            from memctl.validator.core import ValidationLimits
+
+            self._limits = ValidationLimits.from_settings(self.settings)
+        return self._limits
 
     # -- run ---------------------------------------------------------------------------------------
 
@@ -194,6 +201,8 @@ class SleepRun:
         session, stem = parts[2], Path(parts[-1]).stem
         raw = (self.store.root / staged).read_bytes()  # bytes: the validator judges encoding too
         staged_sha = self.store.sha(staged)
+        from memctl.validator.core import validate_proposal
+
         verdict = validate_proposal(raw, limits=self.limits)
         proposal_id = verdict.proposal_id or stem
         reason, detail = verdict.reason, verdict.detail
@@ -218,6 +227,9 @@ class SleepRun:
         memory — a repeat after a crash, same content, is fine); the statement time is not in the
         future (it decides who wins a contradiction).
         """
+        from memctl.sleep.trust import decide
+        from memctl.store.provenance import Provenance
+
         path = verdict.path
         scope = path.split("/")
         if scope[1] == "sessions" and (len(scope) < 4 or scope[2] != session):
@@ -364,7 +376,14 @@ class SleepRun:
         report.start("cluster")
         self.reporter.phase("cluster", None)
         self._finish_interrupted_applies(report, state)
-        clusters = [c for c in cluster_memories(self._memories())
+        memories = self._memories()
+        if len(memories) < 2:
+            clustered = []  # nothing to relate: the clustering module stays unloaded
+        else:
+            from memctl.sleep.clustering import cluster_memories
+
+            clustered = cluster_memories(memories)
+        clusters = [c for c in clustered
                     if len(c.members) >= 2 and not state.is_declined([m.path for m in c.members])]
         self.summary.clusters_found = len(clusters)
         report.finish("cluster", clusters=len(clusters), memories_in_clusters=sum(len(c.members) for c in clusters),
@@ -374,6 +393,13 @@ class SleepRun:
     def _consolidate(self, report: SleepReport, state: SleepState, clusters: list[Cluster]) -> None:
         report.start("consolidate")
         self.reporter.phase("consolidate", len(clusters))
+        if not clusters:  # nothing to send: the consolidation module and its model client stay unloaded
+            report.engine_run(self.engine.run_url)
+            report.finish("consolidate", consolidated=0, merged=self.summary.memories_merged, model_calls=0,
+                          cache_hits=0)
+            return
+        from memctl.sleep.consolidate import is_cached
+
         cache_dir = self.home.consolidate_cache
         if any(not is_cached(_task(c), self.settings, cache_dir) for c in clusters) and not self._model_ready(report):
             report.finish("consolidate", skipped=len(clusters))
@@ -412,6 +438,10 @@ class SleepRun:
             return False
 
     def _apply(self, report: SleepReport, state: SleepState, cluster: Cluster, future: Future) -> None:
+        from memctl.sleep.consolidate import ConsolidationError, ConsolidationResult
+        from memctl.sleep.trust import decide_merge
+        from memctl.validator.merge_gate import check_merged
+
         members = [m.path for m in cluster.members]
         try:
             result: ConsolidationResult = future.result()
@@ -511,15 +541,15 @@ class SleepRun:
         return None
 
     def _rebuild(self, report: SleepReport, state: SleepState) -> None:
-        from memctl.graph import knowledge_graph
-        from memctl.graph.rebuild import rebuild_topic
-
         report.start("rebuild")
         topics = sorted(state.dirty)
         self.reporter.phase("rebuild", len(topics))
         if not topics or not self.options.rebuild:
             report.finish("rebuild", topics=0, pending=len(topics))
             return
+        from memctl.graph import knowledge_graph
+        from memctl.graph.rebuild import rebuild_topic
+
         if not self._graph_models_ready(report):
             report.finish("rebuild", topics=len(topics), pending=len(topics))
             return  # the topics stay marked: the next sleep rebuilds them
@@ -570,5 +600,7 @@ def _sane_time(value: object) -> str:
 
 
 def _task(cluster: Cluster) -> ConsolidationTask:
+    from memctl.sleep.consolidate import ConsolidationTask, Member
+
     return ConsolidationTask(cluster=cluster.key, scope=cluster.scope,
                              members=[Member(m.path, m.sha, m.created, m.text) for m in cluster.members])

@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from memctl.config import Settings
 from memctl.exit_codes import UsageError
-from memctl.sleep.consolidate import ConsolidationTask, consolidate
 from memctl.sleep.engines.flyte_sdk import FLYTE_EXTRA_HINT, flyte_installed
+
+if TYPE_CHECKING:  # the consolidation module loads the model client (~0.15 s): only a run with clusters needs it
+    from memctl.sleep.consolidate import ConsolidationTask
 
 ENGINES = ("local", "flyte")
 
@@ -64,6 +66,8 @@ class LocalEngine:
     def consolidate(self, tasks: list[ConsolidationTask], *, settings: Settings, cache_dir: Path, concurrency: int,
                     log: Callable[[str], None], note: str = "") -> Iterator[tuple[int, Future]]:
         """See :class:`ConsolidationEngine`; each task is :func:`consolidate` with the data home's cache."""
+        from memctl.sleep.consolidate import consolidate
+
         pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="memctl-consolidate")
         pending: dict[Future, int] = {pool.submit(consolidate, t, settings, cache_dir): i for i, t in enumerate(tasks)}
         try:
