@@ -170,7 +170,7 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
         scores: dict[str, dict[str, list[dict]]] = {scope: {p: [] for p in PATHS} for scope in scopes}
         by_kind: dict[str, list[dict]] = {}
         path_by_kind: dict[str, dict[str, list[dict]]] = {}
-        routed_ok, two_topic, changed_ok, changed_n, failures = 0, 0, 0, 0, []
+        routed_ok, two_topic, changed_ok, changed_n, failures, gold_cited = 0, 0, 0, 0, [], 0
         routed_by_kind: dict[str, list[bool]] = {}
         times = {"graph": [], "routed_hybrid": [], "hybrid": []}
         # The hybrid before the turn lists: notes BM25 + dense over every topic, graph over the routed topics.
@@ -188,12 +188,15 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
             for scope, scope_topics in (("routed", topics), ("gold", [gold_topic])):
                 if scope not in scopes:
                     continue
+                hybrid = retrieve(q.text, scope_topics, settings, data_home, index, top_k=top_k,
+                                  wide_topics=index.slugs if scope == "routed" else None).hits
                 ranked = {
                     "graph": _ranked_ids(_graph_hits(q.text, scope_topics, settings, data_home, index, top_k * 2))[:top_k],
                     "notes": _ranked_ids(notes_hits(q.text, scope_topics, data_home, index, top_k)),
-                    "hybrid": _ranked_ids(retrieve(q.text, scope_topics, settings, data_home, index, top_k=top_k,
-                                                   wide_topics=index.slugs if scope == "routed" else None).hits),
+                    "hybrid": _ranked_ids(hybrid),
                 }
+                if scope == "routed":  # the gold session's hit cites the transcript turn it was found by
+                    gold_cited += any(h.turn and h.source.source_id in gold_ids for h in hybrid)
                 for path in PATHS:
                     scores[scope][path].append(_score(ranked[path], gold_ids))
                 if scope == "routed":
@@ -239,6 +242,7 @@ def evaluate(home: Path, ids: dict[str, str], questions: list[Question], rounds:
         "raw_by_kind": {k: {p: {m: mean(rows, m) for m in ("hit1", "hit5", "mrr")} for p, rows in per.items()}
                         for k, per in sorted(raw_by_kind.items())},
         "changed_newer_first": f"{changed_ok}/{changed_n}",
+        "gold_turn_cited": round(gold_cited / n, 3) if "routed" in scopes else None,
         "time_ms": {p: {"p50": round(statistics.median(v), 2), "p95": round(sorted(v)[int(0.95 * (len(v) - 1))], 2)}
                     for p, v in times.items() if v},
         "hybrid_to_graph_time": (round(statistics.median(times["hybrid"]) / statistics.median(times["graph"]), 3)
@@ -277,7 +281,8 @@ def markdown(result: dict) -> str:
             cells = [f"{raw[p]['hit1']:.2f} / {raw[p]['hit5']:.2f}" if p in raw else "-" for p in ("bm25", "dense", "rrf")]
             lines.append(f"| {m['n']} {kind} | {m['hit1']:.2f} / {m['hit5']:.2f} (routing {m['routing']:.2f}) | "
                          + " | ".join(cells) + " |")
-    lines += ["", f"changed facts, newer ranked above older (hybrid): {result['changed_newer_first']}"]
+    lines += ["", f"changed facts, newer ranked above older (hybrid): {result['changed_newer_first']}; "
+                  f"questions whose gold session's hit cites a transcript turn: {result['gold_turn_cited']}"]
     if "ingested" in result:
         got = result["ingested"]
         lines += ["", f"ingested: {got['notes']} notes in topics {', '.join(got['topics'])}; "

@@ -1,4 +1,4 @@
-"""Retrieval for the wake cycle: hybrid (graph + BM25 over the notes, fused), or the raw notes alone.
+"""Retrieval for the wake cycle: hybrid (graph + notes + transcript turns, fused), or the raw notes alone.
 
 1. Graph list: Cognee ``CHUNKS`` search (vector search over note chunks:
    one embedding call, no LLM call inside Cognee) scoped to the routed
@@ -18,7 +18,15 @@
    paraphrase whose words and extracted entities miss. An unreachable
    embedding model leaves the dense list empty, never fails retrieval.
    ``fusion_dense_weight`` 0 turns it off.
-4. Hybrid (the default when the graph answers): the lists, each
+4. Turn lists: BM25 (each hit counted by the share of the question's words
+   its turn holds, as the notes list) and, with ``fusion_turn_dense_weight``,
+   cosine over the transcript turns of the same topics
+   (:mod:`memctl.catalog.turn_index`: a user request with its outcome, built
+   by ingest, only read here; a missing or stale index adds nothing). A turn
+   hit counts for its session's note; the fused hit cites the turn
+   (``turn``: index and excerpt). With ``graph_widen_hits`` the graph also
+   searches the topics of the best dense hits.
+5. Hybrid (the default when the graph answers): the lists, each
    :data:`CANDIDATE_FACTOR` × ``top_k`` deep, fused by reciprocal rank fusion
    (:mod:`memctl.ask.fusion`; ``fusion_k`` and the per-list weights in
    :class:`~memctl.config.Settings`; each BM25 hit counts by the share of
@@ -30,7 +38,7 @@
    score (``--json`` shows them). The graph and the notes fail on different
    questions, so the fused list beats either alone (figures:
    ``bench/bench_quality.py``, ``docs/benchmarks.md``).
-5. Fallback: when the graph layer is missing, raises (its store locked by a
+6. Fallback: when the graph layer is missing, raises (its store locked by a
    running ingest or sleep, an incomplete graph) or times out, or returns
    nothing, the notes list (fused with the dense list when there is one) serves. Retrieval never returns nothing just
    because the graph layer failed; :class:`Retrieval` says which path served
