@@ -55,7 +55,8 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
 
     Returns:
         ``{"query", "topics", "route_method", "route_reason", "retrieval_method", "fallback_reason",
-        "results": [{"rank", "session_id", "path", "title", "date", "topic", "score", "excerpt"}]}``;
+        "results": [{"rank", "session_id", "path", "title", "date", "topic", "score", "excerpt", "turn"}]}``
+        (``turn``: ``{"index", "excerpt"}`` of the transcript turn that found the note, or None);
         excerpts at most :data:`MAX_EXCERPT_CHARS` characters, best first.
 
     Raises:
