@@ -167,6 +167,16 @@ class Settings(BaseSettings):
     # 0: no dense list (graph and BM25 only, no embedding request at retrieval).
     fusion_dense_weight: float = Field(default=1.0, ge=0, description=(
         "Weight of the dense (embedding) notes list in the fusion (0: no dense list, no embedding request)."))
+    # Turn-level evidence (memctl.catalog.turn_index): BM25 and dense lists over the transcripts' turns.
+    fusion_turns_weight: float = Field(default=1.0, ge=0, description=(
+        "Weight of the BM25 list over transcript turns in the fusion (0: none)."))
+    # 0 by default: on real weights (WordLlama) the turn vectors, tool output included, ranked two
+    # paraphrases' sessions out of the top 5 that the note vectors held (docs/benchmarks.md).
+    fusion_turn_dense_weight: float = Field(default=0.0, ge=0, description=(
+        "Weight of the dense list over transcript turns in the fusion (0: none, and ingest embeds no turn)."))
+    graph_widen_hits: int = Field(default=0, ge=0, le=20, description=(
+        "The graph also searches the topics of this many best dense hits (notes and turns), so a routing "
+        "mistake cannot hide a session from it (0: the routed topics only)."))
     max_context_chars: int = Field(default=12000, ge=500, description=(
         "Bound on the context `ask` gives the answer model (characters)."))
     answer_num_ctx: int = Field(default=8192, ge=1024, description="Context window (tokens) of the answer model.")

@@ -83,6 +83,12 @@ class DataHome:
         return self.root / "index" / "notes"
 
     @property
+    def turn_index(self) -> Path:
+        """Per-topic turn indexes of the scrubbed transcripts, BM25 and vectors (:mod:`memctl.catalog.turn_index`;
+        built by ingest, read by ask; holds transcript excerpts: forget and purge delete it)."""
+        return self.root / "index" / "turns"
+
+    @property
     def sleep_state(self) -> Path:
         """Topics sleep must still rebuild, and merges ``unmerge`` declined (:class:`memctl.sleep.state.SleepState`)."""
         return self.root / "sleep_state.json"

@@ -122,6 +122,9 @@ def test_questions_are_routed_and_answered_with_the_right_sources(world, tmp_pat
         assert cited["title"] == title and cited["topic"] == topic
         assert cited["source_id"] == world["titles"][title]["source_id"]
         assert cited["path"] == f"memory/{topic}/{cited['source_id']}.md"
+        # the transcript turn that found it (the turn index ingest built): its number and the request's words
+        transcript = " ".join((world["home"] / "transcripts" / f"{cited['source_id']}.md").read_text().split())
+        assert cited["turn"]["index"] >= 1 and cited["turn"]["excerpt"][:40] in transcript, cited
         # the graph search stayed in the routed dataset; BM25 and the dense list search every topic's notes
         assert all(s["topic"] == topic for s in result["sources"] if s["graph_rank"])
         assert all("dense_rank" in s for s in result["sources"])

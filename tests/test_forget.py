@@ -286,8 +286,12 @@ def test_purge_text_without_cognee_redacts_files_and_reports_what_it_cannot_rewr
     route.mkdir(parents=True)
     for topic in ("alpha", "beta"):  # the embedding router's profiles: vectors of note titles and summaries
         (route / f"{topic}.vec").write_bytes(b"\x00" * 64)
+    turns = DataHome(home).turn_index / "alpha"  # the turn index: transcript excerpts and their vocabulary
+    turns.mkdir(parents=True)
+    (turns / "manifest.json").write_text(json.dumps({"turns": [{"excerpt": value}]}))
     clean = _memctl(home, "purge", "--text", value, "--yes", "--json")
     assert clean.returncode == 0, clean.stderr
+    assert not turns.exists()
     assert list(route.iterdir()) == []  # a value may sit in any note: every profile is rebuilt by the next ask
     assert json.loads(clean.stdout)["remaining"] == []
     assert not any(n in p.read_bytes() for p in home.rglob("*") if p.is_file() for n in forms(value))

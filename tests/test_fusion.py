@@ -119,7 +119,8 @@ def test_fuse_uses_the_settings_and_sets_ranks_on_hits(tmp_path: Path, graph_w, 
     assert got[:len(expected)] == expected
     b = next(h for h in fused if h.source.source_id == "ses_b")
     assert (b.graph_rank, b.notes_rank) == (2, 2)
-    assert b.ranks() == {"graph_rank": 2, "notes_rank": 2, "dense_rank": None,
+    assert b.ranks() == {"graph_rank": 2, "notes_rank": 2, "dense_rank": None, "turns_rank": None,
+                         "turn_dense_rank": None, "turn": None,
                          "score": round(graph_w / (60 + 2) + notes_w / (60 + 2), 6)}
 
 

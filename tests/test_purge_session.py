@@ -55,6 +55,11 @@ def _home(root: Path) -> dict:
     (home.reports / "sleep-1.json").write_text(json.dumps({"promoted": [
         {"session": "ses_a", "content": f"{MARK_A} is the team's deploy day."},
         {"session": "ses_b", "content": f"{MARK_B} global"}]}))
+    from memctl.catalog.topic_index import build_topic_index
+    from memctl.catalog.turn_index import TurnIndex
+    from memctl.config import Settings
+
+    TurnIndex(home, Settings(home=root)).refresh(build_topic_index(home))  # the turns ingest indexes, excerpts included
     return {"home": home, "store": store}
 
 
@@ -71,6 +76,7 @@ def test_purge_session_removes_the_session_and_its_continuations_only(tmp_path: 
     root = tmp_path / "var"
     world = _home(root)
     store = world["store"]
+    assert any("index/turns/alpha" in f for f in _holding(root, MARK_A))
     proc = _memctl(root, "purge", "--session", "ses_a", "--yes", "--json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

@@ -119,6 +119,7 @@ def test_tools_schemas_provenance_errors_and_read_only(world, tmp_path: Path) ->
                 assert (first["title"], first["session_id"], first["path"], first["date"], first["topic"]) == (
                     title, note["source_id"], note["path"], note["date"], topic)
                 assert first["excerpt"] and len(first["excerpt"]) <= 2000
+                assert first["turn"]["index"] >= 1 and first["turn"]["excerpt"], first  # the turn that found it
                 assert len(found["results"]) <= 6
                 one = await _call(session, "memory_search", query=query, topics=[topic], top_k=1)
                 assert len(one["results"]) == 1 and one["route_method"] == "override"

@@ -1,4 +1,4 @@
-"""Retrieval for the wake cycle: hybrid (graph + BM25 over the notes, fused), or the raw notes alone.
+"""Retrieval for the wake cycle: hybrid (graph + notes + transcript turns, fused), or the raw notes alone.
 
 1. Graph list: Cognee ``CHUNKS`` search (vector search over note chunks:
    one embedding call, no LLM call inside Cognee) scoped to the routed
@@ -18,7 +18,15 @@
    paraphrase whose words and extracted entities miss. An unreachable
    embedding model leaves the dense list empty, never fails retrieval.
    ``fusion_dense_weight`` 0 turns it off.
-4. Hybrid (the default when the graph answers): the lists, each
+4. Turn lists: BM25 (each hit counted by the share of the question's words
+   its turn holds, as the notes list) and, with ``fusion_turn_dense_weight``,
+   cosine over the transcript turns of the same topics
+   (:mod:`memctl.catalog.turn_index`: a user request with its outcome, built
+   by ingest, only read here; a missing or stale index adds nothing). A turn
+   hit counts for its session's note; the fused hit cites the turn
+   (``turn``: index and excerpt). With ``graph_widen_hits`` the graph also
+   searches the topics of the best dense hits.
+5. Hybrid (the default when the graph answers): the lists, each
    :data:`CANDIDATE_FACTOR` × ``top_k`` deep, fused by reciprocal rank fusion
    (:mod:`memctl.ask.fusion`; ``fusion_k`` and the per-list weights in
    :class:`~memctl.config.Settings`; each BM25 hit counts by the share of
@@ -30,7 +38,7 @@
    score (``--json`` shows them). The graph and the notes fail on different
    questions, so the fused list beats either alone (figures:
    ``bench/bench_quality.py``, ``docs/benchmarks.md``).
-5. Fallback: when the graph layer is missing, raises (its store locked by a
+6. Fallback: when the graph layer is missing, raises (its store locked by a
    running ingest or sleep, an incomplete graph) or times out, or returns
    nothing, the notes list (fused with the dense list when there is one) serves. Retrieval never returns nothing just
    because the graph layer failed; :class:`Retrieval` says which path served
@@ -94,12 +102,16 @@ class ContextHit:
     graph_rank: int | None = None
     notes_rank: int | None = None
     dense_rank: int | None = None
+    turns_rank: int | None = None
+    turn_dense_rank: int | None = None
+    turn: dict | None = None  # {"index", "excerpt"}: the transcript turn this hit's best turn rank came from
 
-    def ranks(self) -> dict[str, float | int | None]:
-        """``{"graph_rank", "notes_rank", "dense_rank", "score"}`` as ``--json`` shows them (score rounded to
-        6 places)."""
+    def ranks(self) -> dict[str, object]:
+        """``{"graph_rank", "notes_rank", "dense_rank", "turns_rank", "turn_dense_rank", "score", "turn"}``
+        as ``--json`` shows them (score rounded to 6 places; ``turn`` None when no turn list held it)."""
         return {"graph_rank": self.graph_rank, "notes_rank": self.notes_rank, "dense_rank": self.dense_rank,
-                "score": None if self.score is None else round(float(self.score), 6)}
+                "turns_rank": self.turns_rank, "turn_dense_rank": self.turn_dense_rank,
+                "score": None if self.score is None else round(float(self.score), 6), "turn": self.turn}
 
 
 @dataclass
@@ -234,6 +246,62 @@ def dense_hits(question: str, topics: list[str], settings: Settings, home: DataH
     return hits
 
 
+def turn_hits(question: str, topics: list[str], settings: Settings, home: DataHome, index: TopicIndex,
+              depth: int) -> tuple[list[ContextHit], list[ContextHit], dict[str, float]]:
+    """``(BM25 turn hits, dense turn hits, evidence)`` over ``topics``' turn indexes
+    (:mod:`memctl.catalog.turn_index`, read only), each hit the turn's session note with ``turn`` set,
+    one per note (its best turn), up to ``depth``; ``evidence``: per note path, the share of the
+    question's content words its best BM25 turn holds, to ``fusion_notes_coverage_power``. Empty lists
+    when the weights are 0, an index is missing or stale, or the embedding model cannot answer."""
+    from memctl.catalog.topic_profiles import TopicProfiles
+    from memctl.catalog.turn_index import TurnIndex, split_turns
+    from memctl.ollama_client import ModelError
+    from memctl.store import StoreError
+
+    if not topics or (settings.fusion_turns_weight <= 0 and settings.fusion_turn_dense_weight <= 0):
+        return [], [], {}
+    query = None
+    if settings.fusion_turn_dense_weight > 0:
+        try:
+            query = TopicProfiles(settings, home).question_vector(question, index)
+        except (ModelError, OSError, StoreError):
+            query = None
+    lexical, dense = TurnIndex(home, settings).search(question, query, topics, index, depth * 3)
+    store = MemoryStore(home.store)
+    texts: dict[str, str | None] = {}
+    evidence: dict[str, float] = {}
+
+    def as_hits(pairs, rank_field: str, weigh: bool) -> list[ContextHit]:  # noqa: ANN001
+        hits: list[ContextHit] = []
+        for turn, score in pairs:
+            if any(h.source.path == turn.note for h in hits):
+                continue
+            if turn.note not in texts:
+                try:
+                    texts[turn.note] = store.read_text(turn.note)[0]
+                except Exception:  # noqa: BLE001 - a note removed since the index was built is not a hit
+                    texts[turn.note] = None
+            text = texts[turn.note]
+            if text is None:
+                continue
+            if weigh:
+                try:
+                    turn_text = split_turns(home.transcript_path(turn.source_id).read_text(encoding="utf-8"))
+                    held = content_terms(turn_text[turn.index - 1]) if turn.index <= len(turn_text) else set()
+                except OSError:
+                    held = set()
+                evidence[turn.note] = evidence_weight(coverage(question, held), settings.fusion_notes_coverage_power)
+            hits.append(ContextHit(text=strip_front_matter(text), source=source_for(turn.note, text, index),
+                                   score=score, turn=turn.cite(), **{rank_field: len(hits) + 1}))
+            if len(hits) >= depth:
+                break
+        return hits
+
+    lexical_hits = as_hits(lexical, "turns_rank", True) if settings.fusion_turns_weight > 0 else []
+    dense_hits_ = as_hits(dense, "turn_dense_rank", False)
+    return lexical_hits, dense_hits_, evidence
+
+
 def notes_evidence(question: str, notes: list[ContextHit], power: float) -> dict[str, float]:
     """Per note path of the notes list, its evidence factor: the share of ``question``'s content words the
     note holds, raised to ``power`` (:func:`memctl.ask.fusion.evidence_weight`)."""
@@ -241,18 +309,30 @@ def notes_evidence(question: str, notes: list[ContextHit], power: float) -> dict
 
 
 def fuse(graph: list[ContextHit], notes: list[ContextHit], settings: Settings, top_k: int, *,
-         question: str | None = None, dense: list[ContextHit] | None = None) -> list[ContextHit]:
+         question: str | None = None, dense: list[ContextHit] | None = None,
+         turns: tuple[list[ContextHit], list[ContextHit], dict[str, float]] | None = None) -> list[ContextHit]:
     """The ``top_k`` best of the lists by reciprocal rank fusion (:mod:`memctl.ask.fusion`), one per note;
-    each hit carries its rank in every list and its fused ``score``. With ``question``, each notes hit
-    counts by its evidence (:func:`notes_evidence`, ``fusion_notes_coverage_power``); ``dense`` hits weigh
-    ``fusion_dense_weight``."""
+    each hit carries its rank in every list, its fused ``score`` and the turn it was found by (the better
+    ranked of its turn hits). With ``question``, each notes hit counts by its evidence
+    (:func:`notes_evidence`, ``fusion_notes_coverage_power``); ``dense`` hits weigh ``fusion_dense_weight``;
+    ``turns`` (:func:`turn_hits`) adds the BM25 turns (weighed by their evidence) and the dense turns."""
+    lexical_turns, dense_turns, turn_evidence = turns or ([], [], {})
     evidence = {"notes": notes_evidence(question, notes, settings.fusion_notes_coverage_power)} if question else {}
-    fused = reciprocal_rank_fusion({"graph": graph, "notes": notes, "dense": dense or []},
+    if question and lexical_turns:
+        evidence["turns"] = turn_evidence
+    fused = reciprocal_rank_fusion({"graph": graph, "notes": notes, "dense": dense or [], "turns": lexical_turns,
+                                    "turn_dense": dense_turns},
                                    {"graph": settings.fusion_graph_weight, "notes": settings.fusion_notes_weight,
-                                    "dense": settings.fusion_dense_weight},
+                                    "dense": settings.fusion_dense_weight, "turns": settings.fusion_turns_weight,
+                                    "turn_dense": settings.fusion_turn_dense_weight},
                                    k=settings.fusion_k, evidence=evidence)
+    cited = {}
+    for hit in sorted([*lexical_turns, *dense_turns], key=lambda h: min(h.turns_rank or 99, h.turn_dense_rank or 99)):
+        cited.setdefault(hit.source.path, hit.turn)
     return [replace(hit, score=ranks.score, graph_rank=ranks.ranks.get("graph"), notes_rank=ranks.ranks.get("notes"),
-                    dense_rank=ranks.ranks.get("dense")) for hit, ranks in fused[:top_k]]
+                    dense_rank=ranks.ranks.get("dense"), turns_rank=ranks.ranks.get("turns"),
+                    turn_dense_rank=ranks.ranks.get("turn_dense"), turn=cited.get(hit.source.path))
+            for hit, ranks in fused[:top_k]]
 
 
 def _location_problem(home: DataHome) -> str | None:
@@ -287,6 +367,14 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
     reason = None
     graph: list[ContextHit] = []
     depth = min(top_k * CANDIDATE_FACTOR, 50)
+    wide = list(dict.fromkeys([*topics, *(wide_topics or [])]))
+    dense = dense_hits(question, wide, settings, home, index, depth)
+    turns = turn_hits(question, wide, settings, home, index, depth)
+    if settings.graph_widen_hits > 0 and wide_topics:
+        # The best dense evidence names its topics: the graph searches them too, so a routing mistake
+        # cannot hide a session from it (the context stays bounded by top_k, not by topic).
+        picked = [h.source.topic for h in [*dense[:settings.graph_widen_hits], *turns[1][:settings.graph_widen_hits]]]
+        topics = list(dict.fromkeys([*topics, *(t for t in picked if t in index.topics)]))
     if not use_graph:
         reason = "graph search disabled (--no-graph)"
     elif not home.cognee.is_dir():
@@ -304,14 +392,14 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
             reason = f"graph search took longer than {settings.graph_search_timeout_s:g} s"
         except Exception as exc:  # noqa: BLE001 - any graph-layer failure degrades to the raw notes
             reason = _graph_failure_reason(exc)
-    wide = list(dict.fromkeys([*topics, *(wide_topics or [])]))
-    dense = dense_hits(question, wide, settings, home, index, depth)
     if reason is None:
         result.hits = fuse(graph, notes_hits(question, wide, home, index, depth), settings, top_k, question=question,
-                           dense=dense)
+                           dense=dense, turns=turns)
     else:
-        notes = notes_hits(question, wide, home, index, depth if dense else top_k)
-        result.hits = fuse([], notes, settings, top_k, question=question, dense=dense) if dense else notes[:top_k]
+        evidence = dense or turns[0] or turns[1]
+        notes = notes_hits(question, wide, home, index, depth if evidence else top_k)
+        result.hits = (fuse([], notes, settings, top_k, question=question, dense=dense, turns=turns) if evidence
+                       else notes[:top_k])
         result.method, result.fallback_reason = "notes", reason
     result.hits = newer_first(result.hits)
     result.retrieve_s = time.monotonic() - started

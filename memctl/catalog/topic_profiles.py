@@ -260,6 +260,14 @@ class TopicProfiles:
                 continue
         return texts
 
+    def embed_texts(self, texts: list[str]) -> list[array]:
+        """Unit-norm float32 vectors of ``texts`` with the embedding model, batched (what the turn index stores).
+
+        Raises:
+            ModelError: the embedding model is unreachable, missing, slow or answers garbage.
+        """
+        return self._embed(texts)
+
     def _embed(self, texts: list[str]) -> list[array]:
         """Unit-norm float32 vectors of ``texts``, ``embedding_batch_size`` per request (the first carries the question)."""
         client = _client(self.settings)

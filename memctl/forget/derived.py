@@ -8,6 +8,9 @@
 * the embedding router's topic profiles (vectors of note titles and summaries) of each touched topic
   are deleted — all of them for a purge of a value, which may sit in any note — and rebuilt by the next
   question (:mod:`memctl.catalog.topic_profiles`);
+* the turn index (:mod:`memctl.catalog.turn_index`: transcript excerpts, their vocabulary and
+  vectors) of each touched topic is deleted — all of it for a purge of a value — and rebuilt by the
+  next ingest;
 * Cognee: documents are removed from their dataset (:func:`memctl.graph.add.remove_notes`), or a
   dataset is dropped whole and rebuilt from the store's current files
   (:func:`memctl.graph.erase.drop_dataset`, :func:`memctl.graph.rebuild.rebuild_topic`) when no
@@ -43,6 +46,7 @@ def refresh_indexes(home: DataHome, topics: list[str] | None) -> None:
     for topic in topics or []:
         shutil.rmtree(home.note_index / topic, ignore_errors=True)
     drop_route_profiles(home, topics)
+    drop_turn_indexes(home, topics)
     # The chunk cache copies note and memory text out of Cognee's tables: a removed value must not stay in it.
     # Every dataset's file goes (a user memory's dataset is not in ``topics``); the next ask reads them again.
     shutil.rmtree(home.chunk_cache, ignore_errors=True)
@@ -60,6 +64,20 @@ def drop_route_profiles(home: DataHome, topics: list[str] | None) -> int:
     for path in targets:
         if path.is_file():
             path.unlink()
+            removed += 1
+    return removed
+
+
+def drop_turn_indexes(home: DataHome, topics: list[str] | None) -> int:
+    """Delete the turn indexes (transcript excerpts, their BM25 vocabulary and vectors) of ``topics``
+    (``None``: all); how many went. The next ingest builds them again (:mod:`memctl.catalog.turn_index`)."""
+    if not home.turn_index.is_dir():
+        return 0
+    targets = list(home.turn_index.iterdir()) if topics is None else [home.turn_index / t for t in topics]
+    removed = 0
+    for path in targets:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
             removed += 1
     return removed
 

@@ -288,6 +288,23 @@ class IngestRun:
             raise IngestError(f"publishing notes into {self.home.store} failed: {exc}", HOME) from exc
         if published.written or published.removed:
             self._refresh_route_profiles()
+        self._refresh_turns()
+
+    def _refresh_turns(self) -> None:
+        """Bring the turn index (:mod:`memctl.catalog.turn_index`) up to date: topics whose notes or
+        transcripts changed are cut into turns again, new turns embedded. Best-effort: a failure is one
+        line, and ask answers without turn evidence for those topics until the next ingest."""
+        from memctl.catalog.topic_index import TopicIndex, TopicIndexError
+        from memctl.catalog.topic_profiles import TopicProfiles
+        from memctl.catalog.turn_index import TurnIndex
+
+        try:
+            index = TopicIndex.load(self.home.topic_index)
+            embed = (TopicProfiles(self.settings, self.home).embed_texts
+                     if self.settings.fusion_turn_dense_weight > 0 else None)
+            TurnIndex(self.home, self.settings).refresh(index, embed)
+        except (TopicIndexError, OSError) as exc:
+            self.reporter.log(f"turn index not refreshed ({exc}); ask answers without turn evidence meanwhile")
 
     def _refresh_route_profiles(self) -> None:
         """Embed the new notes into the embedding router's topic profiles now (batched requests), so the

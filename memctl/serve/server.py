@@ -125,8 +125,9 @@ def build_server(warm: WarmMemory, **settings: Any) -> MemctlMCP:
                                     le=tools.MAX_TOP_K)] = 6,
     ) -> dict[str, Any]:
         """Search memctl's memory of past coding sessions; returns note excerpts, best first, each with its
-        provenance (session_id, path, title, date, topic). No chat model is called (one embedding lookup at
-        most): read the excerpts yourself.
+        provenance (session_id, path, title, date, topic) and, when a turn of the session's transcript found
+        it, that turn ({index, excerpt}: the user's request). No chat model is called (one embedding lookup
+        at most): read the excerpts yourself.
         retrieval_method 'notes' means only keyword search over the raw notes served (e.g. while an ingest is
         running; fallback_reason says why); any other value means the graph store was searched too."""
         return await _in_thread(tools.memory_search, warm, query, topics, top_k)

@@ -53,7 +53,8 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
 
     Returns:
         ``{"query", "topics", "route_method", "route_reason", "retrieval_method", "fallback_reason",
-        "results": [{"rank", "session_id", "path", "title", "date", "topic", "score", "excerpt"}]}``;
+        "results": [{"rank", "session_id", "path", "title", "date", "topic", "score", "excerpt", "turn"}]}``
+        (``turn``: ``{"index", "excerpt"}`` of the transcript turn that found the note, or None);
         excerpts at most :data:`MAX_EXCERPT_CHARS` characters, best first.
 
     Raises:
@@ -88,7 +89,8 @@ def memory_search(warm: WarmMemory, query: str, topics: list[str] | None = None,
         "retrieval_method": found.method, "fallback_reason": found.fallback_reason,
         "results": [{"rank": rank, "session_id": hit.source.source_id, "path": hit.source.path,
                      "title": hit.source.title, "date": hit.source.date, "topic": hit.source.topic,
-                     "score": None if hit.score is None else round(float(hit.score), 4), "excerpt": _excerpt(hit.text)}
+                     "score": None if hit.score is None else round(float(hit.score), 4), "excerpt": _excerpt(hit.text),
+                     "turn": hit.turn}
                     for rank, hit in enumerate(found.hits, start=1)],
     }
 
