@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import StrictStr
 
@@ -42,6 +43,9 @@ from memctl.prompts import Prompt, load_prompt
 from memctl.prompts.quoting import header_field, quote
 from memctl.state_file import StateFileError, StateModel, decode_json, read_state, write_state
 from memctl.validator.consolidation_check import substance_problem
+
+if TYPE_CHECKING:
+    from memctl.sleep.clustering import Cluster
 
 MAX_MERGED_LINES = 40
 
@@ -177,3 +181,10 @@ def consolidate_cluster(task_file: Path, result_file: Path, *, settings: Setting
     """
     task = ConsolidationTask.from_json(decode_json(Path(task_file).read_bytes()))
     write_state(result_file, asdict(consolidate(task, settings, cache_dir)))
+
+
+def task_for(cluster: Cluster) -> ConsolidationTask:
+    """The consolidation task of one cluster (:class:`memctl.sleep.clustering.Cluster`): its key, scope and
+    members (path, sha, creation time, text) in the cluster's order."""
+    return ConsolidationTask(cluster=cluster.key, scope=cluster.scope,
+                             members=[Member(m.path, m.sha, m.created, m.text) for m in cluster.members])

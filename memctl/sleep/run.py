@@ -70,7 +70,6 @@ from memctl.store.versions import sha256_text
 
 if TYPE_CHECKING:
     from memctl.sleep.clustering import Cluster
-    from memctl.sleep.consolidate import ConsolidationTask
     from memctl.validator.core import ValidationLimits
 
 # A no-op sleep must stay under a second cold: the validator (~0.45 s), clustering, consolidation and Cognee are
@@ -398,14 +397,14 @@ class SleepRun:
             report.finish("consolidate", consolidated=0, merged=self.summary.memories_merged, model_calls=0,
                           cache_hits=0)
             return
-        from memctl.sleep.consolidate import is_cached
+        from memctl.sleep.consolidate import is_cached, task_for
 
         cache_dir = self.home.consolidate_cache
-        if any(not is_cached(_task(c), self.settings, cache_dir) for c in clusters) and not self._model_ready(report):
+        if any(not is_cached(task_for(c), self.settings, cache_dir) for c in clusters) and not self._model_ready(report):
             report.finish("consolidate", skipped=len(clusters))
             return
         concurrency = self.options.concurrency or self.settings.sleep_concurrency
-        outcomes = self.engine.consolidate([_task(c) for c in clusters], settings=self.settings, cache_dir=cache_dir,
+        outcomes = self.engine.consolidate([task_for(c) for c in clusters], settings=self.settings, cache_dir=cache_dir,
                                            concurrency=concurrency, log=self.reporter.log,
                                            note=f"{self.summary.proposals} proposal(s): {self.summary.promoted} "
                                                 f"promoted, {self.summary.held} held for review, "
@@ -598,9 +597,3 @@ def _sane_time(value: object) -> str:
         pass
     return now.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
-
-def _task(cluster: Cluster) -> ConsolidationTask:
-    from memctl.sleep.consolidate import ConsolidationTask, Member
-
-    return ConsolidationTask(cluster=cluster.key, scope=cluster.scope,
-                             members=[Member(m.path, m.sha, m.created, m.text) for m in cluster.members])
