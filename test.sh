@@ -19,7 +19,7 @@ fi
 .venv/bin/python -m ruff check --quiet .
 # The real agent binaries the end-to-end tests drive (OpenCode, Claude Code, Codex; pinned, from npm, installed once
 # into ~/.cache/memctl). Without them those tests are reported as skipped by name, never as passed.
-.venv/bin/python -m tests.agent_binaries || echo "test.sh: an agent binary is missing; its tests will be skipped" >&2
+.venv/bin/python -m tests.support.agent_binaries || echo "test.sh: an agent binary is missing; its tests will be skipped" >&2
 set +e
 .venv/bin/python -m pytest "$@"
 status=$?
