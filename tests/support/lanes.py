@@ -1,0 +1,84 @@
+"""The suite's lanes for pytest-xdist: which tests must share one worker (a pytest plugin, loaded by tests/conftest.py).
+
+Markers (registered in pyproject.toml):
+
+``e2e``
+    End to end: real Cognee/Kuzu/LanceDB/SQLite or real agent binaries. Every test in ``tests/e2e/`` has it
+    (tests/e2e/conftest.py adds it by folder, so a new file there cannot forget it); a single e2e test inside a
+    package folder carries it by decorator. ``./test.sh --fast`` leaves them out.
+``slow``
+    Not end to end, but too slow for the fast lane (more than about ten seconds on two cores).
+``serial``
+    Needs the machine to itself in some way: a port chosen free and then bound by a child (another worker could
+    take it in between), or a signal or deadline timed against a child process's progress. Under
+    ``pytest -n 2 --dist loadgroup`` every ``serial`` test runs in one worker, one after the other (xdist group
+    ``serial``), never beside another serial test.
+
+Module-scoped fixtures: a test that uses a fixture of module, package or class scope (an ingested home, a
+started server) is grouped with the other tests of its module (xdist group = the module's path), so the
+fixture is built once, not once per worker. With ``--dist loadgroup`` a group runs in one worker; without
+xdist the groups change nothing.
+
+Source of the grouping rule: pytest-xdist's ``--dist loadgroup`` documentation ("tests grouped by the
+``xdist_group`` mark ... are sent to the same worker").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+SERIAL_GROUP = "serial"
+_SHARED_SCOPES = ("module", "package", "class", "session")
+
+
+def _uses_a_shared_fixture(item: pytest.Item) -> bool:
+    """Whether ``item`` requests a fixture defined in its own module with a scope wider than the test."""
+    info = getattr(item, "_fixtureinfo", None)  # pytest's FuncFixtureInfo: the fixtures the test closes over
+    if info is None:
+        return False
+    module = getattr(item, "module", None)
+    for definitions in info.name2fixturedefs.values():
+        last = definitions[-1]
+        if last.scope in _SHARED_SCOPES and module is not None and last.func.__module__ == module.__name__:
+            return True
+    return False
+
+
+def group_of(item: pytest.Item) -> str | None:
+    """The xdist group ``item`` belongs to: ``serial``, its module's path (shared fixture), or ``None``."""
+    if item.get_closest_marker("serial"):
+        return SERIAL_GROUP
+    if _uses_a_shared_fixture(item):
+        return item.nodeid.split("::", 1)[0]
+    return None
+
+
+def _group_suffix(item: pytest.Item) -> str:
+    """What pytest-xdist appends to a grouped test's nodeid (``@`` + its group names, sorted, ``_``-joined)."""
+    names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+    return "@" + "_".join(sorted(names)) if names else ""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
+    """Give every test that needs one an ``xdist_group`` mark (see the module docstring); keep one given by hand.
+
+    Then, in an xdist worker of ``--dist loadgroup``, make sure the group reached the nodeid: pytest-xdist 3.8.0
+    writes ``item._nodeid``, which pytest 9.2 no longer reads (it keeps a structured ``item._id``), so every group
+    would be dropped without a word (pytest-dev/pytest-xdist#1386 on GitHub; fix proposed in #1388). Here the suffix
+    is written where pytest 9.2 reads it; with an older pytest, or once xdist writes it, nothing changes.
+    """
+    for item in items:
+        if not item.get_closest_marker("xdist_group"):
+            group = group_of(item)
+            if group:
+                item.add_marker(pytest.mark.xdist_group(group))
+    result = yield
+    if getattr(config.option, "loadgroup", False):
+        from _pytest.nodeid import NodeId  # pytest >= 9.2 only, and only reached there (items have `_id`)
+
+        for item in items:
+            suffix = _group_suffix(item)
+            if suffix and not item.nodeid.endswith(suffix) and isinstance(getattr(item, "_id", None), NodeId):
+                item._id = NodeId.parse(item.nodeid + suffix)
+    return result
