@@ -29,6 +29,9 @@ from memctl.exit_codes import INTERRUPTED, TERMINATED
 from tests.fakes.ollama_server import FakeOllama
 from tests.support.memctl_process import FIXTURE_118, env_for, run_memctl
 
+# Signals sent at a moment read from the child's stderr: another heavy test beside them shifts that moment.
+pytestmark = pytest.mark.serial
+
 _CODES = {signal.SIGINT: INTERRUPTED, signal.SIGTERM: TERMINATED}
 
 

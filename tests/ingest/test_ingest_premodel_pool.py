@@ -269,6 +269,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.serial  # signals timed against the pool workers' progress
 @pytest.mark.parametrize("how", ["sigterm-to-memctl", "sigint-to-the-group", "sigkill-to-memctl"])
 def test_no_process_outlives_an_interrupted_run(tmp_path: Path, how: str) -> None:
     db = _varied_db(tmp_path / "opencode.db", sessions=40)

@@ -34,6 +34,9 @@ from memctl.ingest.run import IngestOptions, IngestRun
 from tests.fixtures.synthetic_opencode import build_database
 from tests.support import premodel_tasks
 
+# Signals timed against the pool's start (0.03 s per session): another heavy test beside them shifts every moment.
+pytestmark = pytest.mark.serial
+
 REPO = Path(__file__).resolve().parents[2]
 SESSIONS = 300  # above premodel.POOL_THRESHOLD: the pool starts at the first session
 

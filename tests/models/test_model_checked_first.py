@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from memctl.ask.retrieval import retrieve
@@ -30,6 +31,7 @@ def _home_with_a_topic_memory(tmp_path: Path) -> Path:
     return data.root
 
 
+@pytest.mark.serial  # a deadline (20 s) on a whole sleep run
 def test_sleep_with_ollama_down_fails_in_seconds_naming_it(tmp_path: Path) -> None:
     home = _home_with_a_topic_memory(tmp_path)
     started = time.monotonic()

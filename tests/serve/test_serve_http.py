@@ -20,6 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 from memctl.exit_codes import NOTHING_INGESTED
 from tests.support.memctl_process import REPO
 
+# A port found free and then bound by the child: a test in another worker could take it in between.
+pytestmark = pytest.mark.serial
+
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
