@@ -83,7 +83,7 @@ PLACED = {
     "test_opencode_revert.py": "ingest",  # undone turns never reach the transcript, the model or the note
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
-TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/")
+TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")
 # Lines elsewhere that quote a test path as corpus text: a changed word would change what the corpus measures.
 TEXT_LINES = ("Tests for the scrubber live in",)
 
