@@ -131,18 +131,24 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
-def _pytest(root: Path, *args: str) -> subprocess.CompletedProcess:
+def _pytest(root: Path, *args: str, times: Path | None = None) -> subprocess.CompletedProcess:
     (root / "out").mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(REPO), "LANES_OUT": str(root / "out")}
+    env.pop("MEMCTL_TEST_TIMES", None)
+    if times:
+        env["MEMCTL_TEST_TIMES"] = str(times)
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=root, env=env,
                           capture_output=True, text=True, timeout=300)
 
 
 def test_the_fast_lane_leaves_out_every_test_of_the_e2e_folder(tmp_path: Path) -> None:
     root = _project(tmp_path)
-    fast = _pytest(root, "-q", "-m", "not e2e and not slow")
+    fast = _pytest(root, "-q", "-m", "not e2e and not slow", times=tmp_path / "times.tsv")
     assert fast.returncode == 0, fast.stdout[-2000:]
     assert "14 passed, 2 deselected" in fast.stdout
+    rows = [line.split("\t") for line in (tmp_path / "times.tsv").read_text().splitlines()]
+    assert len(rows) == 14 * 3 and {r[1] for r in rows} == {"setup", "call", "teardown"}  # the duration log
+    assert all(float(r[2]) >= 0 and not r[0].startswith("e2e/") for r in rows)
     only = _pytest(root, "-q", "-m", "e2e")
     assert "2 passed, 14 deselected" in only.stdout
 

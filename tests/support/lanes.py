@@ -82,3 +82,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if suffix and not item.nodeid.endswith(suffix) and isinstance(getattr(item, "_id", None), NodeId):
                 item._id = NodeId.parse(item.nodeid + suffix)
     return result
+
+
+# -- a duration log, for choosing what is `slow` ----------------------------------------------------------
+
+TIMES_VARIABLE = "MEMCTL_TEST_TIMES"  # a file path: every phase of every test appended as it ends
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Remember the config (the log below writes in the main process only, never in an xdist worker)."""
+    global _CONFIG
+    _CONFIG = config
+
+
+_CONFIG: pytest.Config | None = None
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """With ``MEMCTL_TEST_TIMES=PATH``, append ``nodeid<TAB>phase<TAB>seconds<TAB>outcome`` per test phase to PATH.
+
+    Written as each phase ends (a run cut short still leaves its figures); the sum of the seconds is what the
+    tests cost one after the other, without collection. Under xdist only the main process writes (the workers'
+    reports reach it), so a test is counted once.
+    """
+    import os
+
+    path = os.environ.get(TIMES_VARIABLE)
+    if not path or (_CONFIG is not None and hasattr(_CONFIG, "workerinput")):
+        return
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(f"{report.nodeid}\t{report.when}\t{report.duration:.3f}\t{report.outcome}\n")
