@@ -111,6 +111,18 @@ def test_the_markers_are_registered_and_xdist_is_pinned() -> None:
     assert "--parallel) LANE+=(-n 2 --dist loadgroup)" in script
 
 
+def test_every_slow_entry_names_a_test_that_exists() -> None:
+    from tests.support.lanes import SLOW, is_slow
+
+    for key in SLOW:
+        path, _, test = key.partition("::")
+        assert (REPO / path).is_file(), key
+        assert not test or f"def {test}(" in (REPO / path).read_text(encoding="utf-8"), key
+    assert is_slow("tests/cli/test_interrupt_phases.py::test_cognify_phase[ctrl-c]")
+    assert is_slow("tests/cli/test_cli.py::test_not_a_database_and_foreign_schema")
+    assert not is_slow("tests/cli/test_cli.py::test_not_a_database_and_foreign_schema_too")
+
+
 def _project(tmp_path: Path) -> Path:
     """A small suite with the real lanes plugin and e2e conftest: a shared fixture, serial tests, an e2e folder."""
     root = tmp_path / "proj"

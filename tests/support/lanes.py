@@ -7,7 +7,8 @@ Markers (registered in pyproject.toml):
     (tests/e2e/conftest.py adds it by folder, so a new file there cannot forget it); a single e2e test inside a
     package folder carries it by decorator. ``./test.sh --fast`` leaves them out.
 ``slow``
-    Not end to end, but too slow for the fast lane (more than about ten seconds on two cores).
+    Not end to end, but too slow for the fast lane (tens of seconds on two cores): by decorator, or listed in
+    :data:`SLOW` (a file or a test, with the figure that put it there).
 ``serial``
     Needs the machine to itself in some way: a port chosen free and then bound by a child (another worker could
     take it in between), or a signal or deadline timed against a child process's progress. Under
@@ -28,6 +29,21 @@ from __future__ import annotations
 import pytest
 
 SERIAL_GROUP = "serial"
+# Tests marked `slow` here, by file or by test (a nodeid prefix, parameters left out), each with what it cost in
+# the first parallel run of the fast lane (MEMCTL_TEST_TIMES log, two workers, load average 11-13 from other
+# jobs on the two cores). Add one when a test that is not end to end takes tens of seconds.
+SLOW = {
+    "tests/cli/test_interrupt_phases.py": "signals in each real Cognee phase: 395 s for one case",
+    "tests/graph/test_graph_failures.py::test_failures_of_the_model_server_network_and_stores_are_the_environments":
+        "real Cognee against failing model servers and stores: 83 s for one case",
+    "tests/catalog/test_topic_aliases.py::test_a_moved_repository_stays_one_topic_from_ingest_to_ask":
+        "ingest and ask in real processes: 36 s",
+    "tests/ingest/test_ingest_codex.py::test_cli_codex_home": "memctl processes over three sources: 24 s",
+    "tests/ingest/test_ingest_codex.py::test_pool_workers_reopen_the_codex_source": "a process pool run: 18 s",
+    "tests/ingest/test_ingest_codex.py::test_ask_cites_sessions_of_each_source_and_names_it":
+        "an ask in a real process per question: 16-18 s each",
+    "tests/cli/test_cli.py::test_not_a_database_and_foreign_schema": "several memctl processes: 23 s",
+}
 _SHARED_SCOPES = ("module", "package", "class", "session")
 
 
@@ -42,6 +58,11 @@ def _uses_a_shared_fixture(item: pytest.Item) -> bool:
         if last.scope in _SHARED_SCOPES and module is not None and last.func.__module__ == module.__name__:
             return True
     return False
+
+
+def is_slow(nodeid: str) -> bool:
+    """Whether ``nodeid`` (``path::test[params]``) is listed in :data:`SLOW`, as its file or as its test."""
+    return any(nodeid == key or nodeid.startswith((key + "::", key + "[")) for key in SLOW)
 
 
 def group_of(item: pytest.Item) -> str | None:
@@ -69,6 +90,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     is written where pytest 9.2 reads it; with an older pytest, or once xdist writes it, nothing changes.
     """
     for item in items:
+        if is_slow(item.nodeid) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
         if not item.get_closest_marker("xdist_group"):
             group = group_of(item)
             if group:
