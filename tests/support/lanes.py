@@ -43,6 +43,10 @@ SLOW = {
     "tests/ingest/test_ingest_codex.py::test_ask_cites_sessions_of_each_source_and_names_it":
         "an ask in a real process per question: 16-18 s each",
     "tests/cli/test_cli.py::test_not_a_database_and_foreign_schema": "several memctl processes: 23 s",
+    "tests/cli/test_cli.py::test_doctor_detects_vectors_of_another_embedding_model": "doctor over a real graph: 47 s",
+    "tests/cli/test_cli.py::test_doctor_all_green_and_dimension_check": "doctor over a real graph: 36 s",
+    "tests/cli/test_cli_ask_sleep.py::test_remember_refuses_what_sleep_would_reject_and_writes_nothing":
+        "a memctl process per refused text: 35 s",
 }
 _SHARED_SCOPES = ("module", "package", "class", "session")
 
