@@ -117,12 +117,15 @@ TIMES_VARIABLE = "MEMCTL_TEST_TIMES"  # a file path: every phase of every test a
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Remember the config (the log below writes in the main process only, never in an xdist worker)."""
-    global _CONFIG
-    _CONFIG = config
+    """Read the log's path once, before any test runs (the isolation fixture clears every ``MEMCTL_*`` variable
+    while a test runs); an xdist worker never writes it (its reports reach the main process, which does)."""
+    import os
+
+    global _TIMES
+    _TIMES = None if hasattr(config, "workerinput") else os.environ.get(TIMES_VARIABLE) or None
 
 
-_CONFIG: pytest.Config | None = None
+_TIMES: str | None = None
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -132,10 +135,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     tests cost one after the other, without collection. Under xdist only the main process writes (the workers'
     reports reach it), so a test is counted once.
     """
-    import os
-
-    path = os.environ.get(TIMES_VARIABLE)
-    if not path or (_CONFIG is not None and hasattr(_CONFIG, "workerinput")):
+    if not _TIMES:
         return
-    with open(path, "a", encoding="utf-8") as log:
+    with open(_TIMES, "a", encoding="utf-8") as log:
         log.write(f"{report.nodeid}\t{report.when}\t{report.duration:.3f}\t{report.outcome}\n")
