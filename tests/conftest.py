@@ -53,6 +53,9 @@ if str(ROOT) not in sys.path:
 from tests.fakes.chat_client import FakeChatClient  # noqa: E402
 from tests.fakes.ollama_server import FakeOllama  # noqa: E402
 
+# The lanes: `serial` tests and tests sharing a module-scoped fixture get an xdist group (pytest -n 2 --dist loadgroup).
+pytest_plugins = ["tests.support.lanes"]
+
 # The signal tests send Ctrl-C to memctl processes. A suite started as a background job of a non-interactive
 # shell (`cmd &`, nohup, some CI runners) inherits SIGINT ignored, an ignored signal stays ignored across exec,
 # and every memctl the tests start would ignore Ctrl-C. Handling it here gives the children the default again.

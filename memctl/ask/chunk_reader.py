@@ -31,7 +31,7 @@ model Cognee's engine calls; the embedding router already asked for it, so retri
 Whenever the files are not exactly what this reader knows (no relational database, a dataset name that is
 missing or held twice, a store created by another Cognee version, no chunk table, a column missing or of
 another type), :class:`ReaderUnavailable` says why and the caller runs Cognee's own search instead, so an
-unknown layout can cost time but never change an answer. ``tests/test_chunk_reader.py`` checks the reader
+unknown layout can cost time but never change an answer. ``tests/e2e/test_chunk_reader.py`` checks the reader
 against Cognee's search on the same homes: same sources, same order.
 """
 

@@ -11,7 +11,7 @@ docs/benchmarks.md, section "Secret catalog engine"; reproduce with
 
 Offline only: the scanner is built with no ``Validator``/``Revoker`` (the only
 classes of the SDK that make HTTP requests), so a finding is never checked
-against its issuer; tests/test_scrub_catalog.py runs a scan under ``strace``
+against its issuer; tests/scrub/test_scrub_catalog.py runs a scan under ``strace``
 and fails on any socket call.
 
 What a finding becomes: ``[REDACTED:<kind>]`` over the secret the rule reports

@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from memctl.validator.core import ValidationLimits
 
 # A no-op sleep must stay under a second cold: the validator (~0.45 s), clustering, consolidation and Cognee are
-# imported where used (bench/bench_cold_start.py measures it; tests/test_sleep_cold_start.py checks the modules).
+# imported where used (bench/bench_cold_start.py measures it; tests/sleep/test_sleep_cold_start.py checks the modules).
 
 
 HELD = "held for review"  # the detail _promote_accepted returns for a held proposal

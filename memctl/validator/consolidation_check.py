@@ -38,7 +38,7 @@ Rules, in order (the first failing one is the reason):
    (the newest and the non-restated older ones) and 30% of their total.
 
 The thresholds are this project's choice, tuned on the consolidation
-cases in ``tests/test_consolidation_check.py``.
+cases in ``tests/validator/test_consolidation_check.py``.
 """
 
 from __future__ import annotations

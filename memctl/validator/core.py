@@ -90,8 +90,8 @@ proposal that also carries a secret is refused as ``secret:…`` and sleep archi
 it without its text. Redaction markers left by the staging scrubber
 (``[REDACTED:password]``) are not secrets and pass.
 
-Near-miss policy (tested in tests/test_validator.py and the corpus in
-tests/proposal_corpus.py): a rule must see an instruction, a forged structure or
+Near-miss policy (tested in tests/validator/test_validator.py and the corpus in
+tests/support/proposal_corpus.py): a rule must see an instruction, a forged structure or
 a sensitive object, not merely a word — "fixed the password-reset page", "the
 assistant's reply was slow", "[1] first step", "we rotate API keys every 90
 days", "use --force-with-lease only on your own branches", "deleted the stale

@@ -119,7 +119,7 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 """``(name, pattern)`` pairs tried in order over :func:`fold_for_matching` output.
 
-Maintain this list with a test case in tests/test_validator.py for every
+Maintain this list with a test case in tests/validator/test_validator.py for every
 pattern (one attack and, where a near-miss is plausible, one benign note).
 """
 

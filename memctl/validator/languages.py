@@ -17,7 +17,7 @@ German, French, Spanish and Chinese grammar. This module adds two kinds of rule 
 ``prompt_injection:instruction_override`` — or None. Sources: the stems are the common
 translations of the English rules' verbs and objects (skip/tests, delete/all/branches,
 approve/all/commands, disable/scrubbing, ignore/previous/instructions); every rule has hostile
-instances and near-misses in tests/proposal_corpus.py (split ``redteam``).
+instances and near-misses in tests/support/proposal_corpus.py (split ``redteam``).
 """
 
 from __future__ import annotations

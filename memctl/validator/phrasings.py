@@ -7,7 +7,7 @@ switched off, "forget what you were told". Each is ``(reason, pattern)`` over fo
 (:func:`memctl.validator.fold.fold_for_matching`); a match right after a negation ("never",
 "don't", "do not", "not") is a protective rule and passes.
 
-Sources: a red team's instances against the grammar rules (tests/proposal_corpus.py, split
+Sources: a red team's instances against the grammar rules (tests/support/proposal_corpus.py, split
 ``redteam``), generalised to the command or phrase family each belongs to: the credential commands
 of the GitHub, AWS, Google Cloud and Azure CLIs, git's ``core.hooksPath``, pytest's skip markers,
 CI skip markers, memctl's own settings.

@@ -59,7 +59,7 @@ follow the classic "never run" lists (``rm -rf /``, fork bomb, ``mkfs``, ``dd of
 git's own warnings (``push --force`` to shared branches, ``--no-verify`` skipping hooks), the
 consent and AI-addressed phrasings follow published indirect-injection samples (Greshake et al.
 2023; Rehberger's "AI Injections" posts on hidden comments). Every rule has hostile instances and
-near-misses in tests/proposal_corpus.py.
+near-misses in tests/support/proposal_corpus.py.
 
 Near-miss policy: facts stay ("CI runs tests on every push", "deleted the stale feature branch
 after merge", "we rotate API keys every 90 days"), protective rules stay ("never paste tokens into

@@ -42,7 +42,7 @@ kind                what (sources)
 ``system_label``    ``SYSTEM MESSAGE:``, ``System note:``, ``[SYSTEM OVERRIDE]`` …
 ==================  =================================================================================
 
-Near-misses that pass (tests/proposal_corpus.py): prose about "the user" or "the assistant's
+Near-misses that pass (tests/support/proposal_corpus.py): prose about "the user" or "the assistant's
 reply", ``[1] first step`` lists, ``[1] job started (worker 3, …)`` log formats, citations of
 papers ``[1] Title (Author, 2017)``, headings such as ``### Release checklist``, ``user: deploy``
 inside a line, ``System requirements:``, ``<!-- prettier-ignore -->``.

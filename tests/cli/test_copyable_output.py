@@ -1,0 +1,131 @@
+"""Output you can copy: tables never cut or fold an id, a path or a URL (pipe of any COLUMNS, terminal of
+any width), and ingest refuses a filter that names nothing instead of exiting 0 having done nothing."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.table import Table
+
+from memctl.cli.tables import print_table, records
+from memctl.exit_codes import USAGE
+from memctl.store import MemoryStore
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "opencode-1.18"
+LONG_ID = "ses_dd586074bffeT9AQrwa2SB0fm4"
+LONG_PATH = "/home/someone/projects/a-rather-long-project-name/var/reports/sleep-2026-12-01T03-00-00.html"
+
+
+def _memctl(*args: str, columns: int) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "memctl.cli", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": str(columns)})
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        shutil.copy2(FIXTURE / name, tmp_path / name)
+    return tmp_path / "opencode.db"
+
+
+def _table() -> Table:
+    table = Table(title="plan")
+    for column in ("session", "title", "report"):
+        table.add_column(column, overflow="fold")
+    table.add_row(LONG_ID, "a title long enough to fold over several lines of a narrow terminal", LONG_PATH)
+    table.add_row("ses_2", "[green]ok[/]", "-")
+    return table
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+def test_a_piped_table_keeps_every_cell_on_one_line(width: int) -> None:
+    out = io.StringIO()
+    print_table(Console(file=out, width=width, soft_wrap=True), _table(), whole=("session", "report"))
+    text = out.getvalue()
+    assert LONG_ID in text and LONG_PATH in text
+    assert "a title long enough to fold over several lines of a narrow terminal" in text
+
+
+@pytest.mark.parametrize("width", [40, 60, 100])
+def test_a_terminal_too_narrow_gets_one_line_per_cell(width: int) -> None:
+    out = io.StringIO()
+    print_table(Console(file=out, width=width, force_terminal=True, color_system=None), _table(),
+                whole=("session", "report"))
+    text = out.getvalue()
+    assert f"session: {LONG_ID}" in text and f"report: {LONG_PATH}" in text and "title: ok" in text
+
+
+def test_a_terminal_wide_enough_gets_the_table_with_ids_whole() -> None:
+    out = io.StringIO()
+    print_table(Console(file=out, width=200, force_terminal=True, color_system=None), _table(),
+                whole=("session", "report"))
+    lines = out.getvalue().splitlines()
+    assert any(LONG_ID in line and LONG_PATH in line for line in lines) and "┃ session" in out.getvalue()
+
+
+def test_records_of_a_headerless_summary_are_label_value_lines() -> None:
+    table = Table(title="memctl sleep", show_header=False)
+    table.add_column("")
+    table.add_column("")
+    table.add_row("report", LONG_PATH)
+    assert records(table) == ["memctl sleep", f"report: {LONG_PATH}"]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_ingest_dry_run_never_folds_a_session_id(db: Path, tmp_path: Path, columns: int) -> None:
+    as_json = _memctl("ingest", "--dry-run", "--json", "--db", str(db), "--home", str(tmp_path / "h"), columns=columns)
+    ids = [item["source_id"] for item in json.loads(as_json.stdout)["plan"]]
+    assert len(ids) >= 5
+    result = _memctl("ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "h"), columns=columns)
+    assert result.returncode == 0, result.stderr
+    assert all(sid in result.stdout for sid in ids)
+
+
+def test_audit_keeps_paths_whole_in_a_narrow_pipe(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "h" / "store")
+    path = "user/global/a-preference-file-with-a-rather-long-descriptive-name.md"
+    store.write_text(path, "Use pnpm.\n", actor="cli", reason="a reason long enough to be folded in a table")
+    result = _memctl("audit", "--home", str(tmp_path / "h"), columns=50)
+    assert result.returncode == 0, result.stderr
+    assert path in result.stdout and "a reason long enough to be folded in a table" in result.stdout
+
+
+def test_doctor_keeps_urls_and_paths_whole_in_a_narrow_pipe(tmp_path: Path) -> None:
+    home = tmp_path / "a-data-home-whose-path-is-long-enough-to-be-split-by-a-table"
+    result = _memctl("doctor", "--db", str(tmp_path / "none.db"), "--home", str(home), columns=60)
+    assert str(home) in result.stdout and "127.0.0.1:9" in result.stdout
+
+
+def test_a_short_dry_run_prints_no_line_per_session_in_a_pipe(db: Path, tmp_path: Path) -> None:
+    result = _memctl("ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "h"), columns=80)
+    progress = [line for line in result.stderr.splitlines() if line.startswith("memctl: plan ")]
+    assert len(progress) == 1 and progress[0].startswith("memctl: plan 9/9")
+
+
+def test_ingest_unknown_project_lists_the_known_ones(db: Path, tmp_path: Path) -> None:
+    result = _memctl("ingest", "--dry-run", "--project", "nope", "--db", str(db), "--home", str(tmp_path / "h"),
+                     columns=80)
+    assert result.returncode == USAGE
+    assert "--project nope" in result.stderr and "known projects: alpha, beta, scratch" in result.stderr
+    known = _memctl("ingest", "--dry-run", "--json", "--project", "beta", "--db", str(db), "--home",
+                    str(tmp_path / "h"), columns=80)
+    assert known.returncode == 0 and json.loads(known.stdout)["found"] == 4  # beta: 4 of the 9 sessions
+
+
+def test_a_graph_phase_dry_run_plans_no_distilling(db: Path, tmp_path: Path) -> None:
+    result = _memctl("ingest", "--dry-run", "--json", "--phase", "cognify", "--db", str(db), "--home",
+                     str(tmp_path / "h"), columns=80)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert "would_distill" not in data and "plan" not in data
+    assert (data["notes_selected"], data["would_add_to_graph"]) == (0, 0)
+    assert not (tmp_path / "h").exists()  # a dry run writes nothing

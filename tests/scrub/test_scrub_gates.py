@@ -1,0 +1,88 @@
+"""The shared literal prefilter (memctl/scrub/gates.py) and the rules it gates.
+
+The prefilter may only skip a rule that cannot match: its answer must equal a
+substring test of every literal, and scrubbing with it must equal scrubbing with
+every rule run.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import memctl.scrub.core as scrub_module
+from memctl.scrub.gates import GateIndex
+from tests.support import scrub_corpus as corpus
+
+LITERALS = ("/p:", "/password:", "whsec_", "_v1_", "glpat-", "sk-", "key=", "env:set", "activate-refresh-token",
+            "git config", ">", "\\", "dp.", "hooks.slack.com", "eyj")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("xfreerdp /v:host /u:admin /p:Secret123", {"/p:"}),
+        ("/password:x at the start", {"/password:"}),
+        ("token whsec_abc and dop_v1_00 and glpat-x", {"whsec_", "_v1_", "glpat-"}),
+        ("export OPENAI=sk-", {"sk-"}),
+        ("?key=1&sig=2", {"key="}),
+        ("fly env:set A=b; gcloud auth activate-refresh-token a b", {"env:set", "activate-refresh-token"}),
+        ("git config --global github.token x > out", {"git config", ">"}),
+        ("net use \\\\server\\share", {"\\"}),
+        ("dp.st.x and https://hooks.slack.com/services/T0", {"dp.", "hooks.slack.com"}),
+        ("eyj", {"eyj"}),
+        ("p: password key = sk_ - _v1 glpat whsec dp hooks.slack", set()),
+        ("", set()),
+    ],
+)
+def test_present_literals_are_exactly_those_in_the_text(text: str, expected: set[str]) -> None:
+    assert GateIndex(LITERALS).present(text) == expected
+
+
+def test_present_equals_a_substring_test_on_random_texts() -> None:
+    rng = random.Random(7)
+    alphabet = "abcdegklnoprstvwy_-:=/>.\\ 1"
+    index = GateIndex(LITERALS)
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
+        text += rng.choice(LITERALS) if rng.random() < 0.5 else ""
+        text = text[rng.randrange(0, 3):] + "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 8)))
+        assert index.present(text) == {lit for lit in LITERALS if lit in text}, text
+
+
+@pytest.mark.parametrize("bad", ["", "Upper", "GR1348941"])
+def test_gate_literals_must_be_lower_case(bad: str) -> None:
+    with pytest.raises(ValueError):
+        GateIndex([bad])
+
+
+class _Everything:
+    """A prefilter that says every literal is present: every rule runs."""
+
+    def __init__(self, literals: frozenset[str]) -> None:
+        self.literals = literals
+
+    def present(self, lowered: str) -> frozenset[str]:
+        del lowered
+        return self.literals
+
+
+def test_gated_scrub_equals_scrub_with_every_rule_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [place(item.snippet) for item in (*corpus.ALL_SECRETS, *corpus.ALL_NEAR_MISSES)
+             for place in corpus.POSITIONS.values()]
+    gated = [scrub_module.find_secrets(text) for text in texts]
+    monkeypatch.setattr(scrub_module, "_GATES", _Everything(scrub_module._GATES.literals))
+    assert [scrub_module.find_secrets(text) for text in texts] == gated
+
+
+def test_every_rule_literal_is_indexed() -> None:
+    # The common words several rules walk hit by hit are found by gates.positions instead.
+    from memctl.scrub.gates import HIT_WORDS, positions
+
+    for detector in scrub_module.DETECTORS:
+        for literal in detector.requires + detector.literals:
+            assert literal in scrub_module._GATES.literals or literal in HIT_WORDS, (detector.kind, literal)
+    text = "a token, the keys, a passport, secrets"
+    assert {w for w in HIT_WORDS if positions(text, w)} == {"token", "key", "pass", "secret"}
+    assert positions(text, "key") == (text.index("keys"),)
