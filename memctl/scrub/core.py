@@ -60,7 +60,7 @@ from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
-from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS, FOREIGN_PASSWORD_WORDS
+from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, is_placeholder_word, underscored_body_random
 from memctl.scrub.device_config import DEVICE_CONFIG_DETECTORS
@@ -202,11 +202,7 @@ detector wins (a GitHub token in ``export GITHUB_TOKEN=ghp_…`` is a
 contains the earlier ones (an ``Authorization: AWS4-HMAC-SHA256`` parameter
 list holding an access key id is redacted whole)."""
 
-_GATES = GateIndex(
-    (literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS),
-    # Words of other languages, and the short "pw" of prose ("pw for the box is X"): see GateIndex.
-    foreign=(*(w for w in FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w), "pw"),
-)
+_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS)
 
 # ---------------------------------------------------------------------------
 # Public API
