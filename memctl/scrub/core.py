@@ -71,9 +71,12 @@ from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
+from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
+from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.public_values import public_span
 from memctl.scrub.setup_output import SETUP_OUTPUT_DETECTORS
+from memctl.scrub.shared_keys import SHARED_KEY_DETECTORS
 from memctl.scrub.sql_values import SQL_VALUE_DETECTORS
 from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
@@ -190,6 +193,9 @@ def _build_detectors() -> tuple[Detector, ...]:
         *DEVICE_CONFIG_DETECTORS,
         *SQL_VALUE_DETECTORS,
         *LAYOUT_DETECTORS,
+        *POSITIONAL_CALL_DETECTORS,
+        *PRINTED_TOKEN_DETECTORS,
+        *SHARED_KEY_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )
