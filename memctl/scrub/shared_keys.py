@@ -17,9 +17,10 @@ base32 seed of 16+ characters after a TOTP/2FA/MFA/OTP word and ``:``/``=``/``is
 
 User:password in prose (kind ``password``): ``creds are jenkins:X``, ``login: admin:X``,
 ``log in as deploy:X``, ``user/pass is admin/X``: after a credentials word
-(creds, credentials, login, log in, sign in, user/pass, username/password), within the same line,
+(creds, credentials, login, log in, sign in, user/pass, username/password), after at most five
+plain words (letters, spaces, ``:`` and ``,`` only: no version, path, URL or assignment between),
 a ``user:password`` or ``user/password`` pair whose password is not a word (a digit, a symbol or
-mixed case) and not a port (``host:8080``) or path.
+mixed case) and not a port (``host:8080``), version or path.
 """
 
 from __future__ import annotations
@@ -44,9 +45,11 @@ _SEED_AFTER = re.compile(
     re.IGNORECASE,
 )
 _CRED_WORDS = ("creds", "credentials", "login", "log in", "sign in", "user/pass", "username/password", "user / pass")
+# After the word: at most five plain words (letters only) with spaces, ":" or ",", then the pair.
+# No digit, dot, slash, "=" or quote may come between: a version, path, URL or assignment is not prose.
 _PAIR = re.compile(
-    r"(?<![\w/:@.\[])(?P<user>[A-Za-z][\w.-]{1,31})(?P<sep>:|/|[ \t]/[ \t])(?P<value>[^\s\x00\"'`,;:/@()\[\]]{4,64})"
-    r"(?=[\s\x00\"'`,;)]|[.!?](?:\s|$)|$)"
+    r"(?:[ \t:,]*(?:[A-Za-z]+[ \t:,]+){0,5}?)(?P<user>[A-Za-z][\w-]{1,31})(?P<sep>:|/|[ \t]/[ \t])"
+    r"(?P<value>[^\s\x00\"'`,;:/@()\[\]<>{}=]{4,64})(?=[\s\x00\"'`,;)]|[.!?](?:\s|$)|$)"
 )
 
 
@@ -105,18 +108,16 @@ def _prose_pair_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterato
             continue
         pos = lowered.find(word)
         while pos != -1:
-            line_end = lowered.find("\n", pos)
-            end = min(len(text), pos + 120) if line_end == -1 else min(line_end, pos + 120)
-            for match in _PAIR.finditer(text, pos + len(word), end):
-                value = match.group("value").rstrip(".!?")
-                user = match.group("user").lower()
-                if user in {"http", "https", "ssh", "ftp", "localhost", "host", "port", "e.g", "i.e"} or value.isdigit():
-                    continue  # a URL scheme, host:port
-                if match.group("sep") != ":" and "." in value and value.rsplit(".", 1)[-1].isalpha() and len(value.rsplit(".", 1)[-1]) <= 4:
-                    continue  # a path: config/app.yml
-                if _password_shaped(value):
-                    yield match.start("value"), match.start("value") + len(value), "password"
-                    break
+            if pos == 0 or not lowered[pos - 1].isalpha():
+                line_end = lowered.find("\n", pos)
+                end = min(len(text), pos + 120) if line_end == -1 else min(line_end, pos + 120)
+                match = _PAIR.match(text, pos + len(word), end)
+                if match is not None:
+                    value = match.group("value").rstrip(".!?")
+                    user = match.group("user").lower()
+                    plain = user not in {"http", "https", "ssh", "ftp", "localhost", "host", "port"} and not value.isdigit()
+                    if plain and value.count(".") < 2 and _password_shaped(value):
+                        yield match.start("value"), match.start("value") + len(value), "password"
             pos = lowered.find(word, pos + len(word))
 
 
