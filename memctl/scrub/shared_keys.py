@@ -19,8 +19,8 @@ User:password in prose (kind ``password``): ``creds are jenkins:X``, ``login: ad
 ``log in as deploy:X``, ``user/pass is admin/X``: after a credentials word
 (creds, credentials, login, log in, sign in, user/pass, username/password), after at most five
 plain words (letters, spaces, ``:`` and ``,`` only: no version, path, URL or assignment between),
-a ``user:password`` or ``user/password`` pair whose password is not a word (a digit, a symbol or
-mixed case) and not a port (``host:8080``), version or path.
+a ``user:password`` or ``user/password`` pair whose password holds a digit or a symbol
+(``Google / GitHub`` names two providers) and is not a port (``host:8080``), version or path.
 """
 
 from __future__ import annotations
@@ -116,7 +116,8 @@ def _prose_pair_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterato
                     value = match.group("value").rstrip(".!?")
                     user = match.group("user").lower()
                     plain = user not in {"http", "https", "ssh", "ftp", "localhost", "host", "port"} and not value.isdigit()
-                    if plain and value.count(".") < 2 and _password_shaped(value):
+                    # a non-letter too: "log in with Google / GitHub" names two providers
+                    if plain and value.count(".") < 2 and not value.isalpha() and _password_shaped(value):
                         yield match.start("value"), match.start("value") + len(value), "password"
             pos = lowered.find(word, pos + len(word))
 
