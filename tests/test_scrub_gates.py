@@ -150,3 +150,14 @@ def test_every_rule_instance_is_found_with_the_one_pass_gate(monkeypatch: pytest
     assert sum(bool(found) for found in gated) > 700  # the instances hold secrets: the test can fail
     monkeypatch.setattr(scrub_module, "_GATES", _Substring(scrub_module._GATES.literals))
     assert [scrub_module.find_secrets(text) for text in texts] == gated
+
+
+def test_the_config_line_precheck_equals_the_line_lead_regex() -> None:
+    from memctl.scrub.context_names import _LINE_LEAD, _is_config_line
+
+    rng = random.Random(3)
+    alphabet = ["a", " ", "\n", "\\", "n", "-", "#", '"', "export ", "\x1b[32m", ":", "="]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 90)))
+        for pos in range(len(text) + 1):
+            assert _is_config_line(text, pos) == (_LINE_LEAD.search(text, max(0, pos - 40), pos) is not None)
