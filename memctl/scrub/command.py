@@ -397,9 +397,13 @@ def _flag_spans(text: str, lowered: str | None) -> Iterator[Span]:
                 yield triggered[0], triggered[1], _flag_kind(flag_name.lower())
                 continue
         found = None
-        if dashes or len(flag_name) > 1:
+        short = not dashes and (flag_name[:1] in _SHORT_LETTERS or flag_name.startswith("hp"))
+        if short and len(flag_name) > 1:
+            # "-pS3cr3tRootPw": a known client's attached short flag first, not a flag named "…Pw"
+            found = _short_flag(text, match, word)
+        if found is None and (dashes or len(flag_name) > 1):
             found = _long_flag(text, match, flag_name)
-        if found is None and not dashes and (flag_name[:1] in _SHORT_LETTERS or flag_name.startswith("hp")):
+        if found is None and short:
             found = _short_flag(text, match, word)
         if found is None:
             continue

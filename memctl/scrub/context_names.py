@@ -201,7 +201,11 @@ def _block_scalar(text: str, pos: int, kind: str) -> Span | None:
 
 
 def _is_config_line(text: str, name_start: int) -> bool:
-    return _LINE_LEAD.search(text, max(0, name_start - 40), name_start) is not None
+    start = max(0, name_start - 40)
+    window = text[start:name_start]
+    if start > 0 and "\n" not in window and "\\n" not in window:
+        return False  # _LINE_LEAD starts at the text's start, a newline or an escaped "\n": none in reach
+    return _LINE_LEAD.search(text, start, name_start) is not None
 
 
 def _spaced_name(text: str, start: int, name: str) -> int | None:

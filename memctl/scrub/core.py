@@ -60,7 +60,7 @@ from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
-from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS, FOREIGN_PASSWORD_WORDS
+from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, is_placeholder_word, underscored_body_random
 from memctl.scrub.device_config import DEVICE_CONFIG_DETECTORS
@@ -71,9 +71,12 @@ from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
+from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
+from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.public_values import public_span
 from memctl.scrub.setup_output import SETUP_OUTPUT_DETECTORS
+from memctl.scrub.shared_keys import SHARED_KEY_DETECTORS
 from memctl.scrub.sql_values import SQL_VALUE_DETECTORS
 from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
@@ -190,6 +193,9 @@ def _build_detectors() -> tuple[Detector, ...]:
         *DEVICE_CONFIG_DETECTORS,
         *SQL_VALUE_DETECTORS,
         *LAYOUT_DETECTORS,
+        *POSITIONAL_CALL_DETECTORS,
+        *PRINTED_TOKEN_DETECTORS,
+        *SHARED_KEY_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )
@@ -202,11 +208,7 @@ detector wins (a GitHub token in ``export GITHUB_TOKEN=ghp_…`` is a
 contains the earlier ones (an ``Authorization: AWS4-HMAC-SHA256`` parameter
 list holding an access key id is redacted whole)."""
 
-_GATES = GateIndex(
-    (literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS),
-    # Words of other languages, and the short "pw" of prose ("pw for the box is X"): see GateIndex.
-    foreign=(*(w for w in FOREIGN_PASSWORD_WORDS if w.isascii() and "pass" not in w), "pw"),
-)
+_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS)
 
 # ---------------------------------------------------------------------------
 # Public API

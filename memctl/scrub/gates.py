@@ -5,26 +5,27 @@ declares it, and :func:`memctl.scrub.core.find_secrets` asks a
 :class:`GateIndex` once per text which declared literals are present: a rule
 whose literals are all absent costs nothing.
 
-Why not one regex alternation of every literal: Python's ``re`` has no
-multi-literal search (no Aho-Corasick); an alternation of ~60 literals scans a
-41 KB session in ~2 ms, a hundred times a single ``str.find``. What is fast is
-``str.find`` of one character (``memchr``). So a literal holding a punctuation
-character that is rare in transcripts (``_``, ``-``, ``:``, ``>``…) is found
-from the positions of that character: each position costs a dict lookup on the
-character before it and a ``startswith`` for the few literals filed there. A
-literal of letters only costs one substring test (shared by every rule that
-declares it).
+The pass is one Hyperscan scan (PyPI ``hyperscan``, the python-hyperscan
+binding with the Hyperscan/Vectorscan library in its wheel; Intel's pure-literal
+compiler, ``hs_compile_lit_multi``, with ``HS_FLAG_SINGLEMATCH`` so each literal
+is reported once: https://intel.github.io/hyperscan/dev-reference/compilation.html).
+Python's ``re`` has no multi-literal search, and a substring test per letters-only
+literal (``in``) cost ~100 µs each on a 41 KB session on the shared bench
+machine: with ~60 of them that was a third of a typical session's scrub. The
+scan costs ~65 µs for all ~440 literals together (bench/bench_scrub_corpus.py).
+Every literal, words of other languages included, is tested in every text.
+
+When the library cannot be loaded (a platform without a wheel), the index falls
+back to one substring test per literal: slower, the same answer.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["FOREIGN_SCAN_CHARS", "HIT_WORDS", "GateIndex", "positions"]
-
-# Rarest first in coding transcripts; "." and "/" are in every path and URL, so never anchors.
-_ANCHOR_ORDER = ">$@+=:_-"
+__all__ = ["HIT_WORDS", "GateIndex", "positions"]
 
 
 class GateIndex:
@@ -33,64 +34,80 @@ class GateIndex:
     ``GateIndex(literals).present(lowered)`` returns the frozenset of the
     literals that occur in ``lowered`` (a ``str.lower()`` of the text; rules
     match case-sensitively or not, a lowered haystack is a superset for both).
-    Cost: one ``str.find`` loop per anchor character in use, plus one substring
-    test per literal without an anchor. Never raises.
+    The literals are compiled into one Hyperscan database on the first call
+    (~10 ms), not at import. Never raises on any ``str`` (lone surrogates are
+    encoded with ``surrogatepass``).
 
-    ``foreign``: literals (words of other languages in ASCII) tested only in a text with a
-    non-ASCII character or shorter than :data:`FOREIGN_SCAN_CHARS`.
+    Raises:
+        ValueError: at construction, for an empty or not lower-case literal.
 
     Attributes:
         literals: every indexed literal (what :meth:`present` can report).
     """
 
-    def __init__(self, literals: Iterable[str], *, foreign: Iterable[str] = ()) -> None:
-        self._foreign = frozenset(foreign)
-        self._scanned: list[str] = []
-        # anchor char -> character before it -> [(offset of the anchor in the literal, literal)]
-        self._anchored: dict[str, dict[str, list[tuple[int, str]]]] = {}
-        for literal in sorted(set(literals)):
+    def __init__(self, literals: Iterable[str]) -> None:
+        ordered = sorted(set(literals))
+        for literal in ordered:
             if literal != literal.lower() or not literal:
                 raise ValueError(f"gate literal must be non-empty lower case: {literal!r}")
-            offset = next((i for ch in _ANCHOR_ORDER if (i := literal.find(ch, 1)) != -1), -1)
-            if offset == -1:
-                self._scanned.append(literal)
-            else:
-                by_before = self._anchored.setdefault(literal[offset], {})
-                by_before.setdefault(literal[offset - 1], []).append((offset, literal))
-        self._ascii = [literal for literal in self._scanned if literal.isascii() and literal not in self._foreign]
-        self._ascii_foreign = [literal for literal in self._scanned if literal.isascii() and literal in self._foreign]
-        self.literals = frozenset(self._scanned) | frozenset(
-            literal for by_before in self._anchored.values() for entries in by_before.values() for _, literal in entries
-        )
+        self._ordered = tuple(ordered)
+        self.literals = frozenset(ordered)
+        self._database: object | None = None
+        self._local = threading.local()
+        self._lock = threading.Lock()
 
     def present(self, lowered: str) -> frozenset[str]:
         """The indexed literals that occur in ``lowered``."""
-        # str.isascii() is O(1) (a flag of the string object): an ASCII text holds no non-ASCII
-        # literal, and "ö" in an ASCII text would otherwise cost a full scan (Latin-1 shares its kind).
-        # Words of other languages written in ASCII (senha, wachtwoord) are tested in a text that
-        # holds any non-ASCII character (prose in those languages nearly always does) or in a
-        # short one (under FOREIGN_SCAN_CHARS): a long English session does not pay ~20 scans.
-        if not lowered.isascii():
-            scanned = self._scanned
-        elif len(lowered) <= FOREIGN_SCAN_CHARS:
-            scanned = self._ascii + self._ascii_foreign
-        else:
-            scanned = self._ascii
-        found = {literal for literal in scanned if literal in lowered}
-        for anchor, by_before in self._anchored.items():
-            pos = lowered.find(anchor, 1)
-            while pos != -1:
-                entries = by_before.get(lowered[pos - 1])
-                if entries is not None:
-                    for offset, literal in entries:
-                        if pos >= offset and lowered.startswith(literal, pos - offset):
-                            found.add(literal)
-                pos = lowered.find(anchor, pos + 1)
-        return frozenset(found)
+        if not self._ordered or not lowered:
+            return frozenset()
+        scratch = self._scratch()
+        if scratch is None:
+            return frozenset(literal for literal in self._ordered if literal in lowered)
+        found: set[int] = set()
+
+        def on_match(literal_id: int, start: int, end: int, flags: int, context: object) -> None:
+            found.add(literal_id)
+
+        data = lowered.encode("utf-8", "surrogatepass")
+        self._database.scan(data, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        ordered = self._ordered
+        return frozenset(ordered[i] for i in found)
+
+    def _scratch(self) -> object | None:
+        """This thread's Hyperscan scratch space (one per thread, as the library requires), or
+        None when the library is unavailable; the database is compiled on first use."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is not None:
+            return scratch
+        with self._lock:
+            if self._database is None:
+                self._database = _compile(self._ordered)
+        if self._database is False:
+            return None
+        import hyperscan
+
+        scratch = hyperscan.Scratch(self._database)
+        self._local.scratch = scratch
+        return scratch
 
 
-FOREIGN_SCAN_CHARS = 8192
-"""Below this length an all-ASCII text is also tested for ASCII words of other languages."""
+def _compile(literals: tuple[str, ...]) -> object:
+    """A block-mode literal database of ``literals`` (id = index), or False when the
+    ``hyperscan`` package or its library cannot be loaded."""
+    try:
+        import hyperscan
+    except ImportError:
+        return False
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(
+        expressions=[literal.encode("utf-8", "surrogatepass") for literal in literals],
+        ids=list(range(len(literals))),
+        elements=len(literals),
+        flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(literals),
+        literal=True,
+    )
+    return database
+
 
 HIT_WORDS = frozenset({"pass", "secret", "token", "key"})
 """Common words several rules walk hit by hit: their presence is decided by :func:`positions`

@@ -86,3 +86,78 @@ def test_every_rule_literal_is_indexed() -> None:
     text = "a token, the keys, a passport, secrets"
     assert {w for w in HIT_WORDS if positions(text, w)} == {"token", "key", "pass", "secret"}
     assert positions(text, "key") == (text.index("keys"),)
+
+
+def test_one_pass_answer_equals_a_substring_test_of_every_rule_literal() -> None:
+    # The real index (every rule's literals, words of other languages and non-ASCII ones included)
+    # against a plain substring test, on texts holding each literal in a long ASCII or non-ASCII text.
+    index = scrub_module._GATES
+    literals = sorted(index.literals)
+    rng = random.Random(23)
+    filler = "ran the build; next step is the deploy.\n" * 300
+    for _ in range(300):
+        chosen = rng.sample(literals, rng.randrange(0, 4))
+        text = filler + " ".join(chosen) + rng.choice(("", " café", " \ud800", " 数据"))
+        assert index.present(text) == {lit for lit in literals if lit in text}, chosen
+
+
+def test_the_fallback_without_the_library_gives_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memctl.scrub.gates as gates
+
+    texts = ["/p:x whsec_ kennwort= lösenord", "", "nothing here", "a > b | c \\ d"]
+    fast = [GateIndex(LITERALS + ("lösenord", "kennwort=")).present(t) for t in texts]
+    monkeypatch.setattr(gates, "_compile", lambda literals: False)
+    slow = [GateIndex(LITERALS + ("lösenord", "kennwort=")).present(t) for t in texts]
+    assert fast == slow
+    assert fast[0] == {"/p:", "whsec_", "kennwort=", "lösenord"}
+
+
+def _instances_of_every_scrub_test() -> list[str]:
+    """Every string literal of the scrubber's test modules (their secrets, near-misses and
+    carriers), so the gate is checked on every rule's own instances, not only the corpus."""
+    import ast
+    from pathlib import Path
+
+    found: set[str] = set()
+    for path in sorted(Path(__file__).parent.glob("test_scrub*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= 6:
+                found.add(node.value)
+    return sorted(found)
+
+
+class _Substring:
+    """The reference prefilter: one substring test per literal (what the one pass must equal)."""
+
+    def __init__(self, literals: frozenset[str]) -> None:
+        self.literals = literals
+
+    def present(self, lowered: str) -> frozenset[str]:
+        return frozenset(literal for literal in self.literals if literal in lowered)
+
+
+def test_every_rule_instance_is_found_with_the_one_pass_gate(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Some rules read their literals as context too (a WIF key only beside "wif"/"wallet"), so the
+    # reference here is an exact substring test of every literal, not every rule run.
+    from tests import catalog_corpus
+
+    secrets, near, _ = catalog_corpus.load()
+    filler = "ran the build, all green; next step is the deploy.\n" * 200  # past any length-based shortcut
+    texts = _instances_of_every_scrub_test() + [item.snippet for item in (*secrets, *near)]
+    texts += [filler + text + "\n" + filler for text in texts[::7]]
+    assert len(texts) > 1500
+    gated = [scrub_module.find_secrets(text) for text in texts]
+    assert sum(bool(found) for found in gated) > 700  # the instances hold secrets: the test can fail
+    monkeypatch.setattr(scrub_module, "_GATES", _Substring(scrub_module._GATES.literals))
+    assert [scrub_module.find_secrets(text) for text in texts] == gated
+
+
+def test_the_config_line_precheck_equals_the_line_lead_regex() -> None:
+    from memctl.scrub.context_names import _LINE_LEAD, _is_config_line
+
+    rng = random.Random(3)
+    alphabet = ["a", " ", "\n", "\\", "n", "-", "#", '"', "export ", "\x1b[32m", ":", "="]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 90)))
+        for pos in range(len(text) + 1):
+            assert _is_config_line(text, pos) == (_LINE_LEAD.search(text, max(0, pos - 40), pos) is not None)
