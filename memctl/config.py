@@ -207,7 +207,7 @@ class Settings(BaseSettings):
     # Model backends (memctl.embedded, memctl.openai_compat): where the models run.
     # model_backend "ollama": a model server at ollama_host (model_provider "ollama") or at model_base_url
     # (model_provider "openai": LM Studio, llama.cpp's server, vLLM, LocalAI; OpenAI's /v1 wire protocol).
-    # "embedded": SmolLM2-135M-Instruct (llama-cpp-python) and WordLlama embeddings, served by memctl itself
+    # "embedded": SmolLM2-135M-Instruct (llama.cpp from the llama-cpp-cffi wheel) and WordLlama embeddings, served by memctl itself
     # on one loopback endpoint for the run (OpenAI's protocol; model names and 256 dimensions are forced).
     model_backend: Literal["ollama", "embedded"] = Field(default="ollama", description=(
         "`ollama`: a model server (see `model_provider`); `embedded`: SmolLM2-135M + WordLlama served by memctl "

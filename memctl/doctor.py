@@ -44,7 +44,7 @@ def problematic_model(name: str) -> bool:
 def check_backend(settings: Settings) -> Check:
     """Which model backend and provider this run uses, and where (always ok: the checks after it judge)."""
     if settings.model_backend == "embedded":
-        return Check("model backend", "ok", f"embedded: SmolLM2-135M-Instruct (Q4_1 GGUF on llama-cpp-python, CPU) and "
+        return Check("model backend", "ok", f"embedded: SmolLM2-135M-Instruct (Q4_1 GGUF on llama.cpp, CPU) and "
                      f"WordLlama ({settings.embedding_dimensions} dimensions), served for this run at "
                      f"{settings.model_endpoint}; low quality — for real quality run Ollama or an OpenAI-compatible server")
     if settings.model_provider == "openai":

