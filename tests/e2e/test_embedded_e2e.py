@@ -25,6 +25,7 @@ def _memctl(*args: str, home: Path, timeout: int = 900) -> subprocess.CompletedP
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.timeout(2400)  # two real distills and a real cognify on one CPU thread: ~6.5 min of CPU here
 def test_ingest_and_ask_on_the_embedded_backend(tmp_path: Path) -> None:
     from memctl.embedded.llama_runtime import library_path
 
@@ -35,7 +36,7 @@ def test_ingest_and_ask_on_the_embedded_backend(tmp_path: Path) -> None:
     shutil.copytree(REPO / "tests" / "fixtures" / "opencode-1.18", sample)
     home = tmp_path / "home"
     done = _memctl("ingest", "--db", str(sample / "opencode.db"), "--session", CALC_SESSION, "--session", LOGS_SESSION,
-                   "--json", home=home)
+                   "--json", home=home, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout)
     assert summary["distilled"] >= 1, summary
