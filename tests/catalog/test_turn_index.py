@@ -16,8 +16,8 @@ from memctl.ask.retrieval import retrieve, turn_hits
 from memctl.catalog.topic_profiles import TopicProfiles
 from memctl.catalog.turn_index import EXCERPT_CHARS, TURN_CHARS, TurnIndex, excerpt_of, split_turns
 from memctl.config import DataHome, Settings
-from tests.fakes.ollama_server import FakeOllama
 from tests.ask.test_routing_embedding import _embed_inputs, _home
+from tests.fakes.ollama_server import FakeOllama
 
 HEADER = "# OpenCode session: {title}\n\n- Source id: {sid}\n\n## Transcript\n\n"
 TURNS = {  # session → its turns after the header, in the transcript's own format (memctl.ingest.transcript)
