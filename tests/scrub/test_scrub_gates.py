@@ -139,7 +139,7 @@ class _Substring:
 def test_every_rule_instance_is_found_with_the_one_pass_gate(monkeypatch: pytest.MonkeyPatch) -> None:
     # Some rules read their literals as context too (a WIF key only beside "wif"/"wallet"), so the
     # reference here is an exact substring test of every literal, not every rule run.
-    from tests import catalog_corpus
+    from tests.support import catalog_corpus
 
     secrets, near, _ = catalog_corpus.load()
     filler = "ran the build, all green; next step is the deploy.\n" * 200  # past any length-based shortcut
