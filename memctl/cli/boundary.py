@@ -33,9 +33,11 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from memctl.cli import log_routing, terminal
-from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError, Terminated
+from memctl.cli.empty_paths import empty_path_option
+from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError, Terminated, UsageError
 
-_stderr = Console(file=terminal.ERR)
+# emoji off: Rich would turn text such as :smile: in a path into an emoji (markup is escaped in fail()).
+_stderr = Console(file=terminal.ERR, emoji=False)
 _json_errors = False  # the running command was given --json
 
 
@@ -52,9 +54,14 @@ def fail(message: str, exit_code: int) -> typer.Exit:
     return typer.Exit(exit_code)
 
 
+def _words(ctx: typer.Context) -> list[str]:
+    """The command line's words after the root options (the command's name first)."""
+    return [*(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or ()), *ctx.args]
+
+
 def _json_requested(ctx: typer.Context) -> bool:
     """``--json`` among the command line's words after the root options (up to a ``--``)."""
-    args = [*(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or ()), *ctx.args]
+    args = _words(ctx)
     return "--json" in (args[:args.index("--")] if "--" in args else args)
 
 
@@ -100,6 +107,9 @@ class ErrorBoundaryGroup(TyperGroup):
         routing = log_routing.prepare(sys.stdout, sys.stderr, verbose=bool(ctx.params.get("verbose")))
         sigterm = _catch_sigterm()
         try:
+            empty = empty_path_option(self, ctx, _words(ctx))
+            if empty is not None:
+                raise UsageError(f"{empty} is empty: give a path, or leave the option out for its default")
             return super().invoke(ctx)
         except ExitCodeError as exc:
             raise fail(str(exc), exc.exit_code) from exc

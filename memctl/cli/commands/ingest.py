@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, labelled, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
 from memctl.cli.tables import print_table
 from memctl.ingest.options import Phase
@@ -147,8 +147,8 @@ def ingest(
                 stdout.print(f"… {summary.plan_omitted} more sessions not listed (counts below include them)")
         print_table(stdout, _summary_table(summary), whole=("",))
         if summary.found == 0 and phase in (Phase.all, Phase.distill) and (since or session or project or limit):
-            console.print("[yellow]no session matched the filters[/] (--since/--session/--project); "
-                          "`memctl ingest --dry-run` without them lists what is there")
+            console.print(labelled("no session matched the filters", "yellow", " (--since/--session/--project); "
+                                   "`memctl ingest --dry-run` without them lists what is there"))
         for err in summary.error_details[:10]:
-            console.print(f"[yellow]session {err['source_id']}[/]: {err['error']}")
+            console.print(labelled(f"session {err['source_id']}", "yellow", f": {err['error']}"))
     raise typer.Exit(summary.exit_code)

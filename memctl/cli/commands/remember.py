@@ -24,7 +24,7 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperCommand
 
-from memctl.cli.app import HomeOption, JsonOption, app, console, given_on_command_line, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, console, given_on_command_line, labelled, settings_from_flags, stdout
 from memctl.exit_codes import HomeError, UsageError
 
 MAX_REMEMBER_INPUT_BYTES = 64 * 1024  # far above a memory's limit; only bounds what is read
@@ -200,7 +200,7 @@ def remember(
                               before_write=lambda: _refuse_missing_named_home(
                                   data_home.root, settings, given_on_command_line(ctx, home=home)))
     if new_home:  # the per-user default home, created by this first memory
-        console.print(f"[yellow]note:[/] created the data home {data_home.root} for this proposal", highlight=False)
+        console.print(labelled("note:", "yellow", f" created the data home {data_home.root} for this proposal"), highlight=False)
     if as_json:
         stdout.print_json(json.dumps(proposal.as_dict()))
     else:

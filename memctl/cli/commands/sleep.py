@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, engine_option, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, engine_option, labelled, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
 from memctl.cli.tables import print_table
 
@@ -62,10 +62,10 @@ def sleep(
             table.add_row(key, str(value))
         print_table(stdout, table, whole=("",))  # the report path is what a scheduled log keeps: never cut
         for error in summary.errors[:10]:
-            console.print(f"[yellow]error:[/] {error}", highlight=False)
+            console.print(labelled("error:", "yellow", f" {error}"), highlight=False)
         for topic, error in summary.topics_failed.items():
-            console.print(f"[yellow]topic {topic}:[/] {error}", highlight=False)
+            console.print(labelled(f"topic {topic}:", "yellow", f" {error}"), highlight=False)
         if summary.model_unavailable:
-            console.print(f"[red]skipped for want of a model (retried next run):[/] {summary.model_unavailable}",
+            console.print(labelled("skipped for want of a model (retried next run):", "red", f" {summary.model_unavailable}"),
                           highlight=False)
     raise typer.Exit(summary.exit_code)

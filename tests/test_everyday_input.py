@@ -1,0 +1,79 @@
+"""A new user's slips: empty path options, text Rich would restyle, agent config dirs that do not exist.
+
+Each case runs the real ``memctl`` in a fresh working directory and checks the one error line, the exit
+code, and that nothing was written where the user did not ask.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def memctl(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``python -m memctl.cli *args`` run in ``cwd`` with this tree first on the path."""
+    full = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "250", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "memctl.cli", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=120)
+
+
+EMPTY_PATH_CASES = [
+    (("remember", "--home", "", "a fact worth keeping"), "--home"),
+    (("ingest", "--home=", "--dry-run"), "--home"),
+    (("ask", "what?", "--home", ""), "--home"),
+    (("doctor", "--db", ""), "--db"),
+    (("ingest", "--dry-run", "--codex-home", ""), "--codex-home"),
+    (("hooks", "install", "--opencode", "--opencode-config", "", "--yes"), "--opencode-config"),
+    (("mcp", "install", "--opencode", "--project", "", "--yes"), "--project"),
+    (("purge", "--secret-file", "", "--yes"), "--secret-file"),
+]
+
+
+@pytest.mark.parametrize(("args", "option"), EMPTY_PATH_CASES, ids=[" ".join(a) for a, _ in EMPTY_PATH_CASES])
+def test_an_empty_path_option_is_refused_and_nothing_lands_in_the_working_directory(
+        tmp_path: Path, args: tuple[str, ...], option: str) -> None:
+    proc = memctl(tmp_path, *args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines == [f"error: {option} is empty: give a path, or leave the option out for its default"], proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_home_variable_still_means_the_default(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    proc = memctl(tmp_path, "remember", "an empty MEMCTL_HOME falls back to the default home",
+                  env={"MEMCTL_HOME": "", "XDG_DATA_HOME": str(data)})
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+    assert any(data.rglob("*.json")), "the proposal was staged in the per-user home"
+
+
+ODD = ":smile:[bold]x"
+
+
+def test_error_lines_print_paths_as_given(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / f"home{ODD}"
+    not_a_dir.write_text("a file, not a directory")
+    proc = memctl(tmp_path, "ask", "anything", "--home", str(not_a_dir))
+    assert proc.returncode != 0
+    assert str(not_a_dir) in proc.stderr, proc.stderr
+    assert "😄" not in proc.stderr
+
+
+def test_a_bad_ollama_host_is_quoted_unchanged(tmp_path: Path) -> None:
+    proc = memctl(tmp_path, "ask", "anything", env={"OLLAMA_HOST": "notahost:abc:smile:"})
+    assert proc.returncode == 2, proc.stderr
+    assert "OLLAMA_HOST=notahost:abc:smile:" in proc.stderr, proc.stderr
+
+
+def test_tables_and_notes_print_paths_as_given(tmp_path: Path) -> None:
+    db = tmp_path / f"opencode{ODD}.db"
+    proc = memctl(tmp_path, "doctor", "--db", str(db), "--home", str(tmp_path / "home"))
+    assert str(db) in proc.stdout, proc.stdout
+    assert "😄" not in proc.stdout + proc.stderr
