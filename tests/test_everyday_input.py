@@ -77,3 +77,50 @@ def test_tables_and_notes_print_paths_as_given(tmp_path: Path) -> None:
     proc = memctl(tmp_path, "doctor", "--db", str(db), "--home", str(tmp_path / "home"))
     assert str(db) in proc.stdout, proc.stdout
     assert "😄" not in proc.stdout + proc.stderr
+
+
+AGENT_DIR_CASES = [
+    ("mcp", "install", "--codex", "--codex-home"),
+    ("mcp", "uninstall", "--codex", "--codex-home"),
+    ("hooks", "install", "--opencode", "--opencode-config"),
+    ("hooks", "install", "--codex", "--codex-home"),
+    ("hooks", "uninstall", "--claude-code", "--claude-dir"),
+    ("mcp", "install", "--opencode", "--project"),
+]
+
+
+@pytest.mark.parametrize("words", AGENT_DIR_CASES, ids=[" ".join(w) for w in AGENT_DIR_CASES])
+def test_a_mistyped_agent_directory_is_refused_not_created(tmp_path: Path, words: tuple[str, ...]) -> None:
+    *command, option = words
+    typo = tmp_path / "typo"
+    home = ["--home", str(tmp_path / "home")] if command[1] == "install" else []
+    proc = memctl(tmp_path, *command, option, str(typo), "--yes", *home)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"error: {option} {typo}: no such directory"], proc.stderr
+    assert not typo.exists()
+    a_file = tmp_path / "hostname"
+    a_file.write_text("box\n")
+    proc = memctl(tmp_path, *command, option, str(a_file), "--yes", *home)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"error: {option} {a_file}: is a file, not a directory"], proc.stderr
+    assert a_file.read_text() == "box\n"
+
+
+def test_mcp_uninstall_claude_code_removes_only_what_install_added(tmp_path: Path) -> None:
+    import json
+
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    config = claude / ".claude.json"
+    other = {"type": "stdio", "command": "other-server", "args": [], "env": {}}
+    config.write_text(json.dumps({"numStartups": 7, "mcpServers": {"other": other}}))
+    env = {"CLAUDE_CONFIG_DIR": str(claude)}
+    home = str(tmp_path / "home")
+    installed = memctl(tmp_path, "mcp", "install", "--claude-code", "--yes", "--home", home, env=env)
+    assert installed.returncode == 0, installed.stderr
+    assert "memctl" in json.loads(config.read_text())["mcpServers"]
+    removed = memctl(tmp_path, "mcp", "uninstall", "--claude-code", "--yes", env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(config.read_text()) == {"numStartups": 7, "mcpServers": {"other": other}}
+    again = memctl(tmp_path, "mcp", "uninstall", "--claude-code", "--yes", env=env)
+    assert again.returncode == 0 and "memctl is not there; nothing to do" in again.stderr, again.stderr

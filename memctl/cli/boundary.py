@@ -33,7 +33,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from memctl.cli import log_routing, terminal
-from memctl.cli.empty_paths import empty_path_option
+from memctl.cli.path_options import empty_path_option
 from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError, Terminated, UsageError
 
 # emoji off: Rich would turn text such as :smile: in a path into an emoji (markup is escaped in fail()).

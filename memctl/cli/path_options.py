@@ -1,4 +1,6 @@
-"""Refuse a path option given as an empty string (``--home ''``, ``--db=``), before the command runs.
+"""Path options a user mistyped: one given as an empty string, and an agent's config directory that is not one.
+
+**Empty.** A path option given as ``""`` (``--home ''``, ``--db=``) is refused before the command runs.
 
 An empty word usually comes from an unset shell variable (``--home "$HOME_DIR"``). Click would turn it into
 ``Path("")``, which is the current directory: ``ingest`` and ``remember`` would then write ``cognee/``,
@@ -9,7 +11,10 @@ The environment is not read here: an empty ``MEMCTL_HOME=`` means "not set" and 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Optional
+
+from memctl.exit_codes import UsageError
 
 PATH_METAVARS = frozenset({"DIR", "PATH", "FILE"})
 
@@ -65,3 +70,20 @@ def empty_path_option(group: Any, ctx: Any, words: list[str]) -> Optional[str]:
         if value == "" and param.metavar in PATH_METAVARS:
             return name
     return None
+
+
+def existing_directory(option: str, path: Optional[Path]) -> Optional[Path]:
+    """``path`` as given for ``option`` (e.g. ``--codex-home``), checked to be an existing directory; None stays None.
+
+    An agent's config directory named on the command line must already exist: writing into a mistyped one
+    (``--codex-home /tmp/typo``) would report success for a config the agent never reads.
+
+    Raises:
+        UsageError: (exit 2) naming the option and the path: no such directory, or a file where a directory belongs.
+    """
+    if path is None:
+        return None
+    if path.is_dir():
+        return path
+    what = "is a file, not a directory" if path.exists() else "no such directory"
+    raise UsageError(f"{option} {path}: {what}")
