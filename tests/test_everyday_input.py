@@ -124,3 +124,10 @@ def test_mcp_uninstall_claude_code_removes_only_what_install_added(tmp_path: Pat
     assert json.loads(config.read_text()) == {"numStartups": 7, "mcpServers": {"other": other}}
     again = memctl(tmp_path, "mcp", "uninstall", "--claude-code", "--yes", env=env)
     assert again.returncode == 0 and "memctl is not there; nothing to do" in again.stderr, again.stderr
+
+
+def test_completion_for_an_unsupported_shell_is_refused(tmp_path: Path) -> None:
+    proc = memctl(tmp_path, "--install-completion", "tcsh", env={"HOME": str(tmp_path)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.strip() == "error: no shell completion for 'tcsh': choose from bash, zsh, fish, powershell, pwsh"
+    assert list(tmp_path.iterdir()) == []  # no ~/.bash_completions, no ~/.bashrc line

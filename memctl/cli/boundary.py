@@ -34,7 +34,7 @@ from typer.core import TyperGroup
 
 from memctl.cli import log_routing, terminal
 from memctl.cli.path_options import empty_path_option
-from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError, Terminated, UsageError
+from memctl.exit_codes import HOME, INTERRUPTED, USAGE, ExitCodeError, Terminated, UsageError
 
 # emoji off: Rich would turn text such as :smile: in a path into an emoji (markup is escaped in fail()).
 _stderr = Console(file=terminal.ERR, emoji=False)
@@ -82,6 +82,23 @@ def hoist_root_flags(args: list[str]) -> list[str]:
     return [*dict.fromkeys(hoisted), *(a for a in args[:end] if a not in ROOT_FLAGS), *args[end:]]
 
 
+COMPLETION_SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")  # Typer's completion scripts (typer Shells)
+
+
+def unsupported_completion_shell(args: list[str]) -> str | None:
+    """The shell ``--install-completion SHELL`` / ``--show-completion SHELL`` names when Typer has no script for
+    it (Typer would install its bash script for ``tcsh`` and exit 0), else None."""
+    for i, word in enumerate(args):
+        name, equals, value = word.partition("=")
+        if name not in ("--install-completion", "--show-completion"):
+            continue
+        if not equals:
+            value = args[i + 1] if i + 1 < len(args) and not args[i + 1].startswith("-") else ""
+        if value and value not in COMPLETION_SHELLS:
+            return value
+    return None
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise Terminated()
 
@@ -98,6 +115,9 @@ class ErrorBoundaryGroup(TyperGroup):
     """The root ``memctl`` group: runs the chosen command and maps what it raises to an exit code."""
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        shell = unsupported_completion_shell(args)
+        if shell is not None:
+            raise fail(f"no shell completion for {shell!r}: choose from {', '.join(COMPLETION_SHELLS)}", USAGE)
         return super().parse_args(ctx, hoist_root_flags(args))
 
     def invoke(self, ctx: typer.Context) -> Any:
