@@ -23,6 +23,7 @@ from pathlib import Path
 
 from memctl.config import DataHome, Settings
 from memctl.health_check import PROBE_TIMEOUT_S, Check
+from memctl.os_errors import reason
 
 MIN_FREE_BYTES = 2 * 1024**3
 _PROBLEMATIC = (re.compile(r"^mistral"), re.compile(r"^phi3"), re.compile(r"^qwen2\.5(?::(\d+(?:\.\d+)?)b)?"))
@@ -282,7 +283,8 @@ def check_home(home: DataHome, origin: str = "") -> list[Check]:
             pass
         checks.append(Check("data home", "ok", f"{home.root} writable{chosen}"))
     except OSError as exc:
-        checks.append(Check("data home", "fail", f"{home.root}{chosen}: {exc}", "use --home DIR or MEMCTL_HOME with a writable directory"))
+        checks.append(Check("data home", "fail", f"{home.root}{chosen}: cannot create a file in {probe_dir} "
+                            f"({exc.strerror or reason(exc)})", "use --home DIR or MEMCTL_HOME with a writable directory"))
     older = Path("var").absolute()
     if origin == "default" and (older / "progress.json").is_file() and older != home.root:
         checks.append(Check("older data home", "warn", f"{older} holds a data home; memctl now uses one per user, "

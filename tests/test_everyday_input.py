@@ -131,3 +131,22 @@ def test_completion_for_an_unsupported_shell_is_refused(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.strip() == "error: no shell completion for 'tcsh': choose from bash, zsh, fish, powershell, pwsh"
     assert list(tmp_path.iterdir()) == []  # no ~/.bash_completions, no ~/.bashrc line
+
+
+def test_file_system_errors_name_the_path_and_what_is_wrong(tmp_path: Path) -> None:
+    a_file = tmp_path / "hostname"
+    a_file.write_text("box\n")
+    missing = tmp_path / "nonexist"
+    purge = memctl(tmp_path, "purge", "--secret-file", str(missing), "--yes", "--home", str(tmp_path / "h"))
+    assert purge.returncode == 2
+    assert purge.stderr.strip() == f"error: cannot read --secret-file {missing}: does not exist"
+    remember = memctl(tmp_path, "remember", "--home", str(a_file), "a fact")
+    assert remember.returncode == 7
+    assert remember.stderr.strip().startswith(f"error: cannot use the data home: {a_file} is a file, not a directory")
+    doctor = memctl(tmp_path, "doctor", "--json", env={"XDG_DATA_HOME": str(a_file), "MEMCTL_HOME": ""})
+    import json
+
+    line = next(c for c in json.loads(doctor.stdout) if c["name"] == "data home")
+    assert line["status"] == "fail" and ".memctl-doctor-" not in line["detail"], line
+    for proc in (purge, remember):
+        assert "Errno" not in proc.stderr and "Error:" not in proc.stderr and len(proc.stderr.splitlines()) == 1

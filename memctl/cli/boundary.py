@@ -35,6 +35,7 @@ from typer.core import TyperGroup
 from memctl.cli import log_routing, terminal
 from memctl.cli.path_options import empty_path_option
 from memctl.exit_codes import HOME, INTERRUPTED, USAGE, ExitCodeError, Terminated, UsageError
+from memctl.os_errors import describe
 
 # emoji off: Rich would turn text such as :smile: in a path into an emoji (markup is escaped in fail()).
 _stderr = Console(file=terminal.ERR, emoji=False)
@@ -144,7 +145,7 @@ class ErrorBoundaryGroup(TyperGroup):
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 raise  # the reader went away (`| head`): Typer exits quietly
-            raise fail(f"cannot use the data home: {exc}", HOME) from exc
+            raise fail(f"cannot use the data home: {describe(exc)}", HOME) from exc
         except Exception as exc:
             if _json_errors and isinstance(getattr(exc, "exit_code", None), int) and hasattr(exc, "format_message"):
                 # Click's usage errors: JSON here, Click prints its usage message on stderr afterwards
