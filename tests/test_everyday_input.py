@@ -150,3 +150,26 @@ def test_file_system_errors_name_the_path_and_what_is_wrong(tmp_path: Path) -> N
     assert line["status"] == "fail" and ".memctl-doctor-" not in line["detail"], line
     for proc in (purge, remember):
         assert "Errno" not in proc.stderr and "Error:" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_a_kuzu_checkpoint_under_way_elsewhere_reads_as_a_busy_graph_store() -> None:
+    from memctl.ask.retrieval import _graph_failure_reason
+    from memctl.graph.failures import is_environment_error, is_store_busy
+
+    class GraphMemoryError(Exception):
+        pass
+
+    kuzu = RuntimeError("Runtime exception: Found shadow file /home/u/.memctl/cognee/graph.kz/catalog.kz.pkl.shadow "
+                        "but no write-ahead log")
+    try:
+        try:
+            raise kuzu
+        except RuntimeError as inner:
+            raise GraphMemoryError("search in notes failed") from inner
+    except GraphMemoryError as outer:
+        wrapped = outer
+    assert is_store_busy(wrapped) and is_environment_error(wrapped)
+    message = _graph_failure_reason(wrapped)
+    assert message.startswith("the graph store is in use by another memctl process"), message
+    assert "shadow" not in message
+    assert not is_store_busy(RuntimeError("Binder exception: table Node does not exist"))
