@@ -35,7 +35,7 @@ def invoke(*args: str):  # noqa: ANN201
     (("ingest", "--limit", "0"), "Invalid value for '--limit'"),
     (("ingest", "--workers", "65"), "Invalid value for '--workers'"),
     (("ingest", "--frobnicate"), "No such option: --frobnicate"),
-    (("remember", "x", "--session", "s", "--kind", "rumour"), "--kind must be preference, decision or note (got 6 characters, not shown)"),
+    (("remember", "x", "--session", "s", "--kind", "rumour"), "--kind must be preference, decision or note (got 'rumour')"),
     (("remember", "x", "--session", "s", "--kind", "FAKEsecretKind0000"), "(got 18 characters, not shown)"),
     (("schedule", "install", "--platform", "cron"), "'cron' is not one of 'auto', 'launchd', 'systemd'"),
     (("ask",), "Missing argument 'QUESTION'"),

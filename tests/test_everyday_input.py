@@ -173,3 +173,21 @@ def test_a_kuzu_checkpoint_under_way_elsewhere_reads_as_a_busy_graph_store() -> 
     assert message.startswith("the graph store is in use by another memctl process"), message
     assert "shadow" not in message
     assert not is_store_busy(RuntimeError("Binder exception: table Node does not exist"))
+
+
+def test_typos_are_shown_with_the_closest_valid_value(tmp_path: Path) -> None:
+    kind = memctl(tmp_path, "remember", "a fact", "--kind", "prefrence")
+    assert kind.returncode == 2
+    assert "--kind must be preference, decision or note (got 'prefrence'; did you mean preference?)" in kind.stderr
+    secret = memctl(tmp_path, "remember", "a fact", "--kind", "sk-FAKE0000abcd")
+    assert secret.returncode == 2 and "sk-FAKE" not in secret.stderr and "15 characters, not shown" in secret.stderr
+    source = memctl(tmp_path, "ingest", "--source", "opencod", "--home", str(tmp_path / "h"))
+    assert source.returncode == 2
+    assert source.stderr.strip() == ("error: unknown --source opencod (did you mean opencode?): choose from opencode, "
+                                     "claude-code, codex")
+    config = tmp_path / "config.toml"
+    config.write_text("wrokers = 3\n")
+    proc = memctl(tmp_path, "ask", "x", env={"MEMCTL_CONFIG": str(config)})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("wrokers: Extra inputs are not permitted (did you mean workers?)"), proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]

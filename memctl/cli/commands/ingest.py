@@ -113,12 +113,15 @@ def ingest(
     """Read OpenCode, Claude Code and Codex history → distill notes → add to Cognee → cognify. Resumable."""
     from memctl.connectors.registry import source_names
     from memctl.durations import parse_since
-    from memctl.exit_codes import USAGE
+    from memctl.exit_codes import UsageError
 
     unknown = sorted(set(source or ()) - set(source_names()))
     if unknown:
-        console.print(f"[red]unknown --source {', '.join(unknown)}[/]: choose from {', '.join(source_names())}")
-        raise typer.Exit(USAGE)
+        import difflib
+
+        close = [m for name in unknown for m in difflib.get_close_matches(name, source_names(), n=1)]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise UsageError(f"unknown --source {', '.join(unknown)}{hint}: choose from {', '.join(source_names())}")
 
     since_dt = parse_since(since) if since else None
     # Settings first: they validate OLLAMA_HOST, which the ollama package reads when it is imported.

@@ -70,7 +70,7 @@ class RememberCommand(TyperCommand):
             if exc.param is not None and exc.param.name == "kind":
                 given = next((b for a, b in zip(args, args[1:]) if a == "--kind"), None) or next(
                     (a.split("=", 1)[1] for a in args if a.startswith("--kind=")), "")
-                raise errors.UsageError(f"--kind must be preference, decision or note (got {_shown(given)})",
+                raise errors.UsageError(f"--kind must be preference, decision or note ({_kind_given(given)})",
                                         ctx) from None
             raise self._without_values(errors, exc, args, ctx) from None
         except errors.UsageError as exc:
@@ -87,6 +87,17 @@ class RememberCommand(TyperCommand):
             return errors.UsageError(f"{what} (values not shown: they may be secret); quote the text as one "
                                      f"argument, or {REMEMBER_HINT.split(', ', 1)[1]}", ctx)
         return exc
+
+
+def _kind_given(value: str) -> str:
+    """What a ``--kind`` error says about the value: a lower-case word (a typo such as ``prefrence``) is
+    shown with the closest kind (``difflib``); anything else only by its length (:func:`_shown`)."""
+    import difflib
+
+    if len(value) > 20 or not re.fullmatch(r"[a-z]+(?:[-_][a-z]+)*", value):
+        return f"got {_shown(value)}"
+    close = difflib.get_close_matches(value, [kind.value for kind in Kind], n=1, cutoff=0.6)
+    return f"got {value!r}" + (f"; did you mean {close[0]}?" if close else "")
 
 
 def _shown(value: str) -> str:
