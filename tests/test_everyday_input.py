@@ -191,3 +191,27 @@ def test_typos_are_shown_with_the_closest_valid_value(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip().endswith("wrokers: Extra inputs are not permitted (did you mean workers?)"), proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+
+
+MISSING_HOME_COMMANDS = [("remember", "a fact"), ("ask", "q"), ("search", "q"), ("topics",), ("list",), ("sleep",),
+                         ("audit", "verify"), ("history", "user/x.md"), ("serve",), ("forget", "user/x.md", "--yes")]
+
+
+@pytest.mark.parametrize("args", MISSING_HOME_COMMANDS, ids=[a[0] for a in MISSING_HOME_COMMANDS])
+def test_a_named_home_that_does_not_exist_is_refused_by_every_command_but_ingest(
+        tmp_path: Path, args: tuple[str, ...]) -> None:
+    home = tmp_path / "typo" / "home"
+    proc = memctl(tmp_path, *args, "--home", str(home))
+    assert proc.returncode == 7, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith(f"error: the data home {home} (from --home) does not exist")
+    assert not (tmp_path / "typo").exists()
+
+
+def test_ingest_starts_a_named_home_only_under_an_existing_parent(tmp_path: Path) -> None:
+    db = REPO / "tests" / "fixtures" / "opencode-1.18" / "opencode.db"
+    deep = tmp_path / "typo" / "home"
+    refused = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), "--home", str(deep))
+    assert refused.returncode == 7 and f"its parent {deep.parent} does not exist" in refused.stderr
+    assert not deep.parent.exists()
+    started = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "new"))
+    assert started.returncode == 0, started.stderr

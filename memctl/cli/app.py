@@ -140,6 +140,9 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
         raise ConfigError(invalid_configuration(exc, update, source)) from exc
     except ValueError as exc:  # TOML syntax errors
         raise ConfigError(f"cannot read the config file {source}: {exc}") from exc
+    from memctl.cli.named_home import current_command, refuse_missing_named_home
+
+    refuse_missing_named_home(settings, home, current_command())  # before anything is written under it
     log_routing.attach(Path(settings.home).absolute())
     if settings.model_backend == "embedded":  # serve the embedded models on loopback for this run
         from memctl.embedded.endpoint import attach

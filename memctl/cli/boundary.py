@@ -32,7 +32,7 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from memctl.cli import log_routing, terminal
+from memctl.cli import log_routing, named_home, terminal
 from memctl.cli.path_options import empty_path_option
 from memctl.exit_codes import HOME, INTERRUPTED, USAGE, ExitCodeError, Terminated, UsageError
 from memctl.os_errors import describe
@@ -128,6 +128,7 @@ class ErrorBoundaryGroup(TyperGroup):
         routing = log_routing.prepare(sys.stdout, sys.stderr, verbose=bool(ctx.params.get("verbose")))
         sigterm = _catch_sigterm()
         try:
+            named_home.set_command(next(iter(_words(ctx)), None))
             empty = empty_path_option(self, ctx, _words(ctx))
             if empty is not None:
                 raise UsageError(f"{empty} is empty: give a path, or leave the option out for its default")
@@ -156,4 +157,5 @@ class ErrorBoundaryGroup(TyperGroup):
                 signal.signal(signal.SIGTERM, sigterm)  # type: ignore[arg-type]
             routing.end()
             terminal.unpin()
+            named_home.set_command(None)
             _json_errors = False
