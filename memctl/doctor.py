@@ -253,8 +253,9 @@ def check_codex(codex_home: Path) -> Check:
 
 
 def check_topics(home: DataHome) -> Check:
-    """The topics file reads; the detail lists each topic that has aliases (a moved or renamed project)
-    with its other names and paths."""
+    """The topics file reads; the count is of the topic index's topics (what ``memctl topics`` lists, so a
+    purged topic is not counted) once the index exists, else of the topics file's; the detail lists each
+    topic that has aliases (a moved or renamed project) with its other names and paths."""
     from memctl.catalog.checkpoint import CheckpointError
     from memctl.catalog.topics import TopicRegistry
 
@@ -263,6 +264,13 @@ def check_topics(home: DataHome) -> Check:
     except CheckpointError as exc:
         return Check("topics", "fail", str(exc), f"move {home.topics} aside; the next `memctl ingest` rebuilds it")
     slugs = registry.slugs
+    if home.topic_index.exists():  # what `memctl topics` and ask read: a purged topic is no longer in it
+        from memctl.catalog.topic_index import TopicIndex, TopicIndexError
+
+        try:
+            slugs = TopicIndex.load(home.topic_index).slugs
+        except TopicIndexError as exc:
+            return Check("topics", "fail", str(exc), f"delete {home.topic_index}; the next `memctl ingest` rebuilds it")
     if not slugs:
         return Check("topics", "ok", "none yet")
     moved = [f"{slug} also {', '.join(f'{a.name} ({a.path})' for a in registry.aliases_of(slug))}"

@@ -127,8 +127,9 @@ def test_the_boundary_maps_every_domain_error_to_its_code(monkeypatch: pytest.Mo
 
 @pytest.mark.parametrize(("raised", "code", "message"), [
     (KeyboardInterrupt(), exit_codes.INTERRUPTED, "interrupted; what finished is recorded"),
-    (PermissionError(13, "Permission denied", "/var/x"), exit_codes.HOME, "Permission denied: '/var/x'"),
-    (IsADirectoryError(21, "Is a directory", "/var/progress.json"), exit_codes.HOME, "Is a directory"),
+    (PermissionError(13, "Permission denied", "/var/x"), exit_codes.HOME, "/var/x: permission denied"),
+    (IsADirectoryError(21, "Is a directory", "/var/progress.json"), exit_codes.HOME,
+     "/var/progress.json: is a directory, not a file"),
 ])
 def test_interrupts_and_os_errors_have_their_codes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                    raised: BaseException, code: int, message: str) -> None:
@@ -137,6 +138,7 @@ def test_interrupts_and_os_errors_have_their_codes(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr("memctl.sleep.run.SleepRun.run", fail)
     monkeypatch.setattr("memctl.ingest.run.IngestRun.run", fail)
+    (tmp_path / "var").mkdir()  # a named home must exist for sleep
     for args in (("sleep", "--home", str(tmp_path / "var")), ("ingest", "--db", str(tmp_path / "x.db"))):
         result = invoke(*args)
         assert result.exit_code == code and message in result.output, (args, result.output)

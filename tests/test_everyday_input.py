@@ -215,3 +215,22 @@ def test_ingest_starts_a_named_home_only_under_an_existing_parent(tmp_path: Path
     assert not deep.parent.exists()
     started = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "new"))
     assert started.returncode == 0, started.stderr
+
+
+def test_doctor_counts_the_topics_memctl_topics_lists(tmp_path: Path) -> None:
+    import json
+
+    from memctl.catalog.topic_index import TopicEntry, TopicIndex
+    from memctl.catalog.topics import TopicRegistry
+    from memctl.config import DataHome
+    from memctl.doctor import check_topics
+
+    home = DataHome(tmp_path / "home")
+    home.root.mkdir()
+    # the topics file (earlier format: paths only) still names gamma after `memctl purge` removed its notes
+    home.topics.write_text(json.dumps({"paths": {"/w/alpha": "alpha", "/w/beta": "beta", "/w/gamma": "gamma"}}))
+    TopicIndex({slug: TopicEntry(name=slug, worktree=f"/w/{slug}", description="", notes=[])
+                for slug in ("alpha", "beta")}).save(home.topic_index)
+    assert TopicRegistry.load(home.topics, read_only=True).slugs == ["alpha", "beta", "gamma"]
+    check = check_topics(home)
+    assert (check.status, check.detail) == ("ok", "2 topics")
