@@ -234,3 +234,16 @@ def test_doctor_counts_the_topics_memctl_topics_lists(tmp_path: Path) -> None:
     assert TopicRegistry.load(home.topics, read_only=True).slugs == ["alpha", "beta", "gamma"]
     check = check_topics(home)
     assert (check.status, check.detail) == ("ok", "2 topics")
+
+
+def test_a_dry_run_writes_only_into_memctls_own_cache(tmp_path: Path) -> None:
+    db = REPO / "tests" / "fixtures" / "opencode-1.18" / "opencode.db"
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {"HOME": str(user), "XDG_CACHE_HOME": "", "XDG_DATA_HOME": "", "XDG_CONFIG_HOME": "", "MEMCTL_HOME": ""}
+    proc = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), env=env)
+    assert proc.returncode == 0, proc.stderr
+    written = sorted(str(p.relative_to(user)) for p in user.rglob("*") if p.is_file())
+    assert written, "the scanner's compiled rules are cached"
+    assert all(p.startswith(".cache/memctl/scrub-rules/") for p in written), written
+    assert not (user / ".cache" / "kingfisher").exists()
