@@ -157,6 +157,8 @@ def test_real_errors_through_the_app(tmp_path: Path) -> None:
     """No monkeypatching: the errors the domain raises on bad input reach the user with their code."""
     a_file = tmp_path / "file"
     a_file.write_text("x")
+    for name in ("var", "v", "empty"):  # a named home must exist (only ingest starts one)
+        (tmp_path / name).mkdir()
     cases = [
         (("ingest", "--dry-run", "--since", "last tuesday", "--db", str(tmp_path / "x.db")), exit_codes.USAGE,
          "cannot read --since 'last tuesday'"),

@@ -36,7 +36,9 @@ def sleep(
             raise
         except (StoreError, OSError) as exc:
             # Whatever the store refused, to sleep it means the data home cannot be worked on now.
-            raise HomeError(f"sleep stopped: {exc}") from exc
+            from memctl.os_errors import describe
+
+            raise HomeError(f"sleep stopped: {describe(exc) if isinstance(exc, OSError) else exc}") from exc
     if as_json:
         stdout.print_json(json.dumps(summary.as_dict()))
     else:
