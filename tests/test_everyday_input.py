@@ -194,7 +194,7 @@ def test_typos_are_shown_with_the_closest_valid_value(tmp_path: Path) -> None:
 
 
 MISSING_HOME_COMMANDS = [("remember", "a fact"), ("ask", "q"), ("search", "q"), ("topics",), ("list",), ("sleep",),
-                         ("audit", "verify"), ("history", "user/x.md"), ("serve",), ("forget", "user/x.md", "--yes")]
+                         ("audit", "verify"), ("history", "user/x.md"), ("forget", "user/x.md", "--yes")]
 
 
 @pytest.mark.parametrize("args", MISSING_HOME_COMMANDS, ids=[a[0] for a in MISSING_HOME_COMMANDS])
@@ -207,11 +207,14 @@ def test_a_named_home_that_does_not_exist_is_refused_by_every_command_but_ingest
     assert not (tmp_path / "typo").exists()
 
 
-def test_ingest_starts_a_named_home_only_under_an_existing_parent(tmp_path: Path) -> None:
+def test_ingest_and_serve_start_a_named_home_only_under_an_existing_parent(tmp_path: Path) -> None:
     db = REPO / "tests" / "fixtures" / "opencode-1.18" / "opencode.db"
     deep = tmp_path / "typo" / "home"
     refused = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), "--home", str(deep))
     assert refused.returncode == 7 and f"its parent {deep.parent} does not exist" in refused.stderr
+    assert not deep.parent.exists()
+    serve = memctl(tmp_path, "serve", "--home", str(deep))  # serve starts a home as ingest does, never a path
+    assert serve.returncode == 7 and f"its parent {deep.parent} does not exist" in serve.stderr
     assert not deep.parent.exists()
     started = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "new"))
     assert started.returncode == 0, started.stderr

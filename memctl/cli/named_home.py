@@ -1,8 +1,9 @@
 """Which command may start a data home that does not exist yet, and which must refuse one.
 
 A data home **named** by ``--home``, ``MEMCTL_HOME`` or the config file that does not exist is most often
-a typo. Only ``ingest`` (the command that fills a home) starts one there, and only when the parent
-directory exists (``--home /typo/deeper/home`` is refused rather than created path and all). Commands
+a typo. Only ``ingest`` (the command that fills a home) and ``serve`` (an agent's MCP server, configured
+before the first ingest, answers "nothing ingested yet" until then) start one there, and only when the
+parent directory exists (``--home /typo/deeper/home`` is refused rather than created path and all). Commands
 that write only configuration pointing at a home (``mcp``, ``hooks``, ``schedule``), ``doctor`` and
 ``config`` (which report on it) and ``import`` (which restores a home) accept it as it is. Every other
 command refuses it with exit 7 before it reads or writes anything. The per-user default home is created
@@ -20,7 +21,7 @@ from memctl.exit_codes import HomeError
 if TYPE_CHECKING:
     from memctl.config import Settings
 
-CREATES = frozenset({"ingest"})
+CREATES = frozenset({"ingest", "serve"})
 ACCEPTS_MISSING = frozenset({"doctor", "config", "mcp", "hooks", "schedule", "import"})
 
 
