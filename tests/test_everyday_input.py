@@ -137,6 +137,7 @@ def test_file_system_errors_name_the_path_and_what_is_wrong(tmp_path: Path) -> N
     a_file = tmp_path / "hostname"
     a_file.write_text("box\n")
     missing = tmp_path / "nonexist"
+    (tmp_path / "h").mkdir()
     purge = memctl(tmp_path, "purge", "--secret-file", str(missing), "--yes", "--home", str(tmp_path / "h"))
     assert purge.returncode == 2
     assert purge.stderr.strip() == f"error: cannot read --secret-file {missing}: does not exist"
