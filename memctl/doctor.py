@@ -23,6 +23,7 @@ from pathlib import Path
 
 from memctl.config import DataHome, Settings
 from memctl.health_check import PROBE_TIMEOUT_S, Check
+from memctl.os_errors import reason
 
 MIN_FREE_BYTES = 2 * 1024**3
 _PROBLEMATIC = (re.compile(r"^mistral"), re.compile(r"^phi3"), re.compile(r"^qwen2\.5(?::(\d+(?:\.\d+)?)b)?"))
@@ -252,8 +253,9 @@ def check_codex(codex_home: Path) -> Check:
 
 
 def check_topics(home: DataHome) -> Check:
-    """The topics file reads; the detail lists each topic that has aliases (a moved or renamed project)
-    with its other names and paths."""
+    """The topics file reads; the count is of the topic index's topics (what ``memctl topics`` lists, so a
+    purged topic is not counted) once the index exists, else of the topics file's; the detail lists each
+    topic that has aliases (a moved or renamed project) with its other names and paths."""
     from memctl.catalog.checkpoint import CheckpointError
     from memctl.catalog.topics import TopicRegistry
 
@@ -262,6 +264,13 @@ def check_topics(home: DataHome) -> Check:
     except CheckpointError as exc:
         return Check("topics", "fail", str(exc), f"move {home.topics} aside; the next `memctl ingest` rebuilds it")
     slugs = registry.slugs
+    if home.topic_index.exists():  # what `memctl topics` and ask read: a purged topic is no longer in it
+        from memctl.catalog.topic_index import TopicIndex, TopicIndexError
+
+        try:
+            slugs = TopicIndex.load(home.topic_index).slugs
+        except TopicIndexError as exc:
+            return Check("topics", "fail", str(exc), f"delete {home.topic_index}; the next `memctl ingest` rebuilds it")
     if not slugs:
         return Check("topics", "ok", "none yet")
     moved = [f"{slug} also {', '.join(f'{a.name} ({a.path})' for a in registry.aliases_of(slug))}"
@@ -282,7 +291,8 @@ def check_home(home: DataHome, origin: str = "") -> list[Check]:
             pass
         checks.append(Check("data home", "ok", f"{home.root} writable{chosen}"))
     except OSError as exc:
-        checks.append(Check("data home", "fail", f"{home.root}{chosen}: {exc}", "use --home DIR or MEMCTL_HOME with a writable directory"))
+        checks.append(Check("data home", "fail", f"{home.root}{chosen}: cannot create a file in {probe_dir} "
+                            f"({exc.strerror or reason(exc)})", "use --home DIR or MEMCTL_HOME with a writable directory"))
     older = Path("var").absolute()
     if origin == "default" and (older / "progress.json").is_file() and older != home.root:
         checks.append(Check("older data home", "warn", f"{older} holds a data home; memctl now uses one per user, "

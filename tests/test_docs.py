@@ -325,7 +325,7 @@ def test_readme_and_docs_name_only_commands_and_options_the_app_has() -> None:
 
 def test_the_command_check_can_fail() -> None:
     markdown = ("```bash\nmemctl ingest --dry-run --db x.db   # a plan\nOLLAMA_HOST=h .venv/bin/memctl ask \"q\" -t a\n"
-                "memctl hooks install --codex [--print]\nmemctl injest\nmemctl mcp uninstall --claude-code\n"
+                "memctl hooks install --codex [--print]\nmemctl injest\nmemctl mcp uninstall --cursor\n"
                 "memctl schedule install --sleep-every 6h --home ~/d\n```\nThen `memctl sleep --no-such`; "
                 "it prints `memctl serve: stopped`.\n")
     lines = _memctl_lines(markdown)
@@ -333,7 +333,7 @@ def test_the_command_check_can_fail() -> None:
     problems = [_command_problem(line) for line in lines]
     assert problems[:3] == [None, None, None] and problems[5] is None
     assert "has no command 'injest'" in problems[3]
-    assert "memctl mcp uninstall has no option --claude-code" in problems[4]
+    assert "memctl mcp uninstall has no option --cursor" in problems[4]
     assert "memctl sleep has no option --no-such" in problems[6]
 
 

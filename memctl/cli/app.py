@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from memctl.cli import log_routing, terminal
 from memctl.cli.boundary import ErrorBoundaryGroup
@@ -48,8 +49,16 @@ app = typer.Typer(
 )
 # soft_wrap: a line is never cut by Rich (a pipe is 80 columns to Rich, and a path split across two
 # lines breaks every script that greps it); a terminal wraps long lines itself. Tables keep their layout.
-console = Console(file=terminal.ERR, soft_wrap=True)
-stdout = Console(file=terminal.OUT, soft_wrap=True)
+# markup and emoji off: printed text holds paths, topics and model output, and Rich would read `[bold]` in
+# a path as a style and `:smile:` as an emoji. A styled label goes through :func:`labelled`.
+console = Console(file=terminal.ERR, soft_wrap=True, markup=False, emoji=False)
+stdout = Console(file=terminal.OUT, soft_wrap=True, markup=False, emoji=False)
+
+
+def labelled(label: str, style: str, rest: str = "") -> Text:
+    """``label`` in the Rich ``style`` (e.g. ``"yellow"``) followed by ``rest`` as literal text: nothing
+    in either is read as markup or emoji, so a path such as ``/tmp/a:smile:[b].db`` prints unchanged."""
+    return Text.assemble((label, style), rest)
 
 HomeOption = Annotated[Optional[Path], typer.Option(
     "--home", envvar="MEMCTL_HOME", show_envvar=False, metavar="DIR", help="Data home (default: one per user, `memctl config show` says where; also MEMCTL_HOME).")]
@@ -131,6 +140,9 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
         raise ConfigError(invalid_configuration(exc, update, source)) from exc
     except ValueError as exc:  # TOML syntax errors
         raise ConfigError(f"cannot read the config file {source}: {exc}") from exc
+    from memctl.cli.named_home import current_command, refuse_missing_named_home
+
+    refuse_missing_named_home(settings, home, current_command())  # before anything is written under it
     log_routing.attach(Path(settings.home).absolute())
     if settings.model_backend == "embedded":  # serve the embedded models on loopback for this run
         from memctl.embedded.endpoint import attach

@@ -32,10 +32,13 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from memctl.cli import log_routing, terminal
-from memctl.exit_codes import HOME, INTERRUPTED, ExitCodeError, Terminated
+from memctl.cli import log_routing, named_home, terminal
+from memctl.cli.path_options import empty_path_option
+from memctl.exit_codes import HOME, INTERRUPTED, USAGE, ExitCodeError, Terminated, UsageError
+from memctl.os_errors import describe
 
-_stderr = Console(file=terminal.ERR)
+# emoji off: Rich would turn text such as :smile: in a path into an emoji (markup is escaped in fail()).
+_stderr = Console(file=terminal.ERR, emoji=False)
 _json_errors = False  # the running command was given --json
 
 
@@ -52,9 +55,14 @@ def fail(message: str, exit_code: int) -> typer.Exit:
     return typer.Exit(exit_code)
 
 
+def _words(ctx: typer.Context) -> list[str]:
+    """The command line's words after the root options (the command's name first)."""
+    return [*(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or ()), *ctx.args]
+
+
 def _json_requested(ctx: typer.Context) -> bool:
     """``--json`` among the command line's words after the root options (up to a ``--``)."""
-    args = [*(getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", None) or ()), *ctx.args]
+    args = _words(ctx)
     return "--json" in (args[:args.index("--")] if "--" in args else args)
 
 
@@ -75,6 +83,23 @@ def hoist_root_flags(args: list[str]) -> list[str]:
     return [*dict.fromkeys(hoisted), *(a for a in args[:end] if a not in ROOT_FLAGS), *args[end:]]
 
 
+COMPLETION_SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")  # Typer's completion scripts (typer Shells)
+
+
+def unsupported_completion_shell(args: list[str]) -> str | None:
+    """The shell ``--install-completion SHELL`` / ``--show-completion SHELL`` names when Typer has no script for
+    it (Typer would install its bash script for ``tcsh`` and exit 0), else None."""
+    for i, word in enumerate(args):
+        name, equals, value = word.partition("=")
+        if name not in ("--install-completion", "--show-completion"):
+            continue
+        if not equals:
+            value = args[i + 1] if i + 1 < len(args) and not args[i + 1].startswith("-") else ""
+        if value and value not in COMPLETION_SHELLS:
+            return value
+    return None
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise Terminated()
 
@@ -91,6 +116,9 @@ class ErrorBoundaryGroup(TyperGroup):
     """The root ``memctl`` group: runs the chosen command and maps what it raises to an exit code."""
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        shell = unsupported_completion_shell(args)
+        if shell is not None:
+            raise fail(f"no shell completion for {shell!r}: choose from {', '.join(COMPLETION_SHELLS)}", USAGE)
         return super().parse_args(ctx, hoist_root_flags(args))
 
     def invoke(self, ctx: typer.Context) -> Any:
@@ -100,6 +128,10 @@ class ErrorBoundaryGroup(TyperGroup):
         routing = log_routing.prepare(sys.stdout, sys.stderr, verbose=bool(ctx.params.get("verbose")))
         sigterm = _catch_sigterm()
         try:
+            named_home.set_command(next(iter(_words(ctx)), None))
+            empty = empty_path_option(self, ctx, _words(ctx))
+            if empty is not None:
+                raise UsageError(f"{empty} is empty: give a path, or leave the option out for its default")
             return super().invoke(ctx)
         except ExitCodeError as exc:
             raise fail(str(exc), exc.exit_code) from exc
@@ -114,7 +146,7 @@ class ErrorBoundaryGroup(TyperGroup):
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 raise  # the reader went away (`| head`): Typer exits quietly
-            raise fail(f"cannot use the data home: {exc}", HOME) from exc
+            raise fail(f"cannot use the data home: {describe(exc)}", HOME) from exc
         except Exception as exc:
             if _json_errors and isinstance(getattr(exc, "exit_code", None), int) and hasattr(exc, "format_message"):
                 # Click's usage errors: JSON here, Click prints its usage message on stderr afterwards
@@ -125,4 +157,5 @@ class ErrorBoundaryGroup(TyperGroup):
                 signal.signal(signal.SIGTERM, sigterm)  # type: ignore[arg-type]
             routing.end()
             terminal.unpin()
+            named_home.set_command(None)
             _json_errors = False

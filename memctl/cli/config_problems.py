@@ -56,6 +56,16 @@ def _origin(key: str, flags: Mapping[str, object], environ: Mapping[str, str], f
     return None, shown
 
 
+def _closest_setting(key: str) -> str:
+    """`` (did you mean workers?)`` naming the setting closest to the unknown ``key`` (``difflib``), or ``""``."""
+    import difflib
+
+    from memctl.config import Settings
+
+    close = difflib.get_close_matches(key.lower().replace("-", "_"), list(Settings.model_fields), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def invalid_configuration(exc: "ValidationError", flags: Mapping[str, object], config_file: Path,
                           environ: Mapping[str, str] = os.environ) -> str:
     """One line for a :class:`~pydantic.ValidationError` of :class:`memctl.config.Settings`.
@@ -74,7 +84,8 @@ def invalid_configuration(exc: "ValidationError", flags: Mapping[str, object], c
         loc = [str(part) for part in error["loc"]]
         origin, shown = _origin(loc[0], flags, environ, file_settings, config_file) if loc else (None, "settings")
         where = ".".join([shown, *loc[1:]])
-        problems.append(f"{origin}: {where}: {error['msg']}" if origin else f"{where}: {error['msg']}")
+        message = error["msg"] + (_closest_setting(loc[0]) if error.get("type") == "extra_forbidden" and loc else "")
+        problems.append(f"{origin}: {where}: {message}" if origin else f"{where}: {message}")
     environment = any(_environment_setting(_env_names(n, f, _prefix()), environ) for n, f in Settings.model_fields.items())
     sources = [label for label, applies in (("flags", bool(flags)), ("environment", environment),
                                              (str(config_file), bool(file_settings) or config_file.is_file())) if applies]

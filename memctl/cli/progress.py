@@ -75,7 +75,7 @@ class RichReporter:
                 return TextColumn.render(self, task) if speed is None else f"{speed * 3600:,.0f}/h"
 
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
             RateColumn(""), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
             # No redirection of sys.stdout/sys.stderr through the bar: they carry library output to the log.
             console=console, transient=False, redirect_stdout=False, redirect_stderr=False,

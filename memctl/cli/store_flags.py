@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from memctl.cli.app import console, settings_from_flags
+from memctl.cli.app import console, labelled, settings_from_flags
 from memctl.exit_codes import HomeError
 
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ def store_from_flags(home: Optional[Path]) -> "MemoryStore":
 def note_missing_store(store: "MemoryStore") -> None:
     """Say on stderr that no store exists yet (a typo in --home reads as an empty store otherwise)."""
     if not store.root.exists():
-        console.print(f"[yellow]note:[/] no memory store at {store.root} yet (nothing has been written; "
-                      "check --home / MEMCTL_HOME)", highlight=False)
+        console.print(labelled("note:", "yellow", f" no memory store at {store.root} yet (nothing has been written; "
+                                "check --home / MEMCTL_HOME)"), highlight=False)
 
 
 def short_sha(sha: Optional[str]) -> str:

@@ -16,20 +16,15 @@ from __future__ import annotations
 from typing import Iterable
 
 from rich.console import Console
-from rich.errors import MarkupError
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 
 def _plain(cell: object) -> str:
-    """A cell as plain text (console markup such as ``[green]ok[/]`` dropped)."""
-    if isinstance(cell, Text):
-        return cell.plain
-    try:
-        return Text.from_markup(str(cell)).plain
-    except MarkupError:
-        return str(cell)
+    """A cell as plain text: a styled :class:`~rich.text.Text` gives its text; a string is printed as it is
+    (memctl's consoles read no markup, so ``[bold]`` in a path is part of the path)."""
+    return cell.plain if isinstance(cell, Text) else str(cell)
 
 
 def _cells(table: Table) -> list[list[str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memctl.exit_codes import UsageError
+from memctl.os_errors import describe
 
 BOM = "\ufeff"
 
@@ -38,8 +39,10 @@ def read_values(path: Path) -> list[str]:
     """
     try:
         values = parse_values(path.read_bytes())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read --secret-file {path}: {exc.__class__.__name__}") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read --secret-file {describe(exc, path)}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read --secret-file {path}: not UTF-8 text") from exc
     if not values:
         raise UsageError(f"--secret-file {path} holds no value (one value a line)")
     return values

@@ -11,7 +11,7 @@ when the exception or anything in its ``__cause__``/``__context__`` chain is
   provider's content-policy refusal, which is about the text;
 * a store refusing to open or write, whatever the class its binding raises:
   Kuzu's ``RuntimeError("IO exception: Could not set lock on file …")`` when
-  another process holds the graph, SQLite's ``database is locked`` (a
+  another process holds the graph (or ``Found shadow file … but`` while it checkpoints), SQLite's ``database is locked`` (a
   ``sqlite3.OperationalError``, not an ``OSError``);
 * one of Cognee's configuration or transient errors
   (``CogneeConfigurationError``, e.g. ``EmbeddingException``;
@@ -38,7 +38,7 @@ _COGNEE_ENVIRONMENT = {"CogneeConfigurationError", "CogneeTransientError", "LLMQ
 MAX_REASON_CHARS = 300
 # Messages of stores that could not be opened or written (Kuzu 0.11 raises plain RuntimeError from C++).
 _STORE_REFUSALS = re.compile(r"^IO exception:|Could not set lock on file|database is locked|database table is locked"
-                             r"|Resource temporarily unavailable|No space left on device")
+                             r"|Found shadow file|Resource temporarily unavailable|No space left on device")
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -65,12 +65,16 @@ def is_environment_error(exc: BaseException) -> bool:
     return False
 
 
-_STORE_BUSY = re.compile(r"Could not set lock on file|database is locked|database table is locked")
+# Kuzu's "Found shadow file …shadow but …": another process is part-way through a checkpoint of the graph
+# (it writes <file>.shadow, then replaces the file): the store is being written, not broken.
+_STORE_BUSY = re.compile(r"Could not set lock on file|database is locked|database table is locked"
+                         r"|Found shadow file")
 
 
 def is_store_busy(exc: BaseException) -> bool:
-    """True when ``exc`` (or its cause chain) is a store locked by another process: Kuzu's
-    ``Could not set lock on file``, SQLite's ``database is locked``."""
+    """True when ``exc`` (or its cause chain) is a store locked or being written by another process: Kuzu's
+    ``Could not set lock on file`` and ``Found shadow file … but`` (a checkpoint under way elsewhere),
+    SQLite's ``database is locked``."""
     return any(_STORE_BUSY.search(str(error)) for error in _chain(exc))
 
 

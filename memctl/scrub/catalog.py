@@ -51,8 +51,8 @@ from ``scrub_rules.yaml`` in memctl's config directory (beside
 start with ``custom.``. A file that does not load raises
 :class:`CatalogRulesError` (exit code 2) on the first scan.
 
-Cost: the compiled rule database is cached by the engine (OS cache directory,
-``~/.cache/kingfisher`` on Linux): ~0.6 s to load once per process, ~5 s on the
+Cost: the compiled rule database is cached by the engine in memctl's own cache directory
+(:func:`rule_cache_dir`, ``~/.cache/memctl/scrub-rules`` on Linux): ~0.6 s to load once per process, ~5 s on the
 very first run; a scan of a typical 40 KB session costs ~0.2 ms. The engine is
 built on first use, never at import.
 """
@@ -184,12 +184,21 @@ def reload_rules() -> None:
     _ENGINE.reset()
 
 
+def rule_cache_dir() -> Path:
+    """Where the engine keeps its compiled rule database: ``<user cache dir>/memctl/scrub-rules`` (platformdirs;
+    ``$XDG_CACHE_HOME/memctl/scrub-rules``, else ``~/.cache/memctl/scrub-rules`` on Linux), memctl's own cache
+    next to its tiktoken files, instead of the engine's default ``~/.cache/kingfisher/rule-cache``."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("memctl")) / "scrub-rules"
+
+
 def _build(rules_file: Path | None):
     import kingfisher_sdk
 
     try:
         paths = [SHIPPED_RULES] + ([rules_file] if rules_file is not None else [])
-        rules = kingfisher_sdk.Rules(paths, builtins=True, confidence="low")
+        rules = kingfisher_sdk.Rules(paths, builtins=True, confidence="low", cache_dir=str(rule_cache_dir()))
     except (ValueError, RuntimeError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CatalogRulesError(f"scrub rules file {rules_file}: {first}") from None

@@ -8,7 +8,8 @@ Claude Code's MCP documentation). The entry runs ``memctl serve`` with
 ``MEMCTL_HOME`` and every setting this environment gives memctl
 (``OLLAMA_HOST`` and each ``MEMCTL_*`` variable), so the server Claude Code
 starts reads the same memory with the same settings. Every other key of the
-file is kept; the file is written atomically with its permissions.
+file is kept; the file is written atomically with its permissions. Uninstalling
+removes that one entry (what ``claude mcp remove --scope user memctl`` does).
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ def server_env(home: Path, env: dict[str, str] | None = None) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class ClaudePlan:
-    """The memctl entry of ``.claude.json`` before (None: none) and after, and the whole file's new text."""
+    """The memctl entry of ``.claude.json`` before and after (None: none), and the whole file's new text."""
 
     path: Path
     entry_before: dict[str, Any] | None
-    entry_after: dict[str, Any]
+    entry_after: dict[str, Any] | None
     text_after: str
 
     @property
@@ -63,7 +64,8 @@ class ClaudePlan:
             return [] if entry is None else (json.dumps({SERVER_NAME: entry}, indent=2) + "\n").splitlines(True)
         return "".join(difflib.unified_diff(lines(self.entry_before), lines(self.entry_after),
                                             fromfile=f"{self.path} mcpServers (now)",
-                                            tofile=f"{self.path} mcpServers (with memctl)"))
+                                            tofile=f"{self.path} mcpServers "
+                                                   f"({'with' if self.entry_after is not None else 'without'} memctl)"))
 
 
 def plan_install(path: Path, home: Path, env: dict[str, str] | None = None) -> ClaudePlan:
@@ -71,6 +73,35 @@ def plan_install(path: Path, home: Path, env: dict[str, str] | None = None) -> C
 
     Raises:
         UsageError: the file exists but is not a JSON object, or its ``mcpServers`` is not one (exit 2).
+    """
+    data = _load(path)
+    command = memctl_command()
+    entry = {"type": "stdio", "command": command[0], "args": command[1:], "env": server_env(home, env)}
+    servers = dict(data.get("mcpServers", {}))
+    before = servers.get(SERVER_NAME)
+    servers[SERVER_NAME] = entry
+    return ClaudePlan(path, before if isinstance(before, dict) else None, entry,
+                      json.dumps({**data, "mcpServers": servers}, indent=2, ensure_ascii=False) + "\n")
+
+
+def plan_uninstall(path: Path) -> ClaudePlan:
+    """The edit removing memctl (only it) from ``mcpServers`` of ``path``; unchanged when it is not there.
+
+    Raises:
+        UsageError: as :func:`plan_install`.
+    """
+    data = _load(path)
+    servers = dict(data.get("mcpServers", {}))
+    before = servers.pop(SERVER_NAME, None)
+    return ClaudePlan(path, before if isinstance(before, dict) else None, None,
+                      json.dumps({**data, "mcpServers": servers}, indent=2, ensure_ascii=False) + "\n")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    """``path`` as a JSON object (``{}`` when the file does not exist).
+
+    Raises:
+        UsageError: not valid JSON, or the top level or ``mcpServers`` is not an object.
     """
     data: dict[str, Any] = {}
     if path.exists():
@@ -80,13 +111,7 @@ def plan_install(path: Path, home: Path, env: dict[str, str] | None = None) -> C
             raise UsageError(f"{path} is not valid JSON ({exc}); fix it first") from exc
         if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
             raise UsageError(f"{path}: the top level or its \"mcpServers\" is not an object; fix it first")
-    command = memctl_command()
-    entry = {"type": "stdio", "command": command[0], "args": command[1:], "env": server_env(home, env)}
-    servers = dict(data.get("mcpServers", {}))
-    before = servers.get(SERVER_NAME)
-    servers[SERVER_NAME] = entry
-    return ClaudePlan(path, before if isinstance(before, dict) else None, entry,
-                      json.dumps({**data, "mcpServers": servers}, indent=2, ensure_ascii=False) + "\n")
+    return data
 
 
 def apply(plan: ClaudePlan) -> None:

@@ -82,6 +82,7 @@ def test_topics_lists_slugs_counts_and_descriptions(home: Path) -> None:
 
 
 def test_topics_on_an_empty_home_says_ingest_first(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()  # an existing home with nothing ingested (a missing one is refused, exit 7)
     result = _run("topics", "--home", str(tmp_path / "empty"))
     assert result.exit_code == 12 and "memctl ingest" in result.stderr
 

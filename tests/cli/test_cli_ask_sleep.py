@@ -42,6 +42,7 @@ def test_ask_rejects_text_that_is_not_unicode_and_an_empty_session(tmp_path: Pat
 
 
 def test_unmerge_refuses_what_is_not_a_merge(tmp_path: Path) -> None:
+    (tmp_path / "var").mkdir()  # a named home must exist
     result = memctl("unmerge", "user/global/a.md", "--home", str(tmp_path / "var"))
     assert result.returncode == 2 and "not a consolidated memory" in result.stderr
 

@@ -35,7 +35,7 @@ def invoke(*args: str):  # noqa: ANN201
     (("ingest", "--limit", "0"), "Invalid value for '--limit'"),
     (("ingest", "--workers", "65"), "Invalid value for '--workers'"),
     (("ingest", "--frobnicate"), "No such option: --frobnicate"),
-    (("remember", "x", "--session", "s", "--kind", "rumour"), "--kind must be preference, decision or note (got 6 characters, not shown)"),
+    (("remember", "x", "--session", "s", "--kind", "rumour"), "--kind must be preference, decision or note (got 'rumour')"),
     (("remember", "x", "--session", "s", "--kind", "FAKEsecretKind0000"), "(got 18 characters, not shown)"),
     (("schedule", "install", "--platform", "cron"), "'cron' is not one of 'auto', 'launchd', 'systemd'"),
     (("ask",), "Missing argument 'QUESTION'"),
@@ -127,8 +127,9 @@ def test_the_boundary_maps_every_domain_error_to_its_code(monkeypatch: pytest.Mo
 
 @pytest.mark.parametrize(("raised", "code", "message"), [
     (KeyboardInterrupt(), exit_codes.INTERRUPTED, "interrupted; what finished is recorded"),
-    (PermissionError(13, "Permission denied", "/var/x"), exit_codes.HOME, "Permission denied: '/var/x'"),
-    (IsADirectoryError(21, "Is a directory", "/var/progress.json"), exit_codes.HOME, "Is a directory"),
+    (PermissionError(13, "Permission denied", "/var/x"), exit_codes.HOME, "/var/x: permission denied"),
+    (IsADirectoryError(21, "Is a directory", "/var/progress.json"), exit_codes.HOME,
+     "/var/progress.json: is a directory, not a file"),
 ])
 def test_interrupts_and_os_errors_have_their_codes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                    raised: BaseException, code: int, message: str) -> None:
@@ -137,6 +138,7 @@ def test_interrupts_and_os_errors_have_their_codes(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr("memctl.sleep.run.SleepRun.run", fail)
     monkeypatch.setattr("memctl.ingest.run.IngestRun.run", fail)
+    (tmp_path / "var").mkdir()  # a named home must exist for sleep
     for args in (("sleep", "--home", str(tmp_path / "var")), ("ingest", "--db", str(tmp_path / "x.db"))):
         result = invoke(*args)
         assert result.exit_code == code and message in result.output, (args, result.output)
@@ -155,6 +157,8 @@ def test_real_errors_through_the_app(tmp_path: Path) -> None:
     """No monkeypatching: the errors the domain raises on bad input reach the user with their code."""
     a_file = tmp_path / "file"
     a_file.write_text("x")
+    for name in ("var", "v", "empty"):  # a named home must exist (only ingest starts one)
+        (tmp_path / name).mkdir()
     cases = [
         (("ingest", "--dry-run", "--since", "last tuesday", "--db", str(tmp_path / "x.db")), exit_codes.USAGE,
          "cannot read --since 'last tuesday'"),

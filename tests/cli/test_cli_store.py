@@ -119,11 +119,14 @@ def test_rollback_of_memory_needs_the_ingest_privilege_flag(home: Path) -> None:
 
 def test_commands_on_an_empty_home(tmp_path: Path) -> None:
     empty = tmp_path / "fresh"
+    missing = memctl("audit", "--home", str(empty))  # a named home that does not exist: a typo, refused
+    assert missing.returncode == 7 and "does not exist" in missing.stderr and not empty.exists()
+    empty.mkdir()
     listing = memctl("audit", "--home", str(empty))
     assert listing.returncode == 0 and "no audit log yet" in listing.stderr
     verify = memctl("audit", "verify", "--home", str(empty))
     assert verify.returncode == 0 and "0 records" in verify.stdout
-    assert not empty.exists()  # reading creates nothing
+    assert list(empty.iterdir()) == []  # reading creates nothing
 
 
 def test_audit_repair_applies_a_pending_change(home: Path) -> None:
@@ -173,7 +176,7 @@ def test_home_mistakes(home: Path, tmp_path: Path) -> None:
         result = memctl(*args, "--home", str(a_file))
         assert result.returncode == 7 and "is a file" in result.stderr, (args, result.stderr)
     typo = memctl("audit", "verify", "--home", str(tmp_path / "typo"))
-    assert typo.returncode == 0 and "no memory store at" in typo.stderr
+    assert typo.returncode == 7 and "does not exist; check the path" in typo.stderr
 
 
 def test_rollback_checks_the_reason_before_showing_a_diff(home: Path) -> None:

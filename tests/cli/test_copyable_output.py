@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from memctl.cli.tables import print_table, records
 from memctl.exit_codes import USAGE
@@ -42,7 +43,7 @@ def _table() -> Table:
     for column in ("session", "title", "report"):
         table.add_column(column, overflow="fold")
     table.add_row(LONG_ID, "a title long enough to fold over several lines of a narrow terminal", LONG_PATH)
-    table.add_row("ses_2", "[green]ok[/]", "-")
+    table.add_row("ses_2", Text("ok", style="green"), "-")
     return table
 
 

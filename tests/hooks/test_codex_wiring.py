@@ -142,6 +142,9 @@ def test_mcp_cli_install_and_uninstall(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     codex_home = tmp_path / "codex"
     runner, home = CliRunner(), ["--home", str(tmp_path / "var")]
+    assert runner.invoke(app, ["mcp", "install", "--codex", "--codex-home", str(codex_home), "--yes",
+                               *home]).exit_code == USAGE  # a directory named on the command line must exist
+    codex_home.mkdir()
     refused = runner.invoke(app, ["mcp", "install", "--codex", "--codex-home", str(codex_home), *home])
     assert refused.exit_code == USAGE and not (codex_home / "config.toml").exists()
     done = runner.invoke(app, ["mcp", "install", "--codex", "--codex-home", str(codex_home), "--yes", *home])

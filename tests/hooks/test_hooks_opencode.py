@@ -32,6 +32,7 @@ def _install(config: Path, *extra: str):
 
 def test_cli_print_install_idempotent_and_uninstall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config, home = tmp_path / "oc", ["--home", str(tmp_path / "var")]
+    config.mkdir()  # an --opencode-config that does not exist is refused (a typo)
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     monkeypatch.setenv("MEMCTL_DISTILL_MODEL", "qwen3:8b")
     path = hook.plugin_path(config)

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, app, console, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, console, labelled, stdout
 from memctl.cli.store_flags import note_missing_store, short_sha, store_from_flags
 from memctl.cli.tables import print_table
 from memctl.exit_codes import INTEGRITY, OK, UsageError
@@ -75,14 +75,14 @@ def audit_verify(
         }))
     else:
         for warning in report.warnings:
-            console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            console.print(labelled("warning:", "yellow", f" {warning}"), highlight=False)
         if report.ok:
             stdout.print(f"audit log intact: {report.records} records" + (", versions and files match" if deep else ""))
         elif not report.chain_ok:
-            console.print(f"[red]audit log broken[/] at {report.problem}", highlight=False)
+            console.print(labelled("audit log broken", "red", f" at {report.problem}"), highlight=False)
         else:
             for problem in report.deep_problems:
-                console.print(f"[red]mismatch:[/] {problem}", highlight=False)
+                console.print(labelled("mismatch:", "red", f" {problem}"), highlight=False)
     raise typer.Exit(OK if report.ok else INTEGRITY)
 
 
@@ -103,4 +103,4 @@ def audit_repair(home: HomeOption = None) -> None:
         done.append(f"removed {report.temp_files_removed} temp file(s)")
     stdout.print("; ".join(done) if done else "nothing to repair: the store is consistent")
     if report.out_of_band:
-        console.print(f"[yellow]warning:[/] {report.out_of_band}; see `memctl audit verify --deep`", highlight=False)
+        console.print(labelled("warning:", "yellow", f" {report.out_of_band}; see `memctl audit verify --deep`"), highlight=False)

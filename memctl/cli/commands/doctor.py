@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from memctl.cli.app import HomeOption, JsonOption, app, engine_option, given_on_command_line, settings_from_flags, stdout
 from memctl.cli.tables import print_table
@@ -48,6 +49,6 @@ def doctor(
             table.add_column(column, overflow="fold")
         style = {"ok": "green", "warn": "yellow", "fail": "red"}
         for c in checks:
-            table.add_row(c.name, f"[{style[c.status]}]{c.status}[/]", c.detail, c.fix or "")
+            table.add_row(c.name, Text(c.status, style=style[c.status]), c.detail, c.fix or "")
         print_table(stdout, table, whole=("check", "detail", "fix"))  # URLs, paths and commands stay whole
     raise typer.Exit(DOCTOR if any(c.status == "fail" for c in checks) else OK)

@@ -17,6 +17,7 @@ import typer
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, app, console, settings_from_flags
 from memctl.cli.consent import confirm_write
+from memctl.cli.path_options import existing_directory
 from memctl.exit_codes import UsageError
 
 hooks_app = typer.Typer(help="Capture sessions while an agent works: Claude Code's SessionEnd hook, Codex's "
@@ -42,6 +43,13 @@ YesFlag = Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking
 def _which(*flags: bool) -> None:
     if sum(flags) != 1:
         raise UsageError("say which agent: --claude-code, --codex or --opencode (one at a time)")
+
+
+def _given_directories(claude_dir: Path | None, codex_home: Path | None, opencode_config: Path | None) -> None:
+    """Refuse an agent directory named on the command line that does not exist (a typo would be written to)."""
+    existing_directory("--claude-dir", claude_dir)
+    existing_directory("--codex-home", codex_home)
+    existing_directory("--opencode-config", opencode_config)
 
 
 def _opencode_dir(directory: Path | None) -> Path:
@@ -77,6 +85,7 @@ def install(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
     from memctl.hooks.claude_code import plan_install
 
     _which(claude_code, codex, opencode)
+    _given_directories(claude_dir, codex_home, opencode_config)
     settings = settings_from_flags(home)
     if opencode:
         from memctl.hooks import codex as codex_hook, opencode as opencode_hook
@@ -119,6 +128,7 @@ def uninstall(claude_code: ClaudeCodeFlag = False, claude_dir: ClaudeDir = None,
     from memctl.hooks.claude_code import plan_uninstall
 
     _which(claude_code, codex, opencode)
+    _given_directories(claude_dir, codex_home, opencode_config)
     if opencode:
         from memctl.hooks import opencode as opencode_hook
 

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, labelled, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
 from memctl.cli.tables import print_table
 from memctl.ingest.options import Phase
@@ -113,12 +113,15 @@ def ingest(
     """Read OpenCode, Claude Code and Codex history → distill notes → add to Cognee → cognify. Resumable."""
     from memctl.connectors.registry import source_names
     from memctl.durations import parse_since
-    from memctl.exit_codes import USAGE
+    from memctl.exit_codes import UsageError
 
     unknown = sorted(set(source or ()) - set(source_names()))
     if unknown:
-        console.print(f"[red]unknown --source {', '.join(unknown)}[/]: choose from {', '.join(source_names())}")
-        raise typer.Exit(USAGE)
+        import difflib
+
+        close = [m for name in unknown for m in difflib.get_close_matches(name, source_names(), n=1)]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise UsageError(f"unknown --source {', '.join(unknown)}{hint}: choose from {', '.join(source_names())}")
 
     since_dt = parse_since(since) if since else None
     # Settings first: they validate OLLAMA_HOST, which the ollama package reads when it is imported.
@@ -147,8 +150,8 @@ def ingest(
                 stdout.print(f"… {summary.plan_omitted} more sessions not listed (counts below include them)")
         print_table(stdout, _summary_table(summary), whole=("",))
         if summary.found == 0 and phase in (Phase.all, Phase.distill) and (since or session or project or limit):
-            console.print("[yellow]no session matched the filters[/] (--since/--session/--project); "
-                          "`memctl ingest --dry-run` without them lists what is there")
+            console.print(labelled("no session matched the filters", "yellow", " (--since/--session/--project); "
+                                   "`memctl ingest --dry-run` without them lists what is there"))
         for err in summary.error_details[:10]:
-            console.print(f"[yellow]session {err['source_id']}[/]: {err['error']}")
+            console.print(labelled(f"session {err['source_id']}", "yellow", f": {err['error']}"))
     raise typer.Exit(summary.exit_code)

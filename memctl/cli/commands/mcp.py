@@ -16,6 +16,7 @@ import typer
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, app, console, settings_from_flags
 from memctl.cli.consent import confirm_write
+from memctl.cli.path_options import existing_directory
 from memctl.exit_codes import UsageError
 
 mcp_app = typer.Typer(help="Connect memctl's MCP server (`memctl serve`) to coding agents: OpenCode, Claude Code, "
@@ -65,6 +66,8 @@ def install(
                          "(lines for other clients)")
     from memctl.settings_origin import carried_environment
 
+    existing_directory("--codex-home", codex_home)
+    existing_directory("--project", project)
     settings = settings_from_flags(home)
     data_home = DataHome(settings.home).root
     environment = carried_environment(settings)  # OLLAMA_HOST and every other non-default setting travel too
@@ -79,8 +82,7 @@ def install(
         terminal.write_out(f"# Claude Code\n{claude}\n\n# Other MCP clients (mcpServers JSON)\n{generic}\n")
         if not opencode:
             return
-    if project is not None and not project.is_dir():
-        raise UsageError(f"--project {project}: no such directory")
+    existing_directory("--project", project)
     directory = project.absolute() if project is not None else opencode_config.global_config_dir()
     plan = opencode_config.plan_install(directory, data_home, shape, environment=environment)
     if not plan.changed:
@@ -123,6 +125,7 @@ def uninstall_codex(codex_home: Path | None, yes: bool) -> None:
     from memctl.hooks.codex import config_path
     from memctl.serve import codex_config
 
+    existing_directory("--codex-home", codex_home)
     plan = codex_config.plan_uninstall(config_path(resolve_codex_home(codex_home).absolute()))
     if not plan.changed:
         console.print(f"{plan.path}: memctl is not there; nothing to do", highlight=False)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import shlex
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -24,8 +23,9 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperCommand
 
-from memctl.cli.app import HomeOption, JsonOption, app, console, given_on_command_line, settings_from_flags, stdout
-from memctl.exit_codes import HomeError, UsageError
+from memctl.cli.app import HomeOption, JsonOption, app, console, given_on_command_line, labelled, settings_from_flags, stdout
+from memctl.cli.named_home import refuse_missing_named_home
+from memctl.exit_codes import UsageError
 
 MAX_REMEMBER_INPUT_BYTES = 64 * 1024  # far above a memory's limit; only bounds what is read
 REMEMBER_HINT = ("to remember text that starts with '-', put it after `--` (memctl remember -s SESSION -- TEXT), "
@@ -70,7 +70,7 @@ class RememberCommand(TyperCommand):
             if exc.param is not None and exc.param.name == "kind":
                 given = next((b for a, b in zip(args, args[1:]) if a == "--kind"), None) or next(
                     (a.split("=", 1)[1] for a in args if a.startswith("--kind=")), "")
-                raise errors.UsageError(f"--kind must be preference, decision or note (got {_shown(given)})",
+                raise errors.UsageError(f"--kind must be preference, decision or note ({_kind_given(given)})",
                                         ctx) from None
             raise self._without_values(errors, exc, args, ctx) from None
         except errors.UsageError as exc:
@@ -87,6 +87,17 @@ class RememberCommand(TyperCommand):
             return errors.UsageError(f"{what} (values not shown: they may be secret); quote the text as one "
                                      f"argument, or {REMEMBER_HINT.split(', ', 1)[1]}", ctx)
         return exc
+
+
+def _kind_given(value: str) -> str:
+    """What a ``--kind`` error says about the value: a lower-case word (a typo such as ``prefrence``) is
+    shown with the closest kind (``difflib``); anything else only by its length (:func:`_shown`)."""
+    import difflib
+
+    if len(value) > 20 or not re.fullmatch(r"[a-z]+(?:[-_][a-z]+)*", value):
+        return f"got {_shown(value)}"
+    close = difflib.get_close_matches(value, [kind.value for kind in Kind], n=1, cutoff=0.6)
+    return f"got {value!r}" + (f"; did you mean {close[0]}?" if close else "")
 
 
 def _shown(value: str) -> str:
@@ -130,26 +141,6 @@ def _read_text(text: Optional[str], file: Optional[Path]) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def _refuse_missing_named_home(root: Path, settings: Any, flags: dict[str, object]) -> None:
-    """Refuse a data home named by ``--home``, ``MEMCTL_HOME`` or the config file that does not exist.
-
-    A typo there would otherwise create a new home holding only this memory, which nothing else reads.
-    Only the per-user default home is created on first use.
-
-    Raises:
-        HomeError: the named home does not exist (exit 7); nothing is created.
-    """
-    if root.exists():
-        return
-    from memctl.config import config_file_path
-    from memctl.settings_origin import origin_of
-
-    chosen = origin_of("home", settings, flags, config_file_path())
-    if chosen.source != "default":
-        raise HomeError(f"the data home {root} (from {chosen.where}) does not exist; check the path, or create it "
-                        f"first (mkdir -p {shlex.quote(str(root))}) to start a new home there")
 
 
 @app.command(cls=RememberCommand)
@@ -197,10 +188,10 @@ def remember(
                               topic=topic, kind=kind.value, global_scope=global_scope,
                               max_bytes=settings.proposal_max_bytes, max_lines=settings.proposal_max_lines,
                               origin=origin, taken_from=taken_from,
-                              before_write=lambda: _refuse_missing_named_home(
-                                  data_home.root, settings, given_on_command_line(ctx, home=home)))
+                              before_write=lambda: refuse_missing_named_home(  # outside the CLI too
+                                  settings, given_on_command_line(ctx, home=home).get("home"), "remember"))
     if new_home:  # the per-user default home, created by this first memory
-        console.print(f"[yellow]note:[/] created the data home {data_home.root} for this proposal", highlight=False)
+        console.print(labelled("note:", "yellow", f" created the data home {data_home.root} for this proposal"), highlight=False)
     if as_json:
         stdout.print_json(json.dumps(proposal.as_dict()))
     else:

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, app, console, labelled, settings_from_flags, stdout
 from memctl.cli.tables import print_table
 from memctl.cli.terminal import write_out
 from memctl.exit_codes import UsageError
@@ -55,7 +54,7 @@ def _apply(plan, dry_run: bool) -> None:  # noqa: ANN001 - a memctl.schedule.job
 
 def _warn(lines: list[str]) -> None:
     for line in lines:
-        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+        console.print(labelled("warning:", "yellow", f" {line}"), highlight=False, soft_wrap=True)
 
 
 def _reachable_user_manager():  # noqa: ANN202 - a memctl.schedule.user_manager.UserManagerState

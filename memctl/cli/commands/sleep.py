@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, engine_option, settings_from_flags, stdout
+from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, engine_option, labelled, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
 from memctl.cli.tables import print_table
 
@@ -36,7 +36,9 @@ def sleep(
             raise
         except (StoreError, OSError) as exc:
             # Whatever the store refused, to sleep it means the data home cannot be worked on now.
-            raise HomeError(f"sleep stopped: {exc}") from exc
+            from memctl.os_errors import describe
+
+            raise HomeError(f"sleep stopped: {describe(exc) if isinstance(exc, OSError) else exc}") from exc
     if as_json:
         stdout.print_json(json.dumps(summary.as_dict()))
     else:
@@ -62,10 +64,10 @@ def sleep(
             table.add_row(key, str(value))
         print_table(stdout, table, whole=("",))  # the report path is what a scheduled log keeps: never cut
         for error in summary.errors[:10]:
-            console.print(f"[yellow]error:[/] {error}", highlight=False)
+            console.print(labelled("error:", "yellow", f" {error}"), highlight=False)
         for topic, error in summary.topics_failed.items():
-            console.print(f"[yellow]topic {topic}:[/] {error}", highlight=False)
+            console.print(labelled(f"topic {topic}:", "yellow", f" {error}"), highlight=False)
         if summary.model_unavailable:
-            console.print(f"[red]skipped for want of a model (retried next run):[/] {summary.model_unavailable}",
+            console.print(labelled("skipped for want of a model (retried next run):", "red", f" {summary.model_unavailable}"),
                           highlight=False)
     raise typer.Exit(summary.exit_code)
