@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def memctl(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
