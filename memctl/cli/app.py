@@ -23,6 +23,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
+import click
 import typer
 from rich.console import Console
 from rich.text import Text
@@ -142,7 +143,15 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
         raise ConfigError(f"cannot read the config file {source}: {exc}") from exc
     from memctl.cli.named_home import current_command, refuse_missing_named_home
 
-    refuse_missing_named_home(settings, home, current_command())  # before anything is written under it
+    # Click fills --home from MEMCTL_HOME too: only a value typed on the command line is named as the flag. The
+    # command body may run off Click's thread (no current context): then a value equal to MEMCTL_HOME is its.
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        typed = home if getattr(context.get_parameter_source("home"), "name", "") == "COMMANDLINE" else None
+    else:
+        from_env = os.environ.get("MEMCTL_HOME")
+        typed = None if home is not None and from_env and Path(from_env) == Path(home) else home
+    refuse_missing_named_home(settings, typed, current_command())  # before anything is written under it
     log_routing.attach(Path(settings.home).absolute())
     if settings.model_backend == "embedded":  # serve the embedded models on loopback for this run
         from memctl.embedded.endpoint import attach

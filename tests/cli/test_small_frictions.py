@@ -23,6 +23,7 @@ def test_ctrl_c_on_ask_says_nothing_changed(tmp_path: Path, monkeypatch) -> None
         raise KeyboardInterrupt
 
     monkeypatch.setattr("memctl.ask.run.ask", interrupted)
+    (tmp_path / "home").mkdir()  # a named home must exist for ask (exit 7 otherwise)
     result = runner.invoke(app, ["ask", "what?", "--home", str(tmp_path / "home")])
     assert result.exit_code == INTERRUPTED
     assert result.stderr.strip() == "error: interrupted; ask only reads the data home: nothing changed"
@@ -33,6 +34,7 @@ def test_ctrl_c_on_a_writing_command_still_says_what_finished_is_recorded(tmp_pa
         raise KeyboardInterrupt
 
     monkeypatch.setattr("memctl.ask.proposals.stage_proposal", interrupted)
+    (tmp_path / "home").mkdir()  # a named home must exist for remember (exit 7 otherwise)
     result = runner.invoke(app, ["remember", "Prefers pnpm.", "--home", str(tmp_path / "home")])
     assert result.exit_code == INTERRUPTED and "what finished is recorded" in result.stderr
 
@@ -119,8 +121,8 @@ def test_remember_refuses_a_named_home_that_does_not_exist(tmp_path: Path, monke
     where = str(tmp_path / "memctl.toml") if named_by == "config file" else named_by
     assert result.exit_code == HOME, result.output
     assert result.stderr.strip().splitlines() == [
-        f"error: the data home {typo} (from {where}) does not exist; check the path, or create it first "
-        f"(mkdir -p {typo}) to start a new home there"]
+        f"error: the data home {typo} (from {where}) does not exist; check the path, or start a home there "
+        f"with `memctl ingest --home {typo}`"]
     assert not typo.exists() and result.stdout == ""
     typo.mkdir()  # made on purpose: a new home is accepted
     again = runner.invoke(app, args)
