@@ -126,8 +126,9 @@ def _end_state(root: Path) -> dict:
         if path.name in ("progress.json",):
             data = json.loads(path.read_text())["sources"]
             files[rel] = {k: v.get("status") for k, v in data.items()}
-        elif path.name == "manifest.json":  # its fingerprint holds file mtimes
-            files[rel] = json.loads(path.read_text())["paths"]
+        elif path.name == "manifest.json":  # its fingerprint holds file mtimes: the notes' or turns' list only
+            manifest = json.loads(path.read_text())
+            files[rel] = manifest["paths"] if "paths" in manifest else manifest["turns"]
         else:
             files[rel] = path.read_bytes()
     store = MemoryStore(root / "store")
