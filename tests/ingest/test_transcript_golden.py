@@ -3,7 +3,8 @@
 The digests in tests/fixtures/transcript_golden.json were written by the implementation before
 the speed work (``python -m tests.support.transcript_cases``); see tests/support/transcript_cases.py for the cases.
 They were rewritten once on purpose when credential files read or written by a tool began to be
-redacted by value (``credential_file``): only redaction counts and the sizes that follow changed.
+redacted by value (``credential_file``), and again when a pasted credential file's remaining values
+(``GIT_REMOTE=``, ``curl_example:`` in a read ``.env``) were too: only redaction counts and sizes changed.
 """
 
 from __future__ import annotations

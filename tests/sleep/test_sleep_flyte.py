@@ -220,6 +220,7 @@ def test_the_flyte_engine_without_the_extra_is_one_usage_error(tmp_path: Path, m
     with pytest.raises(EngineUnavailableError) as raised:
         SleepRun(_settings(tmp_path / "var"), SleepOptions(engine="flyte"))
     assert raised.value.exit_code == USAGE and FLYTE_EXTRA_HINT in str(raised.value) and "memctl[flyte]" not in str(raised.value)
+    (tmp_path / "var").mkdir()  # a named home must exist for sleep (exit 7 otherwise, before the engine is chosen)
     result = CliRunner().invoke(app, ["sleep", "--engine", "flyte", "--home", str(tmp_path / "var")])
     assert result.exit_code == USAGE
     lines = [line for line in result.output.splitlines() if line.strip()]
