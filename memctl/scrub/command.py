@@ -462,23 +462,32 @@ def _set_spans(text: str) -> Iterator[Span]:
 _SQLPLUS = re.compile(r"sqlplus(?:[ \t]+-\w+)*[ \t]+[\"']?[A-Za-z0-9_$#]+/(?P<bare>[^@\s/'\"\x00]+)")
 
 
-def _positional_spans(text: str, lowered: str | None) -> Iterator[Span]:
+def _positional_spans(text: str, lowered: str | None, gates: frozenset[str] | None = None) -> Iterator[Span]:
     """Credentials that are a positional argument (``vault login TOKEN``, ``sqlplus
     USER/PASS@DB``, ``… config set KEY VALUE``) or set into a secret store
-    (``fly secrets set K=V``)."""
+    (``fly secrets set K=V``). ``gates``: which of :data:`_POSITIONAL_LITERALS` the lowered
+    text holds (None: not known, every scan runs); each pattern holds its literal, so a scan
+    whose literal is absent is skipped."""
     del lowered
-    for match in _VAULT_LOGIN.finditer(text):
-        span = _group_value(match)
-        if span is not None:
-            yield span[0], span[1], "vault_token"
-    for match in _SQLPLUS.finditer(text):
-        if not is_placeholder(match.group("bare")):
-            yield match.start("bare"), match.end("bare"), _KIND
-    yield from _set_spans(text)
+    if gates is None or "vault" in gates:
+        for match in _VAULT_LOGIN.finditer(text):
+            span = _group_value(match)
+            if span is not None:
+                yield span[0], span[1], "vault_token"
+    if gates is None or "sqlplus" in gates:
+        for match in _SQLPLUS.finditer(text):
+            if not is_placeholder(match.group("bare")):
+                yield match.start("bare"), match.end("bare"), _KIND
+    if gates is None or "config" in gates or "secret" in gates:  # "config[ure] set", "secret[s] set"
+        yield from _set_spans(text)
+
+
+_POSITIONAL_LITERALS = ("config", "secret", "sqlplus", "vault")
 
 
 COMMAND_DETECTORS: tuple[Detector, ...] = (
     detector(_KIND, finder=_flag_spans, origin="memctl: client manual pages (see memctl.scrub.command)"),
-    detector(_KIND, finder=_positional_spans, origin="memctl: vault, aws/npm/yarn/pip config, fly/supabase secrets"),
+    detector(_KIND, finder=_positional_spans, literals=_POSITIONAL_LITERALS, requires=_POSITIONAL_LITERALS,
+             origin="memctl: vault, aws/npm/yarn/pip config, fly/supabase secrets"),
 )
 """Flag values, positional login arguments, values set into secret stores."""

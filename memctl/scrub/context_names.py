@@ -218,14 +218,38 @@ def _spaced_name(text: str, start: int, name: str) -> int | None:
     return before if f"{text[before:start - 1]} {name}".lower() in _SPACED_NAMES else None
 
 
+# The last three letters of each first word of a spaced name ("api" key, "private" key…).
+_SPACED_TAILS = frozenset(name.split(" ")[0][-3:] for name in _SPACED_NAMES)
+# How far back a hit's name, a spaced name's first word and the config-line window can reach:
+# 64 (name) + 13 (first word and its space) + 40 (_is_config_line's window), rounded up.
+_PROSE_REACH = 120
+
+
+def _english_hit_in_prose(text: str, lowered: str, pos: int, length: int) -> bool:
+    """True when the hit of an English root at ``pos`` cannot yield anything in
+    :func:`_named_spans`: no line start within reach (so not a config line), written with a
+    lower-case letter (so its name is not upper case) and not the second word of a spaced name
+    (``api key``). These are the three ways such a hit gets a kind; the test is a few slices,
+    where the full walk costs two character loops and a regex per hit (~140 hits of "token" in
+    a typical session, none of them a credential name)."""
+    if pos < _PROSE_REACH or text[pos : pos + length].isupper():
+        return False
+    if "\n" in lowered[pos - _PROSE_REACH : pos] or "\\n" in lowered[pos - _PROSE_REACH : pos]:
+        return False
+    return text[pos - 1] != " " or lowered[pos - 4 : pos - 1] not in _SPACED_TAILS
+
+
 def _named_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
     words = {_GATE_WORD.get(literal, literal) for literal in _NAME_GATES if literal in gates}
     done: set[int] = set()
     skip_to = 0
     for word in sorted(words):
+        english_word = word in _ENGLISH_ROOTS
         for pos in positions(lowered, word):
             if pos < skip_to:
                 continue
+            if english_word and _english_hit_in_prose(text, lowered, pos, len(word)):
+                continue  # mid-line lower-case "token" in a sentence: no kind, nothing to find
             start, end = _name_at(text, pos, len(word))
             name = text[start:end].strip("\"'-.")
             spaced = _spaced_name(text, start, name) if word in _ENGLISH_ROOTS and start == pos else None

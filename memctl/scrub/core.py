@@ -66,7 +66,7 @@ from memctl.scrub.detector import HEX, Detector, detector, is_placeholder_word, 
 from memctl.scrub.device_config import DEVICE_CONFIG_DETECTORS
 from memctl.scrub.encoded import encoded_secret_detector
 from memctl.scrub.entropy import ENTROPY_DETECTORS
-from memctl.scrub.gates import HIT_WORDS, GateIndex, positions
+from memctl.scrub.gates import HIT_WORDS, GateIndex
 from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
@@ -208,7 +208,9 @@ detector wins (a GitHub token in ``export GITHUB_TOKEN=ghp_…`` is a
 contains the earlier ones (an ``Authorization: AWS4-HMAC-SHA256`` parameter
 list holding an access key id is redacted whole)."""
 
-_GATES = GateIndex(literal for d in DETECTORS for literal in d.requires + d.literals if literal not in HIT_WORDS)
+# Every literal, the hit words included: the one scan says which are present, and only rules
+# whose word is present walk its hits (:func:`memctl.scrub.gates.positions`, found on first use).
+_GATES = GateIndex({*(literal for d in DETECTORS for literal in d.requires + d.literals), *HIT_WORDS})
 
 # ---------------------------------------------------------------------------
 # Public API
@@ -243,7 +245,7 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
     lowered = _lowered(text)
     # Which rules can match at all: one pass for every declared literal.
     haystack = lowered if lowered is not None else text.lower()
-    gates = _GATES.present(haystack) | frozenset(word for word in HIT_WORDS if positions(haystack, word))
+    gates = _GATES.present(haystack)
     starts: list[int] = []
     accepted: list[tuple[int, int, str]] = []
     for candidate in DETECTORS:

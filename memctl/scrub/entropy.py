@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 
@@ -44,6 +46,11 @@ random alphanumerics ~4.0; identifiers made of words score 3.0-3.5."""
 _REACH = 48
 _RUN_HEAD = re.compile(r"(?<![A-Za-z0-9+/_.~-])[A-Za-z0-9][A-Za-z0-9+/_=.~-]{19}")  # a whole run, from its start
 _RUN_TAIL = re.compile(r"[A-Za-z0-9+/_=.~-]*")
+# The same heads in a lowered ASCII text, for Hyperscan (match end = head + 20).
+_RUN_HEAD_BYTES = rb"(?:^|[^a-z0-9+/_.~\-])[a-z0-9][a-z0-9+/_=.~\-]{19}"
+# How far after a hit a head can start and still be found: the word grows by up to 32 letters
+# (:func:`_ascii_word`), then the reach.
+_HEAD_REACH = 32 + _REACH
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _VERSION_OR_DATE = re.compile(r"v?\d+(?:[._-]\d+)++(?:[-+.~_]?[0-9A-Za-z]++)*+")  # semver, dates
@@ -115,26 +122,94 @@ def _ascii_word(lowered: str, pos: int, end: int) -> tuple[str, int]:
     return lowered[start:end], end
 
 
+class _HeadIndex:
+    """Every run head (:data:`_RUN_HEAD` start) of a lowered ASCII text from one Hyperscan scan.
+
+    ``starts(lowered)`` returns the sorted head offsets, or None when the text is not ASCII
+    (byte and character offsets would differ) or the ``hyperscan`` package cannot be loaded:
+    callers then walk every hit as before. A hit whose reach holds no head cannot yield a span,
+    so only hits with a head within :data:`_HEAD_REACH` after them are walked (a typical
+    session has ~140 hits of "token" and a few heads, mostly file paths). Never raises.
+    """
+
+    def __init__(self) -> None:
+        self._database: object | None = None
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    def starts(self, lowered: str) -> list[int] | None:
+        if not lowered.isascii():
+            return None
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            with self._lock:
+                if self._database is None:
+                    self._database = _compile_heads()
+            if self._database is False:
+                return None
+            import hyperscan
+
+            scratch = self._local.scratch = hyperscan.Scratch(self._database)
+        ends: list[int] = []
+
+        def on_match(pattern_id: int, start: int, end: int, flags: int, context: object) -> None:
+            ends.append(end - 20)
+
+        self._database.scan(lowered.encode("ascii"), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        return sorted(ends)
+
+
+def _compile_heads() -> object:
+    try:
+        import hyperscan
+    except ImportError:
+        return False
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=[_RUN_HEAD_BYTES], ids=[0], elements=1, flags=[0])
+    return database
+
+
+_HEADS = _HeadIndex()
+
+
+def _near_head(pos: int, heads: list[int]) -> bool:
+    """True when a head starts within :data:`_HEAD_REACH` after ``pos``."""
+    i = bisect_left(heads, pos)
+    return i < len(heads) and heads[i] <= pos + _HEAD_REACH
+
+
 def _entropy_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
     if lowered is None:
         lowered = text.lower()
         if len(lowered) != len(text):
             return
     taken: set[int] = set()
+    heads = _HEADS.starts(lowered)
+    if heads is not None and not heads:
+        return  # no run of 20 anywhere: nothing to find
     for word in _LITERALS:
         if word not in gates:
             continue
         ascii_word = word.isascii()
-        for pos in positions(lowered, word):
+        hits = positions(lowered, word)
+        if heads is not None:
+            hits = [pos for pos in hits if _near_head(pos, heads)]
+        for pos in hits:
             after = pos + len(word)
             if ascii_word:
-                whole, after = _ascii_word(lowered, pos, after)
+                before_char, after_char = lowered[pos - 1 : pos], lowered[after : after + 1]
+                if (before_char.isalpha() and before_char.isascii()) or (after_char.isalpha() and after_char.isascii()):
+                    whole, after = _ascii_word(lowered, pos, after)
+                else:
+                    whole = word  # the common case, a word on its own: no letters to walk
+
                 if whole not in _ASCII_WORDS:
                     continue  # monkey, keyboard, tokenizer, bypass: not a credential word
             line_end = text.find("\n", after, after + _REACH)
             end = min(len(text), after + _REACH) if line_end == -1 else line_end
             # A run of 20 that starts before the line (or reach) ends, then extended to its end.
-            head = _RUN_HEAD.search(text, after, min(len(text), end + 20))
+            limit = min(len(text), end + 20)
+            head = _RUN_HEAD.search(text, after, limit)
             if head is not None and head.start() not in taken and "[REDACTED:" not in text[
                 max(0, head.start() - 10) : head.start()
             ]:

@@ -238,6 +238,7 @@ HTTP_DETECTORS: tuple[Detector, ...] = (
         flags=re.IGNORECASE,
         group="value",
         anchors=("b(?:earer|asic)[ \t]",),
+        requires=("bearer", "basic"),  # every anchor hit starts with one
         accept=_accept_bare_scheme_token,
         origin="RFC 6750 Bearer / RFC 7617 Basic credentials away from their header",
     ),

@@ -338,6 +338,7 @@ KEYWORD_DETECTORS: tuple[Detector, ...] = (
         # One gate (a shared first letter scans once): "pass…" with an assignment
         # or a space (netrc, SQL), "pwd" with an assignment.
         anchors=(r"p(?:ass[a-z0-9_.-]*(?:[ \t]+[^\s-]|" + _SEPARATOR_GATE + ")|wd" + _WORD_END + _ASSIGNMENT_GATE + ")",),
+        requires=("pass", "pwd"),  # every anchor hit starts with one: no scan when both are absent
         accept=_accept_password_keyword,
         origin="detect-secrets:KeywordDetector (extended)",
     ),
@@ -348,6 +349,7 @@ KEYWORD_DETECTORS: tuple[Detector, ...] = (
         group="value",
         # Two gates: one alternation "secret|token" scans far slower.
         anchors=("secret" + _WORD_END + _ASSIGNMENT_GATE, "token" + _WORD_END + _ASSIGNMENT_GATE),
+        requires=("secret", "token"),
         accept=_accept_secret_keyword,
         origin="detect-secrets:KeywordDetector (extended)",
     ),
@@ -357,6 +359,7 @@ KEYWORD_DETECTORS: tuple[Detector, ...] = (
         flags=re.IGNORECASE | re.VERBOSE,
         group="value",
         anchors=("key" + _WORD_END + _ASSIGNMENT_GATE,),
+        requires=("key",),
         anchor_filter=_follows_key_qualifier,
         accept=_accept_secret_keyword,
         origin="detect-secrets:KeywordDetector (extended)",

@@ -136,10 +136,12 @@ def _layout_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iter
         if word not in gates:
             continue
         for pos in positions(lowered, word):  # shared with the other rules walking these words
+            line_end = lowered.find("\n", pos, pos + 400)
+            if line_end == -1:
+                continue  # no line end within reach: not a header row (tested first: the cheapest)
             floor = max(0, pos - 400)  # a header line is short; never scan back further
             line_start = max(lowered.rfind("\n", floor, pos), lowered.rfind("\x00", floor, pos)) + 1
-            line_end = lowered.find("\n", pos, pos + 400)
-            if line_start in seen or line_end == -1 or (line_start == 0 and floor > 0):
+            if line_start in seen or (line_start == 0 and floor > 0):
                 continue
             seen.add(line_start)
             if "(" in lowered[line_start:line_end] or "=" in lowered[line_start:line_end]:

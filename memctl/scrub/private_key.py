@@ -395,30 +395,43 @@ def _bare_body_spans(text: str, outside: Callable[[int], bool]) -> Iterator[tupl
 _ARMOUR_HINT = re.compile(r"P(?:RIVATE(?:[ ]|%20|\+)KEY|uTTY-User-Key-File-)")
 
 
-def private_key_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
+def private_key_spans(text: str, lowered: str | None = None, gates: frozenset[str] | None = None) -> Iterator[Span]:
     """Yield ``(start, end, "private_key")`` for every private key in ``text``.
 
     Armoured blocks first; encoded files and bare bodies are looked for only
     outside them; hex dumps of key files (:mod:`memctl.scrub.key_dump`,
-    which uses ``lowered``). Never raises on any ``str``.
+    which uses ``lowered``). ``gates``: which of :data:`_GATE_LITERALS` the lowered text
+    holds (None: not known, every scan runs); a scan whose literals are all absent cannot
+    match and is skipped (each pattern's match holds one of them, lowered). Never raises on any ``str``.
     """
     found: list[tuple[int, int]] = []
-    if _ARMOUR_HINT.search(text) is not None:
+    if (gates is None or not gates.isdisjoint(_ARMOUR_GATES)) and _ARMOUR_HINT.search(text) is not None:
         found.extend(_armoured_spans(text))
         if _PUTTY in text:
             found.extend(_putty_spans(text))
-    found.extend(span for span in hex_dump_key_spans(text, lowered) if not any(s <= span[0] < e for s, e in found))
+    if gates is None or "2d" in gates:
+        found.extend(span for span in hex_dump_key_spans(text, lowered) if not any(s <= span[0] < e for s, e in found))
     for start, end in found:
         yield start, end, _KIND
 
     def outside(start: int) -> bool:
         return not any(s <= start < e for s, e in found)
 
-    for start, end in _encoded_key_spans(text):
-        if outside(start):
+    if gates is None or _BASE64_ARMOUR.lower() in gates:
+        for start, end in _encoded_key_spans(text):
+            if outside(start):
+                yield start, end, _KIND
+    if gates is None or not gates.isdisjoint(_DER_GATES):
+        for start, end in _bare_body_spans(text, outside):
             yield start, end, _KIND
-    for start, end in _bare_body_spans(text, outside):
-        yield start, end, _KIND
+
+
+# Literals every match holds, lowered: the armour hint ("PRIVATE KEY", "PuTTY-User-Key-File-"),
+# a hex dump's "2d 2d …" (key_dump._HEX_ARMOUR), base64 of the armour ("LS0t"), and each
+# alternative of _DER_START ("MII…", "MIG…", "M??CAQ…").
+_ARMOUR_GATES = ("private", "putty-user-key-file-")
+_DER_GATES = ("mii", "mig", "caq")
+_GATE_LITERALS = (*_ARMOUR_GATES, "2d", _BASE64_ARMOUR.lower(), *_DER_GATES)
 
 
 def key_may_start_before(text: str, end: int) -> bool:
@@ -439,6 +452,8 @@ _HEX_ARMOUR_HINT = re.compile(r"2[dD][ ]{0,2}2[dD][ ]{0,2}2[dD]")
 PRIVATE_KEY_DETECTOR: Detector = detector(
     _KIND,
     finder=private_key_spans,
+    literals=_GATE_LITERALS,
+    requires=_GATE_LITERALS,
     origin="detect-secrets:PrivateKeyDetector (extended: RFC 7468/4880/4716, PuTTY, PKCS#1/#8/#12, SEC1 DER starts)",
 )
 """The one detector for every private-key layout (see the module docstring)."""

@@ -176,8 +176,13 @@ def _noun_prose_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterato
 
 def _setter_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
     """Setters, chpasswd and expect, tried only where their name sits around a hit of a gate word."""
-    for umbrella, entries in _SETTERS_BY_GATE.items():
+    for umbrella, all_entries in _SETTERS_BY_GATE.items():
         if umbrella not in gates:
+            continue
+        # A trigger absent from the whole text is absent from every window: those entries are skipped
+        # (the triggers are gate literals, so this costs no scan).
+        entries = [entry for entry in all_entries if any(trigger in gates for trigger in entry[0])]
+        if not entries and not (umbrella == "pass" and "chpasswd" in gates):
             continue
         for pos in positions(lowered, umbrella):
             window = lowered[max(0, pos - 24) : pos + 24]
@@ -297,7 +302,7 @@ _SETTERS_BY_GATE = {gate: [(triggers, pattern) for gates_of, triggers, pattern i
 # ASCII roots in other languages are one substring test each (about 30 per text).
 _PROSE_GATES = ("pass", "pw", *(w for w in _PROSE_ROOTS if "pass" not in w and not w.startswith("pw")))
 _LITERALS = tuple(sorted({
-    *_SETTER_GATES, "sqlplus", *_PROSE_GATES, " / ", *_HEADERS,
+    *_SETTER_GATES, *(trigger for _, triggers, _ in _SETTERS for trigger in triggers), "chpasswd", "sqlplus", *_PROSE_GATES, " / ", *_HEADERS,
     *(literal for literals, _ in _PRINTERS for literal in literals if literal not in _SECRET_PRINTERS + _PASS_PRINTERS),
     *(literal for literal in _JSON_PRINTERS if literal not in _SECRET_PRINTERS), "secret", "token", "key", "==== data ====",
 }))

@@ -161,3 +161,83 @@ def test_the_config_line_precheck_equals_the_line_lead_regex() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 90)))
         for pos in range(len(text) + 1):
             assert _is_config_line(text, pos) == (_LINE_LEAD.search(text, max(0, pos - 40), pos) is not None)
+
+
+# --- per-hit prechecks of the hit walks (scrub branch): each may only skip a hit that cannot yield ---
+
+_PIECES = ("token", "Token", "TOKEN", "key", "secret", "api ", "private ", "bot ", "auth ", " ", " ", "\n", "\\n",
+           "=", ": ", "tests/test_deploy.py", "Zq8vN2kLm4PxR7tYw3HsAb6C", "a1b2c3d4e5f6a7b8c9d0e1f2", "is ", "the ",
+           "queue ", "encoder ", "x" * 30, "export ", "# ", "\x00", "é", "~", "-", "_", "+", "/", "MyToken", "tokens ")
+
+
+def _hit_texts(seed: int, count: int) -> list[str]:
+    """Random texts made of credential words, separators, line starts and random runs, each padded
+    so the hits sit both near the start and past every precheck's reach (120 characters)."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        body = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 40)))
+        texts.append(body if rng.random() < 0.3 else "word " * rng.randrange(0, 40) + body)
+    return texts
+
+
+def _corpus_texts() -> list[str]:
+    from tests.support import catalog_corpus
+
+    secrets, near, _ = catalog_corpus.load()
+    filler = "the token encoder reads tests/test_deploy.py; next the api token queue. " * 4
+    texts = _instances_of_every_scrub_test() + [item.snippet for item in (*secrets, *near)]
+    return texts + [filler + text + " " + filler for text in texts[::5]]
+
+
+def test_entropy_head_index_skips_only_hits_with_no_run_in_reach(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memctl.scrub.entropy as entropy
+
+    def spans(text: str) -> list:
+        lowered = text.lower()
+        lowered = lowered if len(lowered) == len(text) else None
+        return list(entropy._entropy_spans(text, lowered, scrub_module._GATES.present(text.lower())))
+
+    texts = _hit_texts(5, 4000) + _corpus_texts()
+    indexed = [spans(text) for text in texts]
+    assert sum(bool(found) for found in indexed) > 100  # the texts hold runs after credential words
+    monkeypatch.setattr(entropy._HEADS, "starts", lambda lowered: None)  # every hit walked, as before
+    assert [spans(text) for text in texts] == indexed
+
+
+def test_head_index_finds_every_run_head() -> None:
+    from memctl.scrub.entropy import _HEADS, _RUN_HEAD
+
+    for text in _hit_texts(9, 1500):
+        lowered = text.lower()
+        expected = [m.start() for m in _RUN_HEAD.finditer(text)] if text.isascii() else None
+        found = _HEADS.starts(lowered)
+        if expected is None:
+            assert found is None
+        else:
+            # finditer skips heads inside an earlier match; the index reports every head
+            assert set(expected) <= set(found) and all(_RUN_HEAD.match(text, h) for h in found), text
+
+
+def test_prose_hits_of_english_roots_are_skipped_only_when_they_cannot_yield(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memctl.scrub.context_names as names
+
+    texts = _hit_texts(13, 4000) + _corpus_texts()
+    fast = [scrub_module.find_secrets(text) for text in texts]
+    assert sum(bool(found) for found in fast) > 300
+    monkeypatch.setattr(names, "_english_hit_in_prose", lambda *args: False)
+    assert [scrub_module.find_secrets(text) for text in texts] == fast
+
+
+def test_positions_reports_overlapping_hits_of_any_word() -> None:
+    from memctl.scrub.gates import positions
+
+    assert positions("aaaa", "aa") == (0, 1, 2)
+    assert positions("abab ab abab", "abab") == (0, 8)
+    assert positions("a token tokentoken", "token") == (2, 8, 13)
+    assert positions("ababab", "abab") == (0, 2)
+    rng = random.Random(1)
+    for _ in range(500):
+        text = "".join(rng.choice("ab") for _ in range(rng.randrange(0, 30)))
+        word = "".join(rng.choice("ab") for _ in range(rng.randrange(1, 4)))
+        assert positions(text, word) == tuple(i for i in range(len(text)) if text.startswith(word, i))
