@@ -177,8 +177,8 @@ def _value_after(text: str, name: str, name_end: int, kind: str, config_line: bo
     else:
         line = _REST_OF_LINE.match(text, pos)
         value = _INLINE_COMMENT.sub("", line.group(0)).rstrip() if line is not None else ""
-    if sep in {" ", "\t"} and " " in value:
-        return None
+    if sep in {" ", "\t"} and (" " in value or not any(c.isascii() for c in value)):
+        return None  # a phrase, or a word of a script without ASCII after a space ("비밀번호는 필수입니다"): prose
     code_name = not name.isupper() or spaced
     if not _accept(value, kind, config_line=True, sep=sep, spaced=code_name) or sealed_ciphertext(text, pos, value):
         return None

@@ -75,6 +75,7 @@ from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
 from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.public_values import public_span
+from memctl.scrub.recovery_codes import RECOVERY_CODE_DETECTORS
 from memctl.scrub.setup_output import SETUP_OUTPUT_DETECTORS
 from memctl.scrub.shared_keys import SHARED_KEY_DETECTORS
 from memctl.scrub.sql_values import SQL_VALUE_DETECTORS
@@ -196,6 +197,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         *POSITIONAL_CALL_DETECTORS,
         *PRINTED_TOKEN_DETECTORS,
         *SHARED_KEY_DETECTORS,
+        *RECOVERY_CODE_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )

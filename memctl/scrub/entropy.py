@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
@@ -26,7 +25,7 @@ from collections.abc import Iterator
 from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder, sealed_ciphertext
-from memctl.scrub.gates import positions
+from memctl.scrub.gates import positions, run_heads
 
 __all__ = ["CREDENTIAL_WORDS", "ENTROPY_DETECTORS", "MIN_BITS_PER_CHAR", "random_run"]
 
@@ -46,8 +45,6 @@ random alphanumerics ~4.0; identifiers made of words score 3.0-3.5."""
 _REACH = 48
 _RUN_HEAD = re.compile(r"(?<![A-Za-z0-9+/_.~-])[A-Za-z0-9][A-Za-z0-9+/_=.~-]{19}")  # a whole run, from its start
 _RUN_TAIL = re.compile(r"[A-Za-z0-9+/_=.~-]*")
-# The same heads in a lowered ASCII text, for Hyperscan (match end = head + 20).
-_RUN_HEAD_BYTES = rb"(?:^|[^a-z0-9+/_.~\-])[a-z0-9][a-z0-9+/_=.~\-]{19}"
 # How far after a hit a head can start and still be found: the word grows by up to 32 letters
 # (:func:`_ascii_word`), then the reach.
 _HEAD_REACH = 32 + _REACH
@@ -122,57 +119,9 @@ def _ascii_word(lowered: str, pos: int, end: int) -> tuple[str, int]:
     return lowered[start:end], end
 
 
-class _HeadIndex:
-    """Every run head (:data:`_RUN_HEAD` start) of a lowered ASCII text from one Hyperscan scan.
-
-    ``starts(lowered)`` returns the sorted head offsets, or None when the text is not ASCII
-    (byte and character offsets would differ) or the ``hyperscan`` package cannot be loaded:
-    callers then walk every hit as before. A hit whose reach holds no head cannot yield a span,
-    so only hits with a head within :data:`_HEAD_REACH` after them are walked (a typical
-    session has ~140 hits of "token" and a few heads, mostly file paths). Never raises.
-    """
-
-    def __init__(self) -> None:
-        self._database: object | None = None
-        self._local = threading.local()
-        self._lock = threading.Lock()
-
-    def starts(self, lowered: str) -> list[int] | None:
-        if not lowered.isascii():
-            return None
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            with self._lock:
-                if self._database is None:
-                    self._database = _compile_heads()
-            if self._database is False:
-                return None
-            import hyperscan
-
-            scratch = self._local.scratch = hyperscan.Scratch(self._database)
-        ends: list[int] = []
-
-        def on_match(pattern_id: int, start: int, end: int, flags: int, context: object) -> None:
-            ends.append(end - 20)
-
-        self._database.scan(lowered.encode("ascii"), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
-        return sorted(ends)
 
 
-def _compile_heads() -> object:
-    try:
-        import hyperscan
-    except ImportError:
-        return False
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=[_RUN_HEAD_BYTES], ids=[0], elements=1, flags=[0])
-    return database
-
-
-_HEADS = _HeadIndex()
-
-
-def _near_head(pos: int, heads: list[int]) -> bool:
+def _near_head(pos: int, heads: tuple[int, ...]) -> bool:
     """True when a head starts within :data:`_HEAD_REACH` after ``pos``."""
     i = bisect_left(heads, pos)
     return i < len(heads) and heads[i] <= pos + _HEAD_REACH
@@ -184,7 +133,7 @@ def _entropy_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Ite
         if len(lowered) != len(text):
             return
     taken: set[int] = set()
-    heads = _HEADS.starts(lowered)
+    heads = run_heads(lowered)
     if heads is not None and not heads:
         return  # no run of 20 anywhere: nothing to find
     for word in _LITERALS:

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["HIT_WORDS", "GateIndex", "positions"]
+__all__ = ["HIT_WORDS", "GateIndex", "positions", "run_heads"]
 
 
 class GateIndex:
@@ -142,3 +142,69 @@ def _word_finder(word: str) -> re.Pattern[str] | None:
     if not word or any(word[:n] == word[-n:] for n in range(1, len(word))):
         return None
     return re.compile(re.escape(word))
+
+
+# A run head in a lowered ASCII text, for Hyperscan (match end = head + 20); the same heads as
+# memctl.scrub.entropy._RUN_HEAD (tests/scrub/test_scrub_gates.py compares them).
+_RUN_HEAD_BYTES = rb"(?:^|[^a-z0-9+/_.~\-])[a-z0-9][a-z0-9+/_=.~\-]{19}"
+
+
+class _HeadIndex:
+    """Every run head (a start of ``memctl.scrub.entropy._RUN_HEAD``: an ASCII letter or digit after a character
+    outside ``[A-Za-z0-9+/_.~-]``, then 19 of ``[A-Za-z0-9+/_=.~-]``) of a lowered ASCII text from one Hyperscan scan.
+
+    ``starts(lowered)`` returns the sorted head offsets, or None when the text is not ASCII
+    (byte and character offsets would differ) or the ``hyperscan`` package cannot be loaded:
+    callers then walk every hit as before. A hit whose reach holds no head cannot yield a span,
+    so only hits with a head within the entropy rule's reach after them are walked (a typical
+    session has ~140 hits of "token" and a few heads, mostly file paths). Never raises.
+    """
+
+    def __init__(self) -> None:
+        self._database: object | None = None
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    def starts(self, lowered: str) -> list[int] | None:
+        if not lowered.isascii():
+            return None
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            with self._lock:
+                if self._database is None:
+                    self._database = _compile_heads()
+            if self._database is False:
+                return None
+            import hyperscan
+
+            scratch = self._local.scratch = hyperscan.Scratch(self._database)
+        ends: list[int] = []
+
+        def on_match(pattern_id: int, start: int, end: int, flags: int, context: object) -> None:
+            ends.append(end - 20)
+
+        self._database.scan(lowered.encode("ascii"), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        return sorted(ends)
+
+
+def _compile_heads() -> object:
+    try:
+        import hyperscan
+    except ImportError:
+        return False
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=[_RUN_HEAD_BYTES], ids=[0], elements=1, flags=[0])
+    return database
+
+
+
+_HEADS = _HeadIndex()
+
+
+@lru_cache(maxsize=16)
+def run_heads(lowered: str) -> tuple[int, ...] | None:
+    """Sorted starts of every run of 20+ token characters in ``lowered`` (see :class:`_HeadIndex`),
+    found once per text and shared by the rules that look for long random runs (the entropy
+    backstop, WIF keys); None when not known (non-ASCII text, no Hyperscan)."""
+    starts = _HEADS.starts(lowered)
+    return None if starts is None else tuple(starts)

@@ -17,7 +17,10 @@ Kinds found (all reported as ``private_key`` except the wallet seed and WIF, ``w
 * BIP-39 mnemonics: 12, 15, 18, 21 or 24 words of the BIP-39 English list (``mnemonic`` package)
   starting within 80 characters after ``mnemonic``, ``seed`` or ``recovery``;
 * WIF private keys (Bitcoin wiki "Wallet import format"): base58check, version byte 0x80 or 0xEF,
-  in a text that says ``wif``, ``privkey`` or ``wallet``; the checksum must validate.
+  in a text that says ``wif``, ``privkey`` or ``wallet``, or anywhere as a run of its own
+  (from the run heads of :func:`memctl.scrub.gates.run_heads`; texts up to 4,096 characters are
+  scanned whole when those are not known): the 32-bit checksum must validate, so a random run
+  passes about once in four billion.
 
 Every rule is gated on its literal (:mod:`memctl.scrub.gates`); none scans the whole text unless
 its literal is present.
@@ -31,7 +34,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from memctl.scrub.detector import Detector, Span, detector
-from memctl.scrub.gates import positions
+from memctl.scrub.gates import positions, run_heads
 
 __all__ = ["KEY_MATERIAL_DETECTORS", "is_wif"]
 
@@ -174,6 +177,22 @@ def _key_material_spans(text: str, lowered: str | None, gates: frozenset[str]) -
                 yield match.start(), match.end(), "wallet_secret"
 
 
+def _standalone_wif_spans(text: str, lowered: str | None) -> Iterator[Span]:
+    """WIF keys with no wallet word around them: each run head that starts like one is checked."""
+    heads = run_heads(lowered) if lowered is not None else None
+    if heads is None:
+        if len(text) <= 4096:
+            for match in _WIF.finditer(text):
+                if is_wif(match.group(0)):
+                    yield match.start(), match.end(), "wallet_secret"
+        return
+    for head in heads:
+        if text[head] in "5KL9c":
+            match = _WIF.match(text, head)
+            if match is not None and is_wif(match.group(0)):
+                yield match.start(), match.end(), "wallet_secret"
+
+
 # Gate literals: JSON/XML/armour forms hold a "=", ":", ">" or "-" the gate index finds without a
 # scan of its own (see memctl.scrub.gates); six words are scanned.
 _JWK_GATES = ('kty":', "kty':", 'kty\\":')
@@ -191,5 +210,6 @@ KEY_MATERIAL_DETECTORS: tuple[Detector, ...] = (
         origin="OpenVPN, RFC 7517/7518, .NET RSA XML, Web3 Secret Storage, minisign, OpenSSH PROTOCOL.key, "
         "BIP-39, Bitcoin WIF",
     ),
+    detector("wallet_secret", finder=_standalone_wif_spans, origin="Bitcoin wiki: Wallet import format (base58check)"),
 )
-"""One finder for the key material kinds in the module docstring."""
+"""One finder for the key material kinds in the module docstring, then WIF keys standing alone."""

@@ -13,6 +13,12 @@ Forms (argument order from each API's reference):
 * PHP ``new PDO(dsn, user, password)``, ``mysqli_connect(host, user, password, db)``,
   ``new mysqli(host, user, password, db)``, ``mysql_connect(host, user, password)``;
 * Node ``new Sequelize(database, user, password, options)``;
+* SDK clients given an account id and its secret: Twilio ``Client(account_sid, auth_token)``
+  (Python, PHP ``new Client``, Ruby ``Client.new``, C# ``TwilioClient.Init``, Java
+  ``Twilio.init``, Node ``twilio(sid, token)``/``require("twilio")(sid, token)``), Plivo
+  ``RestClient(auth_id, auth_token)``, Algolia ``algoliasearch(app_id, api_key)``/
+  ``SearchClient.create``, MessageBird ``messagebird(access_key)``: only a credential-shaped
+  literal (16+ characters, random-looking or hex), so ``Client("localhost", "admin")`` stays;
 * Go ``database/sql`` DSNs of go-sql-driver/mysql: ``user:password@tcp(host:port)/db``,
   ``@unix(/path)``, ``@/dbname``.
 
@@ -26,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.detector import Detector, Span, credential_shaped, detector, is_placeholder
 
 __all__ = ["POSITIONAL_CALL_DETECTORS"]
 
@@ -37,8 +43,16 @@ _CALLS: dict[str, int] = {
     "cx_oracle.connect(": 1, "oracledb.connect(": 1, "ftp(": 2, "ftp_tls(": 2,
     "redis.redis(": 3, "strictredis(": 3, "httpbasicauth(": 1, "httpdigestauth(": 1, "auth=(": 1, "auth = (": 1,
     "getconnection(": -1, "new pdo(": 2, "mysqli_connect(": 2, "new mysqli(": 2, "mysql_connect(": 2,
-    "new sequelize(": 2,
+    "new sequelize(": 2, "new \\pdo(": 2, "new pdo (": 2,
+    # SDK clients built from an account id and its secret (Twilio's Client(account_sid, auth_token)
+    # in Python, PHP and C#, twilio(sid, token) in Node, Twilio.init in Java, Plivo's RestClient,
+    # Algolia's algoliasearch(app_id, api_key)): only a credential-shaped literal (_SHAPED_CALLS).
+    "client(": 1, "client.new(": 1, "twilio.init(": 1, "twilioclient.init(": 1, "twilio(": 1,
+    "(\"twilio\")(": 1, "('twilio')(": 1, "algoliasearch(": 1, "searchclient.create(": 1,
+    "messagebird(": 0,
 }
+_SHAPED_CALLS = frozenset({"client(", "client.new(", "twilio.init(", "twilioclient.init(", "twilio(", "(\"twilio\")(",
+                           "('twilio')(", "algoliasearch(", "searchclient.create(", "messagebird("})
 _STRING = re.compile(r"""[ \t\r\n]*(?P<q>["'`])(?P<value>[^"'`\\\n\x00]*)(?P=q)[ \t\r\n]*""")
 _GO_DSN_HOSTS = ("@tcp(", "@unix(", "@udp(", "@/")
 _GO_USERINFO = re.compile(r"""(?:^|(?<=["'`=\s(]))[\w.%+-]{1,64}:(?P<value>[^\s"'`@:/\x00]{1,128})$""")
@@ -89,7 +103,8 @@ def _call_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span
                 literal = _STRING.fullmatch(text, start, end)
                 if literal is not None:
                     value = literal.group("value")
-                    if len(value) >= 3 and not is_placeholder(value) and value.strip() == value:
+                    shaped = call not in _SHAPED_CALLS or credential_shaped(value, min_len=16)
+                    if len(value) >= 3 and shaped and not is_placeholder(value) and value.strip() == value:
                         yield literal.start("value"), literal.end("value"), "password"
             pos = lowered.find(call, pos + len(call))
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memctl.scrub.context_names import credential_word_kind
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder
 from memctl.scrub.sensitive_source import is_sensitive_path, sensitive_files_in_command
 
@@ -45,6 +46,11 @@ _PAIR = re.compile(
     r"""(?P<q>["']?)(?P<value>[^\s"'\x00#][^\n\x00]*?)(?P=q)[ \t]*,?[ \t]*\r?$"""
 )
 _PLAIN_WORDS = re.compile(r"[a-z]+(?:[-_.][a-z0-9]+)*|[0-9][0-9.:_-]*|v?\d+(?:\.\d+)+")
+# A line a CLI prints to stderr before its output: heroku's "› Warning: …", gcloud's "WARNING: …",
+# npm's "npm warn …", Node's "(node:123) …", klog's "W1207 16:00:00 …", "Note:"/"Info:"/"Updating…"
+# lines, "!"/"⚠"/"▸" marks.
+_NOTICE = re.compile(r"[ \t]*(?:[›▸!⚠*]|\(node:|npm (?:warn|notice)|[IWE]\d{4} \d\d:\d\d:\d\d|(?i:warn(?:ing)?|note|notice|info|deprecat\w*|update\w*)\b)")
+_LOWER_IDENTIFIER = re.compile(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)*")
 _PROMPT = re.compile(r"[ \t]*(?:[$#>%❯]|PS [^\n]*>)[ \t]")
 
 
@@ -64,9 +70,9 @@ def _printed_spans(text: str, lowered: str) -> Iterator[Span]:
             before, after = lowered[line_start:pos], lowered[pos:line_end if line_end != -1 else len(lowered)]
             if line_end != -1 and "$(" not in before and "`" not in before and "|" not in after and ">" not in after:
                 start = line_end + 1
-                for _ in range(3):  # blank lines between the command and its output
+                for _ in range(4):  # blank lines and notices between the command and its output
                     nxt = text.find("\n", start)
-                    if nxt == -1 or text[start:nxt].strip():
+                    if nxt == -1 or (text[start:nxt].strip() and _NOTICE.match(text, start, nxt) is None):
                         break
                     start = nxt + 1
                 fence = _FENCE.match(text, start)
@@ -80,8 +86,13 @@ def _printed_spans(text: str, lowered: str) -> Iterator[Span]:
             pos = lowered.find(printer, pos + len(printer))
 
 
-def _file_value_ok(value: str) -> bool:
+def _file_value_ok(value: str, key: str = "") -> bool:
+    """A value of a pasted credential file worth masking. Under a name that is no credential word
+    (``instance_type``, ``region``), a lower-case identifier (``t3.micro``, ``us-east-1``,
+    ``db-prod-2``) is configuration and stays; under a credential name it is masked."""
     stripped = value.strip()
+    if key and credential_word_kind(key) is None and _LOWER_IDENTIFIER.fullmatch(stripped):
+        return False
     if len(stripped) < 4 or stripped in {"{", "[", "|", ">", "|-", ">-", "~"} or is_placeholder(stripped):
         return False
     if stripped.lower() in {"true", "false", "null", "none", "yes", "no"} or _PLAIN_WORDS.fullmatch(stripped):
@@ -109,7 +120,7 @@ def _credential_file_spans(text: str, lowered: str) -> Iterator[Span]:
                     if not line.strip() or _PROMPT.match(line) or "\x00" in line:
                         break
                     pair = _PAIR.match(text, start, end)
-                    if pair is not None and _file_value_ok(pair.group("value")):
+                    if pair is not None and _file_value_ok(pair.group("value"), pair.group("key")):
                         yield pair.start("value"), pair.end("value"), "credential_file"
                     start = end + 1
             pos = lowered.find(reader, pos + len(reader))

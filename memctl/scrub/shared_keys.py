@@ -7,8 +7,11 @@ Wi-Fi (kind ``password``):
   ``wifi-sec.wep-key0``, ``wifi-sec.leap-password``), and ``nmcli -s connection show``'s
   ``802-11-wireless-security.psk:   X`` rows (nmcli(1), nm-settings-nmcli(5));
 * Wi-Fi QR codes: ``WIFI:T:WPA;S:ssid;P:password;;`` (the ZXing "WIFI:" format; ``\\;`` escapes);
-* wpa_supplicant ``psk=`` and hostapd ``wpa_passphrase=`` are name=value lines the key-name
-  rules already read.
+* ``psk=``/``psk:`` lines (NetworkManager keyfiles' ``[wifi-security]``, wpa_supplicant, netplan
+  ``password:`` is the key-name rules'), Windows WLAN profiles' ``<keyMaterial>``, Android's
+  ``preSharedKey = "…"``;
+* commands that take the passphrase as an argument: ``wpa_passphrase SSID PASS``,
+  ``iwctl … --passphrase PASS``, macOS ``networksetup -setairportnetwork IF SSID PASS``.
 
 Two-factor seeds (kind ``otp_seed``): ``otpauth://totp|hotp/…?secret=BASE32`` (Google
 Authenticator's Key Uri Format), ``otpauth-migration://offline?data=…`` (its export QR payload:
@@ -36,6 +39,15 @@ _NMCLI_KEYS = ("wifi-sec.psk", "802-11-wireless-security.psk", "wifi-sec.wep-key
                "802-11-wireless-security.leap-password", "802-11-wireless-security.wep-key0")
 _NMCLI_VALUE = re.compile(r"""(?:[ \t]*:[ \t]*|[ \t]+)(?:'(?P<sq>[^'\n\x00]+)'|"(?P<dq>[^"\n\x00]+)"|(?P<bare>[^\s'"\x00]+))""")
 _WIFI_QR = re.compile(r"WIFI:(?:[^\n\x00]{0,200}?;)?P:(?P<value>(?:\\.|[^;\\\n\x00])+);", re.IGNORECASE)
+_VALUE = r"""(?:'(?P<sq>[^'\n\x00]+)'|"(?P<dq>[^"\n\x00]+)"|(?P<bare>[^\s'"\x00]+))"""
+_PSK_LINE = re.compile(r"(?:^|(?<=[\n\s;{]))[ \t]*(?:[A-Za-z]+[._-])?(?:psk|pre_?shared_?key|preSharedKey)[ \t]*[=:][ \t]*(?:\"\\\")?" + _VALUE,
+                       re.IGNORECASE)
+_KEY_MATERIAL = re.compile(r"<keyMaterial>(?P<bare>[^<\n\x00]+)</keyMaterial>", re.IGNORECASE)
+_WIFI_COMMANDS = (
+    ("wpa_passphrase", re.compile(r"wpa_passphrase[ \t]+(?:'[^'\n\x00]*'|\"[^\"\n\x00]*\"|[^\s'\"\x00|<>]+)[ \t]+" + _VALUE)),
+    ("--passphrase", re.compile(r"--passphrase[ \t=]+" + _VALUE)),
+    ("-setairportnetwork", re.compile(r"-setairportnetwork[ \t]+[^\s\x00]+[ \t]+(?:'[^'\n\x00]*'|\"[^\"\n\x00]*\"|[^\s'\"\x00]+)[ \t]+" + _VALUE)),
+)
 _OTP_URI = re.compile(r"otpauth://(?:totp|hotp)/[^\s\x00\"'<>]*?[?&]secret=(?P<value>[A-Za-z2-7=%]{8,})", re.IGNORECASE)
 _OTP_MIGRATION = re.compile(r"otpauth-migration://offline\?data=(?P<value>[A-Za-z0-9+/=%_-]{16,})", re.IGNORECASE)
 _OATHTOOL = re.compile(r"oathtool(?:[ \t]+-[\w-]+(?:=[^\s\x00]+)?)*[ \t]+(?P<q>[\"']?)(?P<value>[A-Za-z2-7=]{16,}|[0-9a-fA-F]{20,})(?P=q)(?![\w])")
@@ -73,6 +85,21 @@ def _wifi_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span
                 if not is_placeholder(match.group(group)) and match.group(group) not in {"--", "yes", "no"}:
                     yield match.start(group), match.end(group), "password"
             pos = lowered.find(key, pos + len(key))
+    matches = []
+    if "psk" in gates or "pre_shared" in gates or "preshared" in gates:
+        matches += [m for m in _PSK_LINE.finditer(text)]
+    if "<keymaterial>" in gates:
+        matches += [m for m in _KEY_MATERIAL.finditer(text)]
+    for literal, pattern in _WIFI_COMMANDS:
+        if literal in gates:
+            matches += [m for m in pattern.finditer(text)]
+    for match in matches:
+        group = next(g for g in ("sq", "dq", "bare") if g in match.re.groupindex and match.group(g) is not None)
+        value = match.group(group).strip("\\\"")
+        if len(value) >= 8 and value == value.strip() and not is_placeholder(value) and not value.startswith(("$", "<")):
+            # (a value led or ended by a space is code around it: "\"" + psk + "\"")
+            start = match.start(group) + match.group(group).index(value)
+            yield start, start + len(value), "password"
     if "wifi:" in gates:
         for match in _WIFI_QR.finditer(text):
             if not is_placeholder(match.group("value")):
@@ -132,7 +159,8 @@ def _shared_key_spans(text: str, lowered: str | None, gates: frozenset[str]) -> 
     yield from _prose_pair_spans(text, lowered, gates)
 
 
-_LITERALS = tuple(sorted({*_NMCLI_KEYS, "wifi:", "otpauth", "oathtool", *_SEED_WORDS, *_CRED_WORDS}))
+_LITERALS = tuple(sorted({*_NMCLI_KEYS, "wifi:", "psk", "pre_shared", "preshared", "<keymaterial>",
+                          *(literal for literal, _ in _WIFI_COMMANDS), "otpauth", "oathtool", *_SEED_WORDS, *_CRED_WORDS}))
 
 SHARED_KEY_DETECTORS: tuple[Detector, ...] = (
     detector(

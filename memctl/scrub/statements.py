@@ -87,7 +87,12 @@ _NOUN_BEFORE = re.compile(
     r"|(?:^|\n)[ \t]*(?:[-*>#][ \t]*)?(?:[\w-]+[ \t]+){0,3}$"
 )
 _FILE_NAME = re.compile(r"[\w.-]+\.[a-z]{2,5}")
-_CJK_TAIL = re.compile(r"(?:です|だ|でした|。|，|、).*$")
+# Scripts written without spaces (CJK ideographs, kana, Hangul, CJK and full-width punctuation):
+# the value after "密码是"/"パスワードは"/"비밀번호는" ends where such text resumes ("…，别外传",
+# "…です", "…입니다"), and the word may follow such text with no space ("服务器的密码是…").
+_CJK_CHARS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
+_CJK_TAIL = re.compile(f"[{_CJK_CHARS}].*$", re.DOTALL)
+_CJK_BEFORE = re.compile(f"[{_CJK_CHARS}][ \t]?$")
 # "use X as the password", "log in with admin / X", "creds are svc / X".
 _USE_AS = re.compile(r"(?i:\buse)[ \t]+[\"'`]?(?P<value>[^\s\"'`\x00]{6,80})[\"'`]?[ \t]+(?i:as)[ \t]+(?i:(?:the|your|my|a|an)[ \t]+)?"
                      r"(?i:(?:new[ \t]+|admin[ \t]+|root[ \t]+|db[ \t]+)?(?:password|passphrase|passwd|pw|pass))\b")
@@ -218,8 +223,12 @@ def _statement_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
             if pos > 0 and lowered[pos - 1].isalpha() and root.isascii():
                 continue  # inside a longer word (bypass, compass)
             match = _PROSE.match(text, pos)
-            if match is None or _PROSE_BEFORE.search(text, max(0, match.start() - 24), match.start()) is None:
+            if match is None:
                 continue
+            if _PROSE_BEFORE.search(text, max(0, match.start() - 24), match.start()) is None and (
+                root.isascii() or _CJK_BEFORE.search(text, max(0, pos - 2), pos) is None
+            ):
+                continue  # CJK words follow other CJK text with no space: "服务器的密码是…"
             group = "qvalue" if match.group("qvalue") is not None else "bare"
             value = match.group(group)
             if group == "bare" and not value.isascii():

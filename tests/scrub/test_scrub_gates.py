@@ -201,12 +201,13 @@ def test_entropy_head_index_skips_only_hits_with_no_run_in_reach(monkeypatch: py
     texts = _hit_texts(5, 4000) + _corpus_texts()
     indexed = [spans(text) for text in texts]
     assert sum(bool(found) for found in indexed) > 100  # the texts hold runs after credential words
-    monkeypatch.setattr(entropy._HEADS, "starts", lambda lowered: None)  # every hit walked, as before
+    monkeypatch.setattr(entropy, "run_heads", lambda lowered: None)  # every hit walked, as before
     assert [spans(text) for text in texts] == indexed
 
 
 def test_head_index_finds_every_run_head() -> None:
-    from memctl.scrub.entropy import _HEADS, _RUN_HEAD
+    from memctl.scrub.entropy import _RUN_HEAD
+    from memctl.scrub.gates import _HEADS
 
     for text in _hit_texts(9, 1500):
         lowered = text.lower()
