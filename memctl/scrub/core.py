@@ -27,6 +27,7 @@ The rules live in one module per job, each naming the sources of its formats:
   AWS CLI ``--output text`` values; :mod:`memctl.scrub.device_config`: network
   device configurations; :mod:`memctl.scrub.sql_values`: ``INSERT`` rows and
   encryption functions' keys;
+* :mod:`memctl.scrub.recovery_codes`: two-factor recovery codes under their heading;
 * :mod:`memctl.scrub.public_values`: what is never reported (publishable keys,
   fingerprints, SOPS metadata, secret ARNs, documentation filler).
 

@@ -218,7 +218,7 @@ BRIEF_KINDS = {
 
 
 def test_every_kind_has_a_positive_case() -> None:
-    from tests.scrub import test_scrub_command, test_scrub_formats, test_scrub_values
+    from tests.scrub import test_scrub_command, test_scrub_formats, test_scrub_fourth_kinds, test_scrub_values
 
     covered = {m[len("[REDACTED:") : -1] for _, _, expected in POSITIVE_CASES for m in MARKER_PATTERN.findall(expected)}
     assert BRIEF_KINDS <= covered
@@ -227,6 +227,8 @@ def test_every_kind_has_a_positive_case() -> None:
     texts += [text for text, _ in test_scrub_values.WHOLE_VALUE_CASES + test_scrub_values.URL_CASES]
     texts += [token for _, token in test_scrub_formats.CASES]
     texts += [PEM, "data:text/plain;base64,REJfUEFTU1dPUkQ9RkFLRTAwMDA="]
+    texts += [text for cases in test_scrub_fourth_kinds.KINDS.values() for text, _ in cases]
+    texts += ["5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"]  # the Bitcoin wiki's WIF example
     for text in texts:
         covered |= set(scrub(text).counts)
     # The base64-carrier detector reports the kind of the secret it decoded; the catalog
