@@ -3,7 +3,8 @@
 Memories merge only within one scope (``user/global``, one topic, one
 session). Inside a scope two memories are *related* when their subject words
 overlap: content words (lowercased, 3+ characters, not English stop words —
-bm25s's list plus a few) weighted by inverse document frequency within the
+bm25s's list plus a few, and the words that say where a memory applies — repo, project,
+codebase — not what it is about) weighted by inverse document frequency within the
 scope, ``idf(w) = ln(1 + N / df(w))``, so words every memory uses ("runs",
 "service") count little and the names of systems count a lot. Related means
 an IDF-weighted overlap coefficient ``Σidf(A∩B) / min(Σidf(A), Σidf(B))`` of
@@ -57,7 +58,10 @@ def _bm25s_stopwords() -> tuple[str, ...]:
 def _stopwords() -> frozenset[str]:
     return frozenset(_bm25s_stopwords()) | {
         "use", "uses", "using", "always", "never", "prefer", "prefers", "should", "now", "here", "there", "also",
-        "just", "from", "our", "we", "you", "your", "all", "any", "been", "has", "have", "when", "which", "who"}
+        "just", "from", "our", "we", "you", "your", "all", "any", "been", "has", "have", "when", "which", "who",
+        # Where a memory applies, not what it is about: two short memories of one topic that share only
+        # "repo" ("Use pnpm in this repo", "Run pytest -x in the repo") are not on the same subject.
+        "repo", "repos", "repository", "repositories", "project", "projects", "codebase"}
 
 
 _STOP = _stopwords()

@@ -593,3 +593,33 @@ def test_a_failed_background_configure_is_raised_by_the_callers_own_configure(tm
     assert warm.wait(5)
     assert isinstance(warm.error, GraphConfigError) and "boom" in str(warm.error)
     assert calls == ["x"]
+
+
+# -- what a memory is about, not where it applies ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Use pnpm, not npm, in this repo", "Always run pytest with -x in the alpha repo before committing"),
+    ("Format with black in this project.", "Run mypy on the project before pushing."),
+    ("The codebase targets Python 3.11.", "Docs for the codebase are built with mkdocs."),
+    ("Use tabs in the repository's Makefiles.", "The repository's CI runs on GitHub Actions."),
+])
+def test_memories_that_share_only_where_they_apply_are_not_one_subject(old: str, new: str) -> None:
+    """A fresh reviewer's case: a memory was held as superseding an unrelated one of its topic (and the
+    review diff offered to replace it) because both said "repo"; consolidation would merge such pairs too."""
+    from memctl.sleep.trust import superseded_by
+
+    memories = [_memory("user/topics/alpha/old.md", old, topic="alpha")]
+    assert superseded_by(new, "user/topics/alpha/new.md", memories) == []
+    assert not related(subject_words(old), subject_words(new))
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Use pnpm, not npm, in this repo", "pnpm lockfiles must be committed in this repository"),
+    ("Format with black in this project.", "black runs with --line-length 100 in the project"),
+])
+def test_memories_on_one_subject_still_relate_with_the_same_place_words(old: str, new: str) -> None:
+    from memctl.sleep.trust import superseded_by
+
+    memories = [_memory("user/topics/alpha/old.md", old, topic="alpha")]
+    assert [m.path for m in superseded_by(new, "user/topics/alpha/new.md", memories)] == ["user/topics/alpha/old.md"]
