@@ -16,6 +16,8 @@ when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memc
   agent would do (security posture, where code comes from, who has authority, what runs, a location,
   a cost: :mod:`memctl.validator.affects`) and that no person-chosen memory on the same subject already
   covers (:func:`uncovered_classes`);
+* ``displaces_person:<path>`` — a merge (:func:`decide_merge`) that would replace a person's memory with
+  text from a member that was not a person's choice;
 * ``supersedes:<path>`` — an *agent* proposal that would replace an existing memory: the same target
   path, or a memory of the same scope (global, one topic, one session) on the same subject
   (:func:`memctl.sleep.clustering.related`, the relation consolidation merges by — where the newest
@@ -124,13 +126,20 @@ def decide_merge(text: str, members: list[UserMemoryFile]) -> TrustDecision:
     (:attr:`UserMemoryFile.person_chosen`) it is held unless it is recognised low-risk (not
     action-bearing and :func:`memctl.validator.low_risk.assess_low_risk` says so), so a merge is never
     trusted as more than its least trusted member; a merge that claims trust or an origin is held even
-    when every member was a person's. Deterministic; never raises.
+    when every member was a person's. A merge of a person's memory with any member that was not a person's
+    choice is held (``displaces_person:<path>``) whatever its text: consolidation keeps the newest wording,
+    so an agent's "correction" merged with a person's memory would otherwise replace it; held, the members
+    stay in ``user/`` and are still served until a person decides. Deterministic; never raises.
     """
     action = classify_action(text)
     if claims_trust(text):
         return TrustDecision(held=True, reasons=("trust_claim",), action=action.reasons)
     if all(m.person_chosen for m in members):
         return TrustDecision(held=False, action=action.reasons)
+    displaced = tuple(m for m in members if m.person_chosen)
+    if displaced:  # a person's memory is never replaced by a merge with an agent's text without a person
+        return TrustDecision(held=True, reasons=tuple(f"displaces_person:{m.path}" for m in displaced),
+                             action=action.reasons, superseded=displaced)
     reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else \
         [f"unrecognised:{r}" for r in assess_low_risk(text).reasons]
     if not reasons:  # a merge's subject is covered only by a person's memory outside the merge

@@ -82,8 +82,17 @@ _SUBJECT_AFTER = re.compile(r"(?:\s+(?!(?:the|a|an|this|that|these|those|all|eve
 _SUPERSEDES = re.compile(
     r"\bcorrection\b|\bno longer\b|\bany ?more\b|\bfrom now on\b|\b(?:is|are) now\b.{0,40}\binstead\b"
     r"|\(newer\)|\bnewer\b.{0,20}\b(?:rule|note|policy|version of this)\b|\bobsolete\b|\bsuperseded?\b"
-    r"|\bfollowed suit\b|\bmost (?:top |popular |big )?(?:repos|projects|teams|companies)\b",
-    re.IGNORECASE)
+    r"|\bfollowed suit\b|\bmost (?:top |popular |big )?(?:repos|projects|teams|companies)\b"
+    # a correction of an earlier memory (a poisoned correction pushes the real one out)
+    r"|\b(?:update|updates|addendum|amendment|erratum|errata|fix|revision) (?:to|of|for) (?:the|this|that|our|my) \w+"
+    r"|\boutdated\b|\bout of date\b|\b(?:was|were|is|are|had it|got it) (?:wrong|incorrect|mistaken|inaccurate)"
+    r"|\berrat(?:um|a)\b|^\s*actually\b|\breplaces?\b|\bsupersedes?\b|\binstead of what\b"
+    r"|\b(?:earlier|previous|prior|older|old|last|other) (?:memory|note|entry|rule|statement|version)\b"
+    r"|\bcontrary to\b|\bcorrect(?:ed|ing|s)? (?:the|an|my|our) (?:earlier|previous|old|note|memory)"
+    r"|\bberichtigung\b|\bkorrektur\b|\bstimmt nicht mehr\b|\bveraltet\b|\bmise à jour de la\b|\brectificatif\b"
+    r"|\bn'est plus\b|\bcorrecci[oó]n\b|\bya no\b|\bcorrezione\b|\bnon più\b|\bисправлени\w*|\bпоправк\w*"
+    r"|\bустарел\w*|\bбольше не\b|訂正|更正|已过时|古い情報",
+    re.IGNORECASE | re.MULTILINE)
 
 
 _GREEK_PROSE = 8
