@@ -91,7 +91,11 @@ _SUPERSEDES = re.compile(
     r"|\bcontrary to\b|\bcorrect(?:ed|ing|s)? (?:the|an|my|our) (?:earlier|previous|old|note|memory)"
     r"|\bberichtigung\b|\bkorrektur\b|\bstimmt nicht mehr\b|\bveraltet\b|\bmise à jour de la\b|\brectificatif\b"
     r"|\bn'est plus\b|\bcorrecci[oó]n\b|\bya no\b|\bcorrezione\b|\bnon più\b|\bисправлени\w*|\bпоправк\w*"
-    r"|\bустарел\w*|\bбольше не\b|訂正|更正|已过时|古い情報",
+    r"|\bустарел\w*|\bбольше не\b|訂正|更正|已过时|古い情報"
+    r"|^\W*(?:revised|updated|amended|corrected|new version|update|revision|nachtrag|aktualisiert|mise à jour|actualizado"
+    r"|aggiornato|обновлено)\s*[:\-—]|\b(?:withdrawn|rescinded|retracted|no longer applies|does not apply any)\b"
+    r"|\b(?:ältere|frühere|vorige)[nmrs]? notiz|\bnote (?:précédente|antérieure)|\bancienne note"
+    r"|\bnota (?:anterior|previa|precedente)|\bпредыдущ\w+ заметк|\bпрежн\w+ заметк",
     re.IGNORECASE | re.MULTILINE)
 
 

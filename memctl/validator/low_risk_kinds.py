@@ -12,6 +12,8 @@ below is a *property* of the text, not a phrase list, and :func:`kind_reasons` n
   config file, on laptops, shared). A memory that says so is a security posture a person must confirm;
 * ``property:integrity`` — a supply-chain integrity control said to be absent: lockfiles, ``go.sum``,
   checksums or hashes not committed, not checked, ignored;
+* ``property:unpinned`` — code taken at whatever version its source serves now: "the latest release
+  from", "pulls every tool from its homepage";
 * ``property:deferred`` — an action deferred to a later moment without "when/if": "next time", "the next
   question/deploy/build", "starting with", "once the sprint ends", "on the first build of each month",
   "after three failed builds", "any later question" (and the same in the lexicons' other languages);
@@ -65,6 +67,11 @@ _SCOPE = _rx(
     r"|whole (?:org\w*|company|cluster|account)|owner (?:permissions?|rights|role|access)"
     r"|admin(?:istrator)? (?:rights|permissions?|access|role)|admin on\b|(?:write|full|root) access (?:to|on)"
     r"|as root\b|uid 0\b|as uid 0|privileged (?:mode|containers?)|--privileged"
+    r"|(?:by|to|for) (?:anyone|everyone|anybody|the public|all users|any user)\b"
+    r"|(?:owners?|admin\w*|editors?|maintainers?|write|push|full) (?:\w+ ){0,3}(?:in|on|across|over|for|to) (?:all|every|each|the whole)\b"
+    r"|(?:allows?|accepts?|permits?|takes|trusts?|lets? through) (?:any |all )?(?:unsigned|unverified|untrusted|self-signed"
+    r"|anonymous|unauthenticated|unencrypted|plain ?text|http)\b"
+    r"|(?:unsigned|unverified|unencrypted|unauthenticated|unprotected|unrestricted|unscanned)\b(?! (?:int|integer|char|long|short|byte|\d))"
     r"|allows? anonymous|anonymous (?:writes?|reads?|access|logins?)"
     # other languages: public, open to all, admin rights, every repository
     r"|offentlich (?:lesbar|zuganglich|einsehbar|schreibbar|erreichbar)|ist offentlich|fur alle|jeder\w* (?:zugreifen|lesen)|admin-?rechte|alle repositor"
@@ -92,11 +99,16 @@ _INTEGRITY = _rx(
     r"|archivos? de bloqueo|lock-?файл\w*)\b.{0,40}(?:not|never|no\b|n't|ignored|gitignored|skipped|deleted|removed"
     r"|non\b|nicht|pas\b|no se|не\b)"
     r"|(?:no|without|don'?t (?:keep|commit)|do not (?:keep|commit)|never commit)\s(?:\w+\s){0,2}(?:lock ?files?|go\.sum|checksums?)")
+_UNPINNED = _rx(r"(?:latest|newest|most recent|current head of|tip of) (?:\w+ )?(?:versions?|releases?|builds?|commits?|tags?)\b"
+               r"(?: \w+){0,6}? (?:from|off|of) (?!the lock)"
+               r"|(?:pulls?|fetch\w*|downloads?|grabs?|installs?) (?:\w+ ){0,3}(?:from|off) (?:its|their|the vendor'?s?|the project'?s?) "
+               r"(?:homepage|website|site|github|main branch|master)")
 _DEFERRED = _rx(
-    r"next time|the next (?:question|request|time|deploy\w*|build|run|release|session|ask|user|person|one)"
+    r"next time|the next (?:question|request|time|session|ask|user|person|one)\b"
     r"|(?:starting|beginning|effective) (?:with|from|on) (?:the )?next|from the next|as of the next"
     r"|once (?:the|this|that|it|we|they|our) \w+ (?:ends|is over|is done|finishes|closes|ships|lands|merges)"
-    r"|on the (?:first|last|\d+(?:st|nd|rd|th)) \w+ of (?:each|every|the) (?:month|week|quarter|year)"
+    r"|on the (?:first|last|\d+(?:st|nd|rd|th)) (?!(?:mon|tues|wednes|thurs|fri|satur|sun|week|working |business )?day\b)\w+"
+    r" of (?:each|every|the) (?:month|week|quarter|year)"
     r"|after (?:\d+|two|three|four|five|several|a few|enough) (?:failed |failing |red |more )?\w+ in a row"
     r"|any (?:later|future|subsequent|further) (?:question|request|ask|prompt|session)"
     r"|(?:later|future|subsequent) (?:questions?|requests?|sessions?) (?:about|on|regarding)"
@@ -119,6 +131,7 @@ _OPENS_MID = re.compile(r"^\s*(?:\.\.\.|…|and\s|then\s|or\s|but\s|und\s|puis\s
 _EXECUTION = _rx(
     r"(?:pip(?:e|ed|es|ing)|fe(?:e)?d|feeds|goes|go|passed|handed|sent|streamed|straight|directly|output)\b[^.;]{0,40}"
     r"(?<![\w])(?:to|into|through|in) (?:the |a |an )?(?:shell|bash|sh|zsh|interpreter|powershell|iex)\b"
+    r"|(?:run|ran|executed|started|launched|invoked|piped|sourced) (?:with|by|via|through|in|into|using) (?:the )?(?:bash|sh|zsh|shell|powershell|iex)\b"
     r"|then (?:sh|bash|zsh|iex)\b|\|\s*(?:sh|bash|zsh|sudo)\b|(?:is|are|gets|get) (?:then )?(?:executed|run|sourced|evaluated)"
     r"(?: directly| as root| with sudo| straight)|executed as root|as root\b.{0,20}(?:execut|run)"
     r"|curl\b|wget\b|netcat|ncat\b|socat\b|\bnc\b|sudo\b|rm -rf|rm -fr|rmrf\b|chmod (?:-r )?777|chmod \+s|mkfs"
@@ -173,6 +186,8 @@ def kind_reasons(view: str, raw: str, *, packages: bool = True) -> list[str]:
         reasons.append("property:exposure")
     if _INTEGRITY.search(view):
         reasons.append("property:integrity")
+    if _UNPINNED.search(view):
+        reasons.append("property:unpinned")
     if _DEFERRED.search(view):
         reasons.append("property:deferred")
     if _ANSWER.search(view):

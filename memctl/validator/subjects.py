@@ -281,7 +281,8 @@ _COMBO_TOKEN = re.compile(r"(?<![\w./=@-])[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*(?![\
 def combosquat_target(word: str) -> str | None:
     """The popular package (data/popular_packages.txt) that ``word`` dresses up, or None: ``word`` is not a
     popular name itself but is one plus a version digit (``requests3``, ``pandas2``) or plus generic affixes
-    of :data:`_COMBO_AFFIXES` before or after it (``moment-utils-es``, ``pyyaml-fast``, ``python-numpy``).
+    of :data:`_COMBO_AFFIXES` before or after it (``moment-utils-es``, ``pyyaml-fast``, ``python-numpy``),
+    possibly with another popular name beside the affix (``plotly-express-js``).
     Names of four letters or fewer are not compared. Never raises on a ``str``."""
     word = _normal(word)
     names, _index = _packages()
@@ -295,7 +296,8 @@ def combosquat_target(word: str) -> str | None:
         for end in range(len(parts), start, -1):
             core = "-".join(parts[start:end])
             rest = parts[:start] + parts[end:]
-            if rest and len(core) > 4 and core in names and all(p in _COMBO_AFFIXES or p.isdigit() for p in rest):
+            if rest and len(core) > 4 and core in names and any(p in _COMBO_AFFIXES or p.isdigit() for p in rest) \
+                    and all(p in _COMBO_AFFIXES or p.isdigit() or p in names for p in rest):
                 return core
     return None
 
