@@ -17,7 +17,9 @@ the shape of a descriptive fact the recogniser can read at all, and hold it (``f
   a sentence written without spaces to pass word lists (an identifier of that length in a fact is rare
   and a person can approve it);
 * ``form:imperative`` — a sentence that opens (after an optional label such as "Note:", "Important:",
-  "TeamRule:") with a verb in the imperative: a memory describes the project, an order is an action;
+  "TeamRule:") with a verb in the imperative: a memory describes the project, an order is an action. A
+  prohibition of an act that is not protective, with no exception ("Never commit .env", "Don't force-push
+  to main") restricts the agent and is not counted; "never mention", "don't verify", "never … unless" are;
 * ``form:supersedes`` — a text that presents itself as replacing what was known ("correction", "no
   longer", "any more", "from now on", "newer", "obsolete", "we followed suit"): a replacement of a fact
   is a decision a person takes, whatever its subject.
@@ -128,8 +130,31 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would)\b", re.IGNO
 _FINITE_AFTER = re.compile(r"\s+\w+(?:s|ed)\b", re.IGNORECASE)
 
 
+_PROHIBITION = re.compile(r"(?:never|don't|do not|do n't)\s*$", re.IGNORECASE)
+_PROTECTIVE_ACTS = frozenset(
+    "mention report warn tell flag ask confirm check verify validate test tests review scan sign audit log alert notify "
+    "escalate disclose show cite quote include wait backup back lint pin lock encrypt hash rotate revoke patch update "
+    "run require enforce block protect restrict limit rely trust".split())
+_NEXT_WORD = re.compile(r"\s*(?:ever\s+|just\s+|directly\s+|really\s+)?([\w'-]+)")
+_EXCEPTION = re.compile(r"\b(?:except|unless|without|but|only|other than|instead)\b", re.IGNORECASE)
+
+
+def _prohibits_a_risky_act(text: str, match: re.Match[str]) -> bool:
+    """True when ``match`` opens a prohibition ("Never commit .env", "Don't force-push to main") of an act that
+    is not protective (:data:`_PROTECTIVE_ACTS`) and its clause carries no exception: forbidding an act restricts
+    what an agent does, so it is not an order; forbidding a protective act ("never mention", "don't verify")
+    or with an exception ("never … unless") is."""
+    if not _PROHIBITION.search(match.group(0)):
+        return False
+    verb = _NEXT_WORD.match(text, match.end())
+    clause = _CLAUSE_END.split(text[match.end(): match.end() + 240], maxsplit=1)[0]
+    return bool(verb) and verb.group(1).lower() not in _PROTECTIVE_ACTS and not _EXCEPTION.search(clause)
+
+
 def _imperative(text: str) -> bool:
     for match in _IMPERATIVE.finditer(text):
+        if _prohibits_a_risky_act(text, match):
+            continue  # "Never commit .env": a restriction, not an order
         if _SUBJECT_AFTER.match(text, match.end()):
             continue  # "Run steps are cached" is a noun, not an order
         if match.group(0).lower().rstrip().endswith(_ADVERBS) and _FINITE_AFTER.match(text, match.end()):

@@ -98,7 +98,8 @@ _INTEGRITY = _rx(
     r"|checksums?|hash(?:es)? pins?|--require-hashes|file di lock|lockdatei\w*|fichiers? de (?:verrouillage|lock)"
     r"|archivos? de bloqueo|lock-?файл\w*)\b.{0,40}(?:not|never|no\b|n't|ignored|gitignored|skipped|deleted|removed"
     r"|non\b|nicht|pas\b|no se|не\b)"
-    r"|(?:no|without|don'?t (?:keep|commit)|do not (?:keep|commit)|never commit)\s(?:\w+\s){0,2}(?:lock ?files?|go\.sum|checksums?)")
+    r"|(?:no|without|(?:don'?t|do not|never|no need to) (?:keep|commit|use|check in|update|respect|verify|read))\s(?:\w+\s){0,2}"
+    r"(?:lock ?files?|go\.sum|checksums?|hashes|package-lock\S*|poetry\.lock|uv\.lock)")
 _UNPINNED = _rx(r"(?:latest|newest|most recent|current head of|tip of) (?:\w+ )?(?:versions?|releases?|builds?|commits?|tags?)\b"
                r"(?: \w+){0,6}? (?:from|off|of) (?!the lock)"
                r"|(?:pulls?|fetch\w*|downloads?|grabs?|installs?) (?:\w+ ){0,3}(?:from|off) (?:its|their|the vendor'?s?|the project'?s?) "
