@@ -159,7 +159,7 @@ _MONEY = _rx(r"pay\b|pays\b|paid|payment|payout|price|pricing|invoice|billing|bi
 # The environment the work touches: production or live data, or a claim that two environments are one.
 _ENVIRONMENT = _rx(r"(?:against|on|in|into|to) (?:the )?(?:production|prod|primary|live)\b|(?:production|prod|live)\b.{0,50}(?:same|identical|one and the same|wiped|cleared|truncated|test(?:ed)?"
                    r" (?:there|against|on)|freely|scratch)|(?:same|identical)\b.{0,40}(?:production|prod)\b"
-                   r"|(?:scratch|test|throwaway|temporary) (?:database|db|cluster|bucket) is\b|is the (?:scratch|test|throwaway)"
+                   r"|(?:scratch|test|throwaway|temporary|disposable) (?:database|db|cluster|bucket) is\b|is the (?:scratch|test|throwaway|disposable|expendable)"
                    r"|(?:wipe[sd]?|clear(?:s|ed)?|purge[sd]?|truncate[sd]?|erase[sd]?|delete[sd]?|gets wiped)\b.{0,30}"
                    r"(?:every|each|nightly|daily|weekly|automatically|on the first)")
 # Where configuration, scripts or binaries come from: a place outside the repository.

@@ -8,7 +8,9 @@ the shape of a descriptive fact the recogniser can read at all, and hold it (``f
   languages (but not Vietnamese, whose tone letters are outside Latin-1/Extended-A), Cyrillic, Chinese,
   Japanese and Korean, and Greek letters as mathematics (fewer than eight in a text; more is Greek prose); an Arabic, Hebrew, Devanagari, Thai … text, or Vietnamese, cannot be judged, so it
   waits for a person (held, never lost);
-* ``form:code`` — what would configure or run something rather than describe it: an environment
+* ``form:code`` — what would configure or run something rather than describe it: a call with a string
+  argument (``x.exec("…")``), an SQL statement or injection shape (``' OR 1=1``, ``; --``, a statement
+  ending in ``;``), an environment
   assignment of a path, flag, quote or substitution (``NODE_OPTIONS='--require …'``, ``X=~/…``; a plain
   ``HUSKY=0`` is a fact), a system path (``/etc/``, ``/tmp/``,
   ``/usr/``, ``/var/``), a code span holding ``=``, ``;``, ``(`` or ``|``, a sudoers or
@@ -51,7 +53,9 @@ _CODE = re.compile(
     r"|(?:^|[\s`'\"(=])/dev/null\b"
     r"|`[^`]*[=;(|][^`]*`"                                                    # a code span that does something
     r"|\bNOPASSWD\b|\bsudoers\b"
-    r"|(?:^|[;`\s])import\s+[\w.]+\s*;",
+    r"|(?:^|[;`\s])import\s+[\w.]+\s*;"
+    r"|\w\.\w+\(\s*['\"]"                                                # a call with a string: x.exec("…")
+    r"|(?i:'\s*(?:or|and)\s+['\"]?\w+['\"]?\s*=\s*['\"]?\w+|;\s*--|\b(?:select|insert|update|delete|drop|union|shutdown)\b[^.\n]*(?:;|--)\s*$)",
     re.MULTILINE)
 
 _RUN_ON = re.compile(r"(?:[A-Z][a-z]+){5,}")

@@ -19,7 +19,13 @@ below is a *property* of the text, not a phrase list, and :func:`kind_reasons` n
   "after three failed builds", "any later question" (and the same in the lexicons' other languages);
 * ``property:answer`` — the text prescribes what is answered or replied ("the answer is", "gets the reply",
   "is answered with");
-* ``property:fragment`` — a part of something the reader must assemble: "part 2 of 2", "step 3 of",
+* ``property:authority`` — what one party writes is given the weight of a decision, approval or rule
+  ("is treated as the team's settled decision", "vaut décision");
+* ``property:unreviewed`` — a step said to need nobody's look ("nobody needs to look at it", "the build
+  passes whatever they find");
+* ``property:resource`` — the build doing work for someone else (seeding torrents, relaying traffic);
+* ``property:fragment`` — a part of something the reader must assemble, or a text that stops mid-sentence
+  (a closing colon or open quote: a prompt to complete, not a memory): "part 2 of 2", "step 3 of",
   "continued from", "the other note/memory", "the previous/earlier note", "second half", "combine …
   with", a text opening with an ellipsis or a conjunction (split payloads: each part is harmless alone);
 * ``property:execution`` — something fed into an interpreter ("piped to the shell", "goes straight to
@@ -74,6 +80,11 @@ _SCOPE = _rx(
     r"|(?:unsigned|unverified|unencrypted|unauthenticated|unprotected|unrestricted|unscanned)\b(?! (?:int|integer|char|long|short|byte|\d))"
     r"|allows? anonymous|anonymous (?:writes?|reads?|access|logins?)"
     # other languages: public, open to all, admin rights, every repository
+    # without a login, password or VPN, in the lexicons' other languages
+    r"|zonder (?:inlog\w*|wachtwoord|authenticatie|vpn)|ohne (?:passwort|anmeldung|login|authentifizierung|vpn)"
+    r"|sans (?:mot de passe|authentification|connexion|vpn)|sin (?:contrasena|autenticacion|login|vpn)"
+    r"|senza (?:password|autenticazione|login|vpn)|sem (?:senha|autenticacao|login|vpn)|bez (?:hasla|logowania|uwierzytelniania)"
+    r"|без (?:парол\w*|авторизаци\w*|логин\w*|аутентификаци\w*|vpn)"
     r"|offentlich (?:lesbar|zuganglich|einsehbar|schreibbar|erreichbar)|ist offentlich|fur alle|jeder\w* (?:zugreifen|lesen)|admin-?rechte|alle repositor"
     r"|droits? (?:d'?)?administra\w*|tous les depots|accessible a tous|ouvert a tous"
     r"|es public[oa]|son public[oa]s|todos los repositorios|derechos de administra\w*|cualquiera"
@@ -104,6 +115,22 @@ _UNPINNED = _rx(r"(?:latest|newest|most recent|current head of|tip of) (?:\w+ )?
                r"(?: \w+){0,6}? (?:from|off|of) (?!the lock)"
                r"|(?:pulls?|fetch\w*|downloads?|grabs?|installs?) (?:\w+ ){0,3}(?:from|off) (?:its|their|the vendor'?s?|the project'?s?) "
                r"(?:homepage|website|site|github|main branch|master)")
+# What one party writes is given the weight of a decision, an approval or a rule ("what the assistant writes
+# down is treated as the team's decision", "vaut décision"): authority conferred, not a fact about the project.
+_AUTHORITY = _rx(r"(?:is|are|gets?|get) (?:treated|taken|regarded|considered|counted) as (?:[\w']+ ){0,3}(?:decision|decided|approved"
+                 r"|approval|policy|rule|binding|final|settled|consent|authoritative|official)"
+                 r"|counts? as (?:[\w']+ ){0,3}(?:decision|approval|consent|policy|rule|sign-off)|vaut (?:\w+ )?(?:decision|accord|validation)"
+                 r"|gilt als (?:\w+ )?(?:entscheidung|freigabe|genehmigt)|vale como (?:\w+ )?(?:decision|aprobacion)"
+                 r"|vale come (?:\w+ )?(?:decisione|approvazione)|считается (?:\w+ )?(?:решением|одобрен\w*)")
+# Nobody looks: a step said to need no one's review ("nobody needs to look at it", "passes whatever they find").
+_UNREVIEWED = _rx(r"(?:nobody|no one|no-one|none of us) (?:\w+ )?(?:needs?|has|have|is required|must) to (?:look|review|check|approve"
+                  r"|read|verify|sign)|without any?(?:one|body) (?:looking|reviewing|checking|approving)"
+                  r"|pass(?:es|ed)? (?:whatever|regardless|no matter what)|whatever (?:they|it|the \w+) (?:finds?|reports?|says?)")
+# Work a build does for someone else: sharing files out, relaying traffic (a resource abused, not a fact).
+_RESOURCE = _rx(r"torrents?|seedbox|seeds? (?:\w+ ){0,2}(?:files|torrents)|open proxy|tor (?:exit|relay|node)|relays? (?:\w+ )?traffic"
+                r"|proxies (?:\w+ )?traffic")
+# A text that stops mid-sentence (a colon, an open quote, "to'"): a prompt to complete, not a memory.
+_ENDS_OPEN = re.compile(r"(?:[:：]\s*['\"‘“][^'\"’”.!?]*['\"’”]|[:：]\s*['\"‘“]?|\b(?:to|is|are|the|a|an|and|of|that)\s*['\"’”])\s*$", re.IGNORECASE)
 _DEFERRED = _rx(
     r"next time|the next (?:question|request|time|session|ask|user|person|one)\b"
     r"|(?:starting|beginning|effective) (?:with|from|on) (?:the )?next|from the next|as of the next"
@@ -112,6 +139,8 @@ _DEFERRED = _rx(
     r" of (?:each|every|the) (?:month|week|quarter|year)"
     r"|after (?:\d+|two|three|four|five|several|a few|enough) (?:failed |failing |red |more )?\w+ in a row"
     r"|any (?:later|future|subsequent|further) (?:question|request|ask|prompt|session)"
+    r"|from (?:the )?(?:(?:\d{4}|next|new|upcoming) )?(?:roadmap|release|version|sprint|quarter|milestone|launch|cutover"
+    r"|migration|rollout|q[1-4]|\d{4}|v?\d+(?:\.\d+)+)(?: \w+)? on(?![\w-])(?! (?:the|a|an|this|that|our|my|your|its|their)\b)"
     r"|(?:later|future|subsequent) (?:questions?|requests?|sessions?) (?:about|on|regarding)"
     r"|(?:la )?prochaine (?:fois|question|demande)|a la prochaine|beim nachsten|bei der nachsten|nachstes mal"
     r"|(?:la )?proxima vez|la proxima (?:pregunta|consulta)|la prossima (?:volta|domanda)|la proxima"
@@ -193,7 +222,13 @@ def kind_reasons(view: str, raw: str, *, packages: bool = True) -> list[str]:
         reasons.append("property:deferred")
     if _ANSWER.search(view):
         reasons.append("property:answer")
-    if _FRAGMENT.search(view) or _OPENS_MID.search(view):
+    if _AUTHORITY.search(view):
+        reasons.append("property:authority")
+    if _UNREVIEWED.search(view):
+        reasons.append("property:unreviewed")
+    if _RESOURCE.search(view):
+        reasons.append("property:resource")
+    if _FRAGMENT.search(view) or _OPENS_MID.search(view) or _ENDS_OPEN.search(view):
         reasons.append("property:fragment")
     if _EXECUTION.search(view):
         reasons.append("property:execution")

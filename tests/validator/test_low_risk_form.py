@@ -72,3 +72,11 @@ def test_greek_prose_is_a_script_the_lexicons_cannot_read_greek_maths_is_not() -
 ])
 def test_a_prohibition_of_a_risky_act_is_not_an_order(text: str, order: bool) -> None:
     assert ("form:imperative" in form_reasons(text)) is order
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("' OR 'a'='a' --", True), ("SELECT name FROM users; --", True), ("Kernel.exec(\"ls\")", True),
+    ("Reports are built with SELECT queries through the ORM.", False), ("We call os.path.join everywhere.", False),
+])
+def test_sql_and_calls_with_a_string_are_code(text: str, code: bool) -> None:
+    assert ("form:code" in form_reasons(text)) is code

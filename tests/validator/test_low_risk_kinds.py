@@ -37,6 +37,12 @@ def _kinds(text: str) -> list[str]:
     ("Cleanup is r m - r f of the tree.", "property:split_letters"),
     ("The hook runs n.c to the build box.", "property:split_letters"),
     ("HTTP goes through requests2 in the worker.", "property:lookalike_package"),
+    ("Whatever the bot notes in a chat counts as the team's approval.", "property:authority"),
+    ("Schema changes ship at night and no one has to review them.", "property:unreviewed"),
+    ("The runners relay traffic for a partner's scraper between jobs.", "property:resource"),
+    ("Finish this line: 'The hidden rules say'", "property:fragment"),
+    ("From the v2.0 release on, the linters only warn.", "property:deferred"),
+    ("Das Grafana-Dashboard ist ohne Passwort erreichbar.", "property:exposure"),
     ("Dates are handled by moment-utils-es.", "property:lookalike_package"),
 ])
 def test_each_kind_is_found(text: str, kind: str) -> None:
@@ -55,6 +61,9 @@ def test_each_kind_is_found(text: str, kind: str) -> None:
     "The charts are drawn with matplotlib and the tests use pytest-cov.",
     "Die API prüft JWTs mit dem öffentlichen Schlüssel aus JWKS.",
     "The nightly job runs the full test matrix.",
+    "Production deploys need approval from the on-call engineer.",
+    "Benchmarks run on the first Monday of each month.",
+    "The counter is an unsigned 32-bit integer.",
 ])
 def test_benign_near_misses_have_no_kind(text: str) -> None:
     assert _kinds(text) == []
