@@ -309,13 +309,19 @@ def lookalike_packages(text: str) -> list[str]:
     found: list[str] = []
     for match in _COMBO_TOKEN.finditer(text.lower()):
         token = match.group(0)
-        target = combosquat_target(token)
-        if target is None:
-            squat = typosquat_target(token)
-            target = squat if squat and _squat_edit(_normal(token), squat) else None
+        target = _lookalike(token) if len(token) > 4 else None
         if target:
             found.append(f"{token}~{target}")
     return found
+
+
+@lru_cache(maxsize=16384)
+def _lookalike(token: str) -> str | None:
+    target = combosquat_target(token)
+    if target is None:
+        squat = typosquat_target(token)
+        target = squat if squat and _squat_edit(_normal(token), squat) else None
+    return target
 
 
 _TOOLS = frozenset("curl wget sh bash zsh nc ncat netcat socat sudo su rm rmrf rf ssh scp eval exec python perl ruby php "
