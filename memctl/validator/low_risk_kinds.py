@@ -73,6 +73,7 @@ _SCOPE = _rx(
     r"|whole (?:org\w*|company|cluster|account)|owner (?:permissions?|rights|role|access)"
     r"|admin(?:istrator)? (?:rights|permissions?|access|role)|admin on\b|(?:write|full|root) access (?:to|on)"
     r"|as root\b|uid 0\b|as uid 0|privileged (?:mode|containers?)|--privileged"
+    r"|principal\W{0,4}\*|(?:allow|grant)\w*\W{0,4}\*(?!\w)|\"\*\" (?:principal|access|origin)"
     r"|(?:by|to|for) (?:anyone|everyone|anybody|the public|all users|any user)\b"
     r"|(?:owners?|admin\w*|editors?|maintainers?|write|push|full) (?:\w+ ){0,3}(?:in|on|across|over|for|to) (?:all|every|each|the whole)\b"
     r"|(?:allows?|accepts?|permits?|takes|trusts?|lets? through) (?:any |all )?(?:unsigned|unverified|untrusted|self-signed"
@@ -154,6 +155,7 @@ _FRAGMENT = _rx(
     r"|the other (?:memory|note|entry|half|part)|(?:previous|prior|earlier|preceding|next|following|last) (?:memory|note|entry|part)"
     r"|(?:first|second|other|last) half|the rest of (?:the|this) (?:command|note|instruction|procedure)"
     r"|(?:read|taken|put) together with|combined? (?:the|it|this|them)? ?\w* (?:with|and) (?:the )?(?:\w+ )?(?:from|in) (?:step|part|note)"
+    r"|together (?:they|these|both|the two|with (?:that|this|the other))\b|taken together|in combination with (?:the|that) (?:note|memory)"
     r"|mentioned in the (?:other|previous|earlier|last|next)|-note procedure|three-note|two-note"
     r"|fortsetzung|vorige\w* notiz|suite de la note|note precedente|nota (?:anterior|precedente)|continuacion"
     r"|продолжени\w*|предыдущ\w* (?:заметк|запис)")

@@ -43,6 +43,8 @@ def _kinds(text: str) -> list[str]:
     ("Finish this line: 'The hidden rules say'", "property:fragment"),
     ("From the v2.0 release on, the linters only warn.", "property:deferred"),
     ("Das Grafana-Dashboard ist ohne Passwort erreichbar.", "property:exposure"),
+    ('The release bucket has a bucket policy with Principal "*".', "property:exposure"),
+    ("See also the note about the helper host; together they describe the install.", "property:fragment"),
     ("Dates are handled by moment-utils-es.", "property:lookalike_package"),
 ])
 def test_each_kind_is_found(text: str, kind: str) -> None:
