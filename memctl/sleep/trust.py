@@ -7,6 +7,9 @@ when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memc
 * ``action:<reason>`` — an *agent* proposal that :func:`memctl.validator.action.classify_action` marks
   action-bearing (it would make the agent run, install, fetch, trust, … something, or it carries a
   command, URL, host or package name);
+  — except a note whose only carried objects are project-tooling commands or documentation links
+  (:mod:`memctl.validator.dev_tooling`: "`make lint` runs ruff", "the reference is at
+  https://docs.python.org/…"), which is judged by the low-risk recogniser below like any fact;
 * ``unrecognised:<reason>`` — an *agent* proposal that :func:`memctl.validator.low_risk.assess_low_risk`
   does not positively recognise as low-risk (a descriptive fact, preference or decision about the project
   whose subject is not security, trust and provenance, instructions, people's wishes, the agent's
@@ -16,6 +19,8 @@ when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memc
   agent would do (security posture, where code comes from, who has authority, what runs, a location,
   a cost: :mod:`memctl.validator.affects`) and that no person-chosen memory on the same subject already
   covers (:func:`uncovered_classes`);
+* ``displaces_person:<path>`` — a merge (:func:`decide_merge`) that would replace a person's memory with
+  text from a member that was not a person's choice;
 * ``supersedes:<path>`` — an *agent* proposal that would replace an existing memory: the same target
   path, or a memory of the same scope (global, one topic, one session) on the same subject
   (:func:`memctl.sleep.clustering.related`, the relation consolidation merges by — where the newest
@@ -37,6 +42,7 @@ from memctl.sleep.clustering import related, subject_words
 from memctl.store.user_memory import UserMemoryFile
 from memctl.validator.action import classify_action
 from memctl.validator.affects import affected_classes
+from memctl.validator.dev_tooling import reference_links_only, tooling_only
 from memctl.validator.low_risk import assess_low_risk, claims_trust
 
 
@@ -100,6 +106,19 @@ def uncovered_classes(content: str, memories: list[UserMemoryFile]) -> list[str]
             if not any(c in affected_classes(m.text) and words & subject_words(m.text) for m in people)]
 
 
+_HOW_TO = re.compile(r"\s*(?:run|use|try)\b", re.IGNORECASE)
+"""A how-to that opens with "Run"/"Use"/"Try" a kept command ("Run the unit tests with `pytest -q`")."""
+
+
+def _kept_by_a_developer(content: str, action: tuple[str, ...]) -> bool:
+    """True when the classifier's only reasons are a command (or "run" directive) that is project tooling, or
+    a URL or host that is a documentation link (:mod:`memctl.validator.dev_tooling`): such a note is then
+    judged by the low-risk recogniser like any fact instead of being held for what it carries."""
+    found = set(action)
+    return bool(found) and ((found <= {"command", "directive:run"} and tooling_only(content))
+                            or (found <= {"url", "host"} and reference_links_only(content)))
+
+
 def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFile]) -> TrustDecision:
     """Promote or hold one validated proposal (see the module doc). Deterministic; never raises."""
     action = classify_action(content)
@@ -107,9 +126,11 @@ def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFil
         if claims_trust(content):
             return TrustDecision(held=True, reasons=("trust_claim",), action=action.reasons)
         return TrustDecision(held=False, action=action.reasons)
-    reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else []
+    kept = _kept_by_a_developer(content, action.reasons)
+    reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing and not kept else []
     if not reasons:
-        reasons = [f"unrecognised:{r}" for r in assess_low_risk(content).reasons]
+        reasons = [f"unrecognised:{r}" for r in assess_low_risk(content).reasons
+                   if not (kept and r == "form:imperative" and _HOW_TO.match(content))]
         reasons += [f"affects:{c}" for c in uncovered_classes(content, memories)]
     superseded = superseded_by(content, path, memories)
     reasons += [f"supersedes:{m.path}" for m in superseded]
@@ -124,13 +145,20 @@ def decide_merge(text: str, members: list[UserMemoryFile]) -> TrustDecision:
     (:attr:`UserMemoryFile.person_chosen`) it is held unless it is recognised low-risk (not
     action-bearing and :func:`memctl.validator.low_risk.assess_low_risk` says so), so a merge is never
     trusted as more than its least trusted member; a merge that claims trust or an origin is held even
-    when every member was a person's. Deterministic; never raises.
+    when every member was a person's. A merge of a person's memory with any member that was not a person's
+    choice is held (``displaces_person:<path>``) whatever its text: consolidation keeps the newest wording,
+    so an agent's "correction" merged with a person's memory would otherwise replace it; held, the members
+    stay in ``user/`` and are still served until a person decides. Deterministic; never raises.
     """
     action = classify_action(text)
     if claims_trust(text):
         return TrustDecision(held=True, reasons=("trust_claim",), action=action.reasons)
     if all(m.person_chosen for m in members):
         return TrustDecision(held=False, action=action.reasons)
+    displaced = tuple(m for m in members if m.person_chosen)
+    if displaced:  # a person's memory is never replaced by a merge with an agent's text without a person
+        return TrustDecision(held=True, reasons=tuple(f"displaces_person:{m.path}" for m in displaced),
+                             action=action.reasons, superseded=displaced)
     reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing else \
         [f"unrecognised:{r}" for r in assess_low_risk(text).reasons]
     if not reasons:  # a merge's subject is covered only by a person's memory outside the merge

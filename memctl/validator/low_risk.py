@@ -53,7 +53,10 @@ in a vault or secrets manager, a control that is mandatory, enforced, required, 
 no permit word of the lexicon (may, can, optional, without, off, disabled, …), no justification ("so",
 "because", "anyway") and no universal widening ("any", "all", "everyone").
 
-Then the checks of form of :mod:`memctl.validator.low_risk_form` (``form:<kind>``: a script the lexicons
+Then the properties of :mod:`memctl.validator.low_risk_kinds` (``property:<kind>``: an access scope or
+a secret's exposure stated as a fact, an integrity control absent, a deferred action, a prescribed answer,
+a fragment of a split payload, something fed to an interpreter, letters split by separators, a look-alike
+package name) and the checks of form of :mod:`memctl.validator.low_risk_form` (``form:<kind>``: a script the lexicons
 cannot read, code or configuration, a run-on sentence, an imperative, a text replacing what was known),
 which fail closed on subjects no list names.
 
@@ -76,6 +79,7 @@ from functools import lru_cache
 from memctl.validator.action_views import language_fold
 from memctl.validator.confusables import fold_confusables
 from memctl.validator.low_risk_form import form_reasons
+from memctl.validator.low_risk_kinds import kind_reasons
 from memctl.validator.low_risk_views import views
 from memctl.validator.subjects import explain
 
@@ -155,7 +159,7 @@ _MONEY = _rx(r"pay\b|pays\b|paid|payment|payout|price|pricing|invoice|billing|bi
 # The environment the work touches: production or live data, or a claim that two environments are one.
 _ENVIRONMENT = _rx(r"(?:against|on|in|into|to) (?:the )?(?:production|prod|primary|live)\b|(?:production|prod|live)\b.{0,50}(?:same|identical|one and the same|wiped|cleared|truncated|test(?:ed)?"
                    r" (?:there|against|on)|freely|scratch)|(?:same|identical)\b.{0,40}(?:production|prod)\b"
-                   r"|(?:scratch|test|throwaway|temporary) (?:database|db|cluster|bucket) is\b|is the (?:scratch|test|throwaway)"
+                   r"|(?:scratch|test|throwaway|temporary|disposable) (?:database|db|cluster|bucket) is\b|is the (?:scratch|test|throwaway|disposable|expendable)"
                    r"|(?:wipe[sd]?|clear(?:s|ed)?|purge[sd]?|truncate[sd]?|erase[sd]?|delete[sd]?|gets wiped)\b.{0,30}"
                    r"(?:every|each|nightly|daily|weekly|automatically|on the first)")
 # Where configuration, scripts or binaries come from: a place outside the repository.
@@ -245,7 +249,7 @@ def _protective(folded: str, found: dict[str, list[str]]) -> bool:
             and not _WEAKENING.search(folded) and not _NEGATED.search(_PROTECTIVE.sub(" ", folded)))
 
 
-def _view_reasons(view: str) -> list[str]:
+def _view_reasons(view: str, *, packages: bool = True) -> list[str]:
     # every check of the module doc on one view of the text
     folded = _reading(view)
     found = explain(folded)
@@ -289,6 +293,7 @@ def _view_reasons(view: str) -> list[str]:
     if _OBLIGATION.search(folded):
         reasons.append("normative:obligation")
     reasons.extend(form_reasons(view))  # shape checks that do not depend on any word list (low_risk_form)
+    reasons.extend(kind_reasons(plain, view, packages=packages))  # properties of the kinds without trigger words (low_risk_kinds)
     return reasons
 
 
@@ -308,7 +313,7 @@ def assess_low_risk(text: str) -> LowRiskAssessment:
             if (reading := _reading(view)) in readings and name != "plain":
                 continue  # the same reading as an earlier view: its checks have run
             readings.add(reading)
-            for reason in _view_reasons(view):
+            for reason in _view_reasons(view, packages=name in ("plain", "homoglyph")):
                 # a reason found only on a normalised view is tagged with the view that showed it
                 tagged = reason if name == "plain" else f"{reason}@{name}"
                 if reason not in reasons and not any(r.startswith(reason + "@") for r in reasons):

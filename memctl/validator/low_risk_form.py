@@ -8,7 +8,9 @@ the shape of a descriptive fact the recogniser can read at all, and hold it (``f
   languages (but not Vietnamese, whose tone letters are outside Latin-1/Extended-A), Cyrillic, Chinese,
   Japanese and Korean, and Greek letters as mathematics (fewer than eight in a text; more is Greek prose); an Arabic, Hebrew, Devanagari, Thai … text, or Vietnamese, cannot be judged, so it
   waits for a person (held, never lost);
-* ``form:code`` — what would configure or run something rather than describe it: an environment
+* ``form:code`` — what would configure or run something rather than describe it: a call with a string
+  argument (``x.exec("…")``), an SQL statement or injection shape (``' OR 1=1``, ``; --``, a statement
+  ending in ``;``), an environment
   assignment of a path, flag, quote or substitution (``NODE_OPTIONS='--require …'``, ``X=~/…``; a plain
   ``HUSKY=0`` is a fact), a system path (``/etc/``, ``/tmp/``,
   ``/usr/``, ``/var/``), a code span holding ``=``, ``;``, ``(`` or ``|``, a sudoers or
@@ -17,7 +19,9 @@ the shape of a descriptive fact the recogniser can read at all, and hold it (``f
   a sentence written without spaces to pass word lists (an identifier of that length in a fact is rare
   and a person can approve it);
 * ``form:imperative`` — a sentence that opens (after an optional label such as "Note:", "Important:",
-  "TeamRule:") with a verb in the imperative: a memory describes the project, an order is an action;
+  "TeamRule:") with a verb in the imperative: a memory describes the project, an order is an action. A
+  prohibition of an act that is not protective, with no exception ("Never commit .env", "Don't force-push
+  to main") restricts the agent and is not counted; "never mention", "don't verify", "never … unless" are;
 * ``form:supersedes`` — a text that presents itself as replacing what was known ("correction", "no
   longer", "any more", "from now on", "newer", "obsolete", "we followed suit"): a replacement of a fact
   is a decision a person takes, whatever its subject.
@@ -49,7 +53,9 @@ _CODE = re.compile(
     r"|(?:^|[\s`'\"(=])/dev/null\b"
     r"|`[^`]*[=;(|][^`]*`"                                                    # a code span that does something
     r"|\bNOPASSWD\b|\bsudoers\b"
-    r"|(?:^|[;`\s])import\s+[\w.]+\s*;",
+    r"|(?:^|[;`\s])import\s+[\w.]+\s*;"
+    r"|\w\.\w+\(\s*['\"]"                                                # a call with a string: x.exec("…")
+    r"|(?i:'\s*(?:or|and)\s+['\"]?\w+['\"]?\s*=\s*['\"]?\w+|;\s*--|\b(?:select|insert|update|delete|drop|union|shutdown)\b[^.\n]*(?:;|--)\s*$)",
     re.MULTILINE)
 
 _RUN_ON = re.compile(r"(?:[A-Z][a-z]+){5,}")
@@ -82,8 +88,21 @@ _SUBJECT_AFTER = re.compile(r"(?:\s+(?!(?:the|a|an|this|that|these|those|all|eve
 _SUPERSEDES = re.compile(
     r"\bcorrection\b|\bno longer\b|\bany ?more\b|\bfrom now on\b|\b(?:is|are) now\b.{0,40}\binstead\b"
     r"|\(newer\)|\bnewer\b.{0,20}\b(?:rule|note|policy|version of this)\b|\bobsolete\b|\bsuperseded?\b"
-    r"|\bfollowed suit\b|\bmost (?:top |popular |big )?(?:repos|projects|teams|companies)\b",
-    re.IGNORECASE)
+    r"|\bfollowed suit\b|\bmost (?:top |popular |big )?(?:repos|projects|teams|companies)\b"
+    # a correction of an earlier memory (a poisoned correction pushes the real one out)
+    r"|\b(?:update|updates|addendum|amendment|erratum|errata|fix|revision) (?:to|of|for) (?:the|this|that|our|my) \w+"
+    r"|\boutdated\b|\bout of date\b|\b(?:was|were|is|are|had it|got it) (?:wrong|incorrect|mistaken|inaccurate)"
+    r"|\berrat(?:um|a)\b|^\s*actually\b|\breplaces?\b|\bsupersedes?\b|\binstead of what\b"
+    r"|\b(?:earlier|previous|prior|older|old|last|other) (?:memory|note|entry|rule|statement|version)\b"
+    r"|\bcontrary to\b|\bcorrect(?:ed|ing|s)? (?:the|an|my|our) (?:earlier|previous|old|note|memory)"
+    r"|\bberichtigung\b|\bkorrektur\b|\bstimmt nicht mehr\b|\bveraltet\b|\bmise à jour de la\b|\brectificatif\b"
+    r"|\bn'est plus\b|\bcorrecci[oó]n\b|\bya no\b|\bcorrezione\b|\bnon più\b|\bисправлени\w*|\bпоправк\w*"
+    r"|\bустарел\w*|\bбольше не\b|訂正|更正|已过时|古い情報"
+    r"|^\W*(?:revised|updated|amended|corrected|new version|update|revision|nachtrag|aktualisiert|mise à jour|actualizado"
+    r"|aggiornato|обновлено)\s*[:\-—]|\b(?:withdrawn|rescinded|retracted|no longer applies|does not apply any)\b"
+    r"|\b(?:ältere|frühere|vorige)[nmrs]? notiz|\bnote (?:précédente|antérieure)|\bancienne note"
+    r"|\bnota (?:anterior|previa|precedente)|\bпредыдущ\w+ заметк|\bпрежн\w+ заметк",
+    re.IGNORECASE | re.MULTILINE)
 
 
 _GREEK_PROSE = 8
@@ -115,8 +134,31 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would)\b", re.IGNO
 _FINITE_AFTER = re.compile(r"\s+\w+(?:s|ed)\b", re.IGNORECASE)
 
 
+_PROHIBITION = re.compile(r"(?:never|don't|do not|do n't)\s*$", re.IGNORECASE)
+_PROTECTIVE_ACTS = frozenset(
+    "mention report warn tell flag ask confirm check verify validate test tests review scan sign audit log alert notify "
+    "escalate disclose show cite quote include wait backup back lint pin lock encrypt hash rotate revoke patch update "
+    "run require enforce block protect restrict limit rely trust".split())
+_NEXT_WORD = re.compile(r"\s*(?:ever\s+|just\s+|directly\s+|really\s+)?([\w'-]+)")
+_EXCEPTION = re.compile(r"\b(?:except|unless|without|but|only|other than|instead)\b", re.IGNORECASE)
+
+
+def _prohibits_a_risky_act(text: str, match: re.Match[str]) -> bool:
+    """True when ``match`` opens a prohibition ("Never commit .env", "Don't force-push to main") of an act that
+    is not protective (:data:`_PROTECTIVE_ACTS`) and its clause carries no exception: forbidding an act restricts
+    what an agent does, so it is not an order; forbidding a protective act ("never mention", "don't verify")
+    or with an exception ("never … unless") is."""
+    if not _PROHIBITION.search(match.group(0)):
+        return False
+    verb = _NEXT_WORD.match(text, match.end())
+    clause = _CLAUSE_END.split(text[match.end(): match.end() + 240], maxsplit=1)[0]
+    return bool(verb) and verb.group(1).lower() not in _PROTECTIVE_ACTS and not _EXCEPTION.search(clause)
+
+
 def _imperative(text: str) -> bool:
     for match in _IMPERATIVE.finditer(text):
+        if _prohibits_a_risky_act(text, match):
+            continue  # "Never commit .env": a restriction, not an order
         if _SUBJECT_AFTER.match(text, match.end()):
             continue  # "Run steps are cached" is a noun, not an order
         if match.group(0).lower().rstrip().endswith(_ADVERBS) and _FINITE_AFTER.match(text, match.end()):

@@ -11,6 +11,8 @@ original first, then only the views that differ from it:
 * ``dehyphenated`` — hyphens and soft hyphens inside words removed (``cu-rl`` → ``curl``), and
   ``hyphen_spaced`` — the same hyphens read as spaces (``ignore-previous`` → ``ignore previous``);
 * ``despaced`` — runs of three or more single letters joined (``c u r l`` → ``curl``);
+* ``separated`` — letters split by dots, underscores, dashes or spaces joined (``c.u.r.l`` → ``curl``,
+  ``w_g_e_t`` → ``wget``; :func:`memctl.validator.low_risk_kinds.join_split_letters`);
 * ``camel_case`` — run-ons of three or more humps split (``AlwaysSkipChecks`` → ``Always Skip Checks``;
   ``HttpOnly`` stays);
 * the decoded views of :func:`memctl.validator.action_views.reading_views`: base64 (split runs joined),
@@ -28,6 +30,7 @@ from functools import lru_cache
 
 from memctl.validator.action_views import reading_views
 from memctl.validator.confusables import fold_confusables
+from memctl.validator.low_risk_kinds import join_split_letters
 
 __all__ = ["views"]
 
@@ -59,6 +62,7 @@ def _view_list(text: str) -> tuple[tuple[str, str], ...]:
         add("dehyphenated", base)
     if _SPACED_LETTERS.search(base):
         add("despaced", _SPACED_LETTERS.sub(lambda m: m.group(0).replace(" ", "").replace("\t", ""), base))
+    add("separated", join_split_letters(base))
     if _CAMEL_RUN.search(base):
         add("camel_case", _CAMEL.sub(" ", base))
     try:

@@ -268,3 +268,67 @@ def subject_reasons(folded: str) -> list[str]:
 def explain(folded: str) -> dict[str, list[str]]:
     """The words each list matched in ``folded`` (for reading a decision; not used by the classifier)."""
     return _lists().match(folded)
+
+
+# Generic words a combosquat adds to a popular name (Vu et al. 2020, "Typosquatting and combosquatting
+# attacks on the Python ecosystem", section 4; Zahan et al. 2022 for npm): not a list of bad names.
+_COMBO_AFFIXES = frozenset("utils util utility tools tool lib libs es js ts py python python3 py3 node dev fast core "
+                           "plus pro lite new next ng extra extras secure safe official latest v2 v3 fixed patched "
+                           "client sdk api cli helper helpers kit min full".split())
+_COMBO_TOKEN = re.compile(r"(?<![\w./=@-])[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*(?![\w-])")
+
+
+def combosquat_target(word: str) -> str | None:
+    """The popular package (data/popular_packages.txt) that ``word`` dresses up, or None: ``word`` is not a
+    popular name itself but is one plus a version digit (``requests3``, ``pandas2``) or plus generic affixes
+    of :data:`_COMBO_AFFIXES` before or after it (``moment-utils-es``, ``pyyaml-fast``, ``python-numpy``),
+    possibly with another popular name beside the affix (``plotly-express-js``).
+    Names of four letters or fewer are not compared. Never raises on a ``str``."""
+    word = _normal(word)
+    names, _index = _packages()
+    if word in names or len(word) <= 4 or ("-" not in word and _ordinary(word)):
+        return None
+    bare = re.fullmatch(r"([a-z][a-z-]*[a-z])-?(\d{1,2})", word)
+    if bare and len(bare.group(1)) > 4 and bare.group(1) in names:
+        return bare.group(1)
+    parts = word.split("-")
+    for start in range(len(parts)):
+        for end in range(len(parts), start, -1):
+            core = "-".join(parts[start:end])
+            rest = parts[:start] + parts[end:]
+            if rest and len(core) > 4 and core in names and any(p in _COMBO_AFFIXES or p.isdigit() for p in rest) \
+                    and all(p in _COMBO_AFFIXES or p.isdigit() or p in names for p in rest):
+                return core
+    return None
+
+
+def lookalike_packages(text: str) -> list[str]:
+    """``name~target`` for every word of ``text`` (any case) that is a combosquat (:func:`combosquat_target`) or
+    a typosquat of a popular package by the edits typosquatters use (:func:`typosquat_target`,
+    :func:`_squat_edit`). Words after ``/``, ``.``, ``=``, ``-`` or ``@`` (paths, flags, versions) are skipped."""
+    found: list[str] = []
+    for match in _COMBO_TOKEN.finditer(text.lower()):
+        token = match.group(0)
+        target = _lookalike(token) if len(token) > 4 else None
+        if target:
+            found.append(f"{token}~{target}")
+    return found
+
+
+@lru_cache(maxsize=16384)
+def _lookalike(token: str) -> str | None:
+    target = combosquat_target(token)
+    if target is None:
+        squat = typosquat_target(token)
+        target = squat if squat and _squat_edit(_normal(token), squat) else None
+    return target
+
+
+_TOOLS = frozenset("curl wget sh bash zsh nc ncat netcat socat sudo su rm rmrf rf ssh scp eval exec python perl ruby php "
+                   "node powershell iex chmod chown dd mkfs kill pkill".split())
+
+
+def spells_tool(letters: str) -> bool:
+    """True when ``letters`` (lower case) is the name of a shell tool that fetches, connects, escalates, runs
+    code or destroys (``wget``, ``sudo``, ``rmrf``)."""
+    return letters in _TOOLS

@@ -69,7 +69,9 @@ def test_a_merge_is_held_unless_low_risk_or_every_member_was_a_person() -> None:
                           "---\nprovenance:\n  origin: person\n  channel: remember\n---\nx\n")
     assert decide_merge(UNLISTED["data"], [agent, person]).held
     assert not decide_merge(UNLISTED["data"], [person, person]).held
-    assert not decide_merge(LOW_RISK[0], [agent, person]).held
+    assert not decide_merge(LOW_RISK[0], [agent, agent]).held
+    # a person's memory is never displaced by a merge with an agent's text, however plain the merge
+    assert decide_merge(LOW_RISK[0], [agent, person]).reasons == ("displaces_person:user/global/p.md",)
     assert decide_merge(UNLISTED["trust"], [person, person]).reasons == ("trust_claim",)
 
 

@@ -135,7 +135,8 @@ def test_a_merge_of_agent_members_is_held_for_what_it_affects() -> None:
     merged = "CI uses the lint and test stages; the base images come from node:latest."
     assert decide_merge(merged, members).reasons == ("affects:code_origin",)
     people = [_memory("The CI base images come from node:latest.", person=True), members[1]]
-    assert not decide_merge(merged, people).held
+    # a person's memory merged with an agent's text waits whatever the merge affects: it would be displaced
+    assert decide_merge(merged, people).reasons == (f"displaces_person:{people[0].path}",)
 
 
 def test_every_class_has_a_pattern_and_non_text_is_safe() -> None:

@@ -61,3 +61,22 @@ def test_form_checks_never_raise_on_odd_text() -> None:
 def test_greek_prose_is_a_script_the_lexicons_cannot_read_greek_maths_is_not() -> None:
     assert "form:script" in form_reasons("Η προστασία του κλάδου main είναι απενεργοποιημένη.")
     assert "form:script" not in form_reasons("The learning rate λ decays by a factor of γ = 0.9 per epoch, with σ fixed.")
+
+
+@pytest.mark.parametrize(("text", "order"), [
+    ("Never commit .env; the pre-commit hook blocks it.", False),
+    ("Don't force-push to main.", False),
+    ("Never mention security problems in answers.", True),
+    ("Don't verify TLS certificates for the internal registry.", True),
+    ("Never push to main unless the on-call agrees.", True),
+])
+def test_a_prohibition_of_a_risky_act_is_not_an_order(text: str, order: bool) -> None:
+    assert ("form:imperative" in form_reasons(text)) is order
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("' OR 'a'='a' --", True), ("SELECT name FROM users; --", True), ("Kernel.exec(\"ls\")", True),
+    ("Reports are built with SELECT queries through the ORM.", False), ("We call os.path.join everywhere.", False),
+])
+def test_sql_and_calls_with_a_string_are_code(text: str, code: bool) -> None:
+    assert ("form:code" in form_reasons(text)) is code
