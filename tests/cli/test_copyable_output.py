@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -107,9 +108,14 @@ def test_doctor_keeps_urls_and_paths_whole_in_a_narrow_pipe(tmp_path: Path) -> N
 
 
 def test_a_short_dry_run_prints_no_line_per_session_in_a_pipe(db: Path, tmp_path: Path) -> None:
+    started = time.monotonic()
     result = _memctl("ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "h"), columns=80)
+    elapsed = time.monotonic() - started
     progress = [line for line in result.stderr.splitlines() if line.startswith("memctl: plan ")]
-    assert len(progress) == 1 and progress[0].startswith("memctl: plan 9/9")
+    assert progress and progress[-1].startswith("memctl: plan 9/9")
+    # A line at the end, and between, at most one per 2 s of the run (LineReporter's min_interval_s): on a
+    # loaded machine a plan of 9 may take longer than 2 s and print one more line, never one per session.
+    assert len(progress) <= 1 + int(elapsed / 2.0), progress
 
 
 def test_ingest_unknown_project_lists_the_known_ones(db: Path, tmp_path: Path) -> None:
