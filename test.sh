@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
 # Quick start, command 2: set up .venv with the test extras (pinned) and run the whole test suite.
-# Lanes (options first, any order; markers in pyproject.toml, see tests/support/lanes.py):
+# Lanes (options first, any order; markers in pyproject.toml, see tests/support/lanes.py and docs/testing.md):
 #   --fast      everything but end-to-end and slow tests: -m "not e2e and not slow" (a few minutes)
 #   --parallel  two pytest-xdist workers: -n 2 --dist loadgroup (serial tests and module fixtures share a worker)
+#   --serial    one process, whatever PARALLEL_BY_DEFAULT says
 # Extra arguments go to pytest, e.g. ./test.sh -k scrub, ./test.sh --fast tests/scrub
 set -euo pipefail
 cd "$(dirname "$0")"
+# The switch for the default lane (CI runs plain ./test.sh): "yes" runs the two workers of --parallel whenever the
+# machine has at least 2 CPUs, "no" runs one process. MEMCTL_TEST_PARALLEL=yes|no overrides it for one run.
+PARALLEL_BY_DEFAULT=no
+PARALLEL="${MEMCTL_TEST_PARALLEL:-$PARALLEL_BY_DEFAULT}"
+case "$PARALLEL" in
+  yes|no) ;;
+  *) echo "test.sh: MEMCTL_TEST_PARALLEL must be yes or no, not '$PARALLEL'" >&2; exit 2 ;;
+esac
+if [ "$PARALLEL" = yes ] && [ "$(nproc 2>/dev/null || echo 1)" -lt 2 ]; then
+  PARALLEL=no
+fi
 LANE=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --fast) LANE+=(-m "not e2e and not slow"); shift ;;
-    --parallel) LANE+=(-n 2 --dist loadgroup); shift ;;
+    --parallel) PARALLEL=yes; shift ;;
+    --serial) PARALLEL=no; shift ;;
     *) break ;;
   esac
 done
+if [ "$PARALLEL" = yes ]; then
+  LANE+=(-n 2 --dist loadgroup)
+fi
 PYTHON="${PYTHON:-python3.11}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv

@@ -108,7 +108,49 @@ def test_the_markers_are_registered_and_xdist_is_pinned() -> None:
     assert re.search(r"^pytest-xdist==\d", (REPO / "constraints.txt").read_text(), re.MULTILINE)
     script = (REPO / "test.sh").read_text()
     assert '--fast) LANE+=(-m "not e2e and not slow")' in script
-    assert "--parallel) LANE+=(-n 2 --dist loadgroup)" in script
+    assert "LANE+=(-n 2 --dist loadgroup)" in script
+    assert re.search(r"^PARALLEL_BY_DEFAULT=(yes|no)$", script, re.MULTILINE)
+
+
+def _test_sh(tmp_path: Path, *args: str, cpus: int = 2, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run a copy of test.sh with a stand-in ``.venv/bin/python`` (prints what pytest would get) and ``nproc``.
+
+    Returns ``(exit status, pytest's arguments one per line, stderr)``; nothing is installed, linted or tested."""
+    root = tmp_path / "repo"
+    (root / ".venv" / "bin").mkdir(parents=True, exist_ok=True)
+    (root / "bin").mkdir(exist_ok=True)
+    (root / "test.sh").write_text((REPO / "test.sh").read_text())
+    for name in ("constraints.txt", "pyproject.toml"):
+        (root / name).write_text("")
+    os.utime(root / "constraints.txt", (1, 1))
+    os.utime(root / "pyproject.toml", (1, 1))
+    (root / ".venv" / ".installed-test").write_text("")
+    python = root / ".venv" / "bin" / "python"
+    python.write_text('#!/bin/sh\nif [ "$2" = pytest ]; then shift 2; for a in "$@"; do printf "%s\\n" "$a"; done; fi\n')
+    (root / "bin" / "nproc").write_text(f"#!/bin/sh\necho {cpus}\n")
+    for tool in (python, root / "bin" / "nproc"):
+        tool.chmod(0o755)
+    run_env = {k: v for k, v in os.environ.items() if k != "MEMCTL_TEST_PARALLEL"}
+    run_env["PATH"] = f"{root / 'bin'}:{run_env['PATH']}"
+    done = subprocess.run(["bash", str(root / "test.sh"), *args], env={**run_env, **(env or {})}, capture_output=True,
+                          text=True, timeout=60)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_the_lane_options_reach_pytest(tmp_path: Path) -> None:
+    default_parallel = re.search(r"^PARALLEL_BY_DEFAULT=(yes|no)$", (REPO / "test.sh").read_text(), re.MULTILINE)[1]
+    workers = "-n\n2\n--dist\nloadgroup\n"
+    status, args, _ = _test_sh(tmp_path)
+    assert status == 0 and (workers in args) == (default_parallel == "yes"), args
+    assert _test_sh(tmp_path, "--parallel", "-q")[1] == workers + "-q\n"
+    assert _test_sh(tmp_path, "--parallel", cpus=1)[1] == workers  # asked for: two workers even on one CPU
+    assert _test_sh(tmp_path, "--fast", "--serial", "tests/x")[1] == "-m\nnot e2e and not slow\ntests/x\n"
+    assert _test_sh(tmp_path, env={"MEMCTL_TEST_PARALLEL": "yes"})[1] == workers
+    assert _test_sh(tmp_path, env={"MEMCTL_TEST_PARALLEL": "yes"}, cpus=1)[1] == ""  # the default never on one CPU
+    assert _test_sh(tmp_path, "--serial", env={"MEMCTL_TEST_PARALLEL": "yes"})[1] == ""
+    assert _test_sh(tmp_path, env={"MEMCTL_TEST_PARALLEL": "no"})[1] == ""
+    status, args, err = _test_sh(tmp_path, env={"MEMCTL_TEST_PARALLEL": "2"})
+    assert status == 2 and args == "" and err.strip() == "test.sh: MEMCTL_TEST_PARALLEL must be yes or no, not '2'"
 
 
 def test_every_slow_entry_names_a_test_that_exists() -> None:
