@@ -166,4 +166,6 @@ def test_hostile_input_stays_linear() -> None:
     for text in hostile:
         t0 = time.perf_counter()
         scrub(text)
-        assert time.perf_counter() - t0 < 5, text[:30]
+        # Not a speed target: quadratic or worse backtracking on these ~100 KB inputs takes minutes, a linear
+        # scan well under a second; 30 s leaves room for a loaded CI machine.
+        assert time.perf_counter() - t0 < 30, text[:30]
