@@ -136,3 +136,9 @@ def test_search_names_the_query_words_a_partial_hit_holds(home: Path, fake_chat)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[2] == "   (weak: holds 1 of the query's 3 words: lock)", result.stdout
     assert result.stderr.startswith("no good match:"), result.stderr
+
+
+def test_ask_names_an_unknown_topic_before_it_needs_the_model(home: Path) -> None:
+    # No model is reachable here (OLLAMA_HOST is a closed port): the typo is still the error, not Ollama.
+    result = _run("ask", "--home", str(home), "--topic", "nope", "why?")
+    assert result.exit_code == 2 and "unknown topic nope; known topics: infra, webapp" in result.stderr, result.stderr
