@@ -130,3 +130,44 @@ def test_a_graph_phase_dry_run_plans_no_distilling(db: Path, tmp_path: Path) -> 
     assert "would_distill" not in data and "plan" not in data
     assert (data["notes_selected"], data["would_add_to_graph"]) == (0, 0)
     assert not (tmp_path / "h").exists()  # a dry run writes nothing
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str]) -> str:
+    """What ``args`` print on stdout when it is a terminal (a pseudo-terminal), with line ends as ``\\n``."""
+    import pty
+
+    main, child = pty.openpty()
+    proc = subprocess.Popen(args, stdout=child, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+    os.close(child)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the child closed its side
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=300)
+    os.close(main)
+    return out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["pipe", "terminal"])
+def test_sleep_keeps_its_report_path_whole(tmp_path: Path, fake_ollama, terminal: bool) -> None:
+    """The report path is what a scheduled job's log keeps of a sleep: never cut or folded, in a pipe or on
+    a 40-column terminal."""
+    home = tmp_path / "a-data-home-whose-path-is-long-enough-to-be-cut-by-a-narrow-table"
+    home.mkdir()
+    args = [sys.executable, "-m", "memctl.cli", "sleep", "--no-rebuild", "--home", str(home)]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "40", "LINES": "24", "OLLAMA_HOST": fake_ollama.url}
+    if terminal:
+        out = _on_a_terminal(args, env)
+    else:
+        result = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+        assert result.returncode == 0, result.stderr
+        out = result.stdout
+    import re
+
+    reports = re.findall(r"/\S*reports/sleep-\S+?\.html", out)
+    assert len(reports) == 1 and reports[0].startswith(str(home)) and Path(reports[0]).is_file(), out
