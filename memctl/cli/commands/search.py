@@ -42,7 +42,9 @@ def search(
     """Retrieve note excerpts with their sources, without a model answer (what MCP memory_search returns).
 
     Routing uses no chat model (the embedding router at most), so it needs no answer model. Plain output:
-    per hit `N. SESSION  TOPIC  DATE  TITLE`, the note's path, then the first lines of the excerpt.
+    per hit `N. SESSION  TOPIC  DATE  TITLE`, the note's path, then the first lines of the excerpt. A hit
+    holding fewer than half of the query's words is marked `(weak: …)`; when every hit is weak, stderr says
+    `no good match` first (the nearest notes still follow).
     """
     from memctl.serve.tools import memory_search
 
