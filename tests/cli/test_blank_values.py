@@ -101,3 +101,12 @@ def test_every_path_parameter_says_it_is_a_path() -> None:
     assert len(paths) > 10, paths  # the check sees the path options
     assert [f"{name} {param.name} ({param.metavar})" for name, param in paths
             if param.metavar not in PATH_METAVARS] == []
+
+
+def test_a_home_variable_of_spaces_is_refused_not_made_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MEMCTL_HOME", "  ")
+    result = runner.invoke(app, ["remember", "we deploy with helm"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == "error: MEMCTL_HOME is only whitespace ('  '): give a path, or unset it for the default home"
+    assert list(tmp_path.iterdir()) == []
