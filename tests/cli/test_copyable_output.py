@@ -171,3 +171,18 @@ def test_sleep_keeps_its_report_path_whole(tmp_path: Path, fake_ollama, terminal
 
     reports = re.findall(r"/\S*reports/sleep-\S+?\.html", out)
     assert len(reports) == 1 and reports[0].startswith(str(home)) and Path(reports[0]).is_file(), out
+
+
+@pytest.mark.parametrize("columns", [60, 80, 200])
+def test_review_keeps_ids_and_store_paths_whole_in_a_pipe(tmp_path: Path, columns: int) -> None:
+    """Fresh-clone review D1: `memctl review | cat` cut the `to` path and the `why held` reasons over two lines."""
+    from memctl.sleep.review_queue import entries
+    from tests.sleep.test_memory_trust import _held
+
+    home, entry_id = _held(tmp_path)
+    (entry,) = entries(MemoryStore(home / "store"))
+    result = _memctl("review", "--home", str(home), columns=columns)
+    assert result.returncode == 0, result.stderr
+    assert entry_id in result.stdout and entry.path in result.stdout, result.stdout
+    assert all(reason in result.stdout for reason in entry.reasons), result.stdout
+    assert "provenance" in result.stdout
