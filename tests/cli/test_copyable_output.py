@@ -107,9 +107,19 @@ def test_doctor_keeps_urls_and_paths_whole_in_a_narrow_pipe(tmp_path: Path) -> N
 
 
 def test_a_short_dry_run_prints_no_line_per_session_in_a_pipe(db: Path, tmp_path: Path) -> None:
+    """In a pipe a phase prints a line at most every ``min_interval_s`` (2 s) and its end: a run that is quick
+    prints one line, not one per session. The bound follows the run's own wall time, so a loaded machine (the
+    fresh-clone review's D9: `plan 1/9` then `plan 9/9`) is not a failure while a line per item still is."""
+    import time
+
+    from memctl.cli.progress import LineReporter
+
+    started = time.monotonic()
     result = _memctl("ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "h"), columns=80)
+    elapsed = time.monotonic() - started
     progress = [line for line in result.stderr.splitlines() if line.startswith("memctl: plan ")]
-    assert len(progress) == 1 and progress[0].startswith("memctl: plan 9/9")
+    assert progress and progress[-1].startswith("memctl: plan 9/9"), result.stderr
+    assert len(progress) <= 1 + int(elapsed / LineReporter().min_interval_s), (elapsed, progress)
 
 
 def test_ingest_unknown_project_lists_the_known_ones(db: Path, tmp_path: Path) -> None:
