@@ -102,3 +102,19 @@ def test_config_show_lines_are_drawn_from_the_origins() -> None:
                           Origin("workers", 4, "environment", "MEMCTL_WORKERS")])
     assert [line.split("  #")[0].rstrip() for line in lines] == ['home = "/h"', "# opencode_db (unset)", "workers = 4"]
     assert [line.split("  # ")[1] for line in lines] == ["flag --home\n", "default\n", "environment MEMCTL_WORKERS\n"]
+
+
+def test_the_sources_title_says_which_the_answer_cites() -> None:
+    """Fresh-clone review D5: six sources listed under an answer citing [1] read as six cited sessions."""
+    from memctl.ask.retrieval import Source
+    from memctl.cli.commands.ask import sources_table
+
+    sources = [Source(f"ses_{n}", f"memory/alpha/ses_{n}.md", f"t{n}", "2026-11-02", "alpha") for n in range(1, 4)]
+    answer = _answer(sources)
+    assert str(sources_table(answer).title) == "sources (the answer cites [1]; the others were in its context)"
+    answer.answer = "We fixed it [1][3], see also [9]."
+    assert str(sources_table(answer).title) == "sources (the answer cites [1] [3]; the others were in its context)"
+    answer.answer = "Memory does not say."
+    assert str(sources_table(answer).title) == "sources (the answer cites none of them; they were in its context)"
+    answer.answer = "Both [1] [2] [3]."
+    assert str(sources_table(answer).title) == "sources"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -67,8 +68,16 @@ def ask(
 
 def sources_table(result: "AskResult") -> Table:
     """The sources an answer cites, from the typed result (``--json`` prints ``result.as_dict()`` instead): one
-    row per source, numbered as the answer cites them; a ``from`` column when any session is not OpenCode's."""
-    table = Table(title="sources", title_justify="left")
+    row per source, numbered as the answer cites them; a ``from`` column when any session is not OpenCode's.
+
+    Every excerpt the model was given is listed; when the answer cites only some (``[n]``), the title says which,
+    so the others read as context, not as what the answer rests on."""
+    cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", result.answer) if 1 <= int(n) <= len(result.sources)})
+    title = "sources"
+    if len(cited) < len(result.sources):
+        title += (f" (the answer cites {' '.join(f'[{n}]' for n in cited)}; the others were in its context)" if cited
+                  else " (the answer cites none of them; they were in its context)")
+    table = Table(title=title, title_justify="left")
     # Which agent recorded each session, when any is not OpenCode's (an OpenCode-only table stays as it was).
     agents = any(source.agent not in ("OpenCode", "memory") for source in result.sources)
     for column in ("#", "session", *(("from",) if agents else ()), "title", "date", "topic"):
