@@ -110,3 +110,11 @@ def test_a_home_variable_of_spaces_is_refused_not_made_a_folder(tmp_path: Path, 
     assert result.exit_code == 2, result.output
     assert result.stderr.strip() == "error: MEMCTL_HOME is only whitespace ('  '): give a path, or unset it for the default home"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_ollama_host_with_spaces_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh-clone review D7: OLLAMA_HOST='not a host' was taken as host 'not a host', port 11434."""
+    monkeypatch.setenv("OLLAMA_HOST", "not a host")
+    result = runner.invoke(app, ["doctor", "--json", "--home", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "OLLAMA_HOST='not a host'" in result.stderr and "a host has no spaces" in result.stderr, result.stderr
