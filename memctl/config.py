@@ -232,6 +232,8 @@ class Settings(BaseSettings):
     @classmethod
     def _ollama_host_is_a_url(cls, value: str) -> str:
         candidate = value.strip() if "://" in value else "http://" + value.strip()
+        if any(ch.isspace() for ch in candidate):  # httpx would take 'not a host' as a host name
+            raise ValueError("expected host:port or http(s)://host:port (a host has no spaces)")
         try:
             url = httpx.URL(candidate)
         except (httpx.InvalidURL, ValueError) as exc:

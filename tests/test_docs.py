@@ -348,3 +348,16 @@ def test_readme_opens_with_the_quick_start_the_three_steps_and_everyday_commands
         assert f"memctl mcp install {agent}" in steps and f"memctl hooks install {agent}" in steps
     everyday = [line.split()[1] for line in _memctl_lines(_section(README, "Everyday commands"))]
     assert everyday[:7] == ["ask", "search", "remember", "topics", "list", "sleep", "forget"]
+
+
+def test_the_readme_gives_real_model_figures_or_says_there_are_none() -> None:
+    """Issue 26 item 16: a reader deciding whether memctl keeps up with their history needs sessions per hour on a
+    real model, or to be told plainly that none was measured (a fake server's figure is not a model's speed)."""
+    paragraph = next((p for p in README.split("\n\n") if p.startswith("**Figures for a real model")), None)
+    assert paragraph is not None, "the README has no 'Figures for a real model' paragraph"
+    plain = " ".join(paragraph.split())
+    says_none = re.search(r"\bnone\b.*\bhas been measured\b|\bnone (?:yet|measured)\b", plain)
+    measured = re.search(r"[\d,.]+ sessions(?:/| per )hour on `?[\w.:-]+`?", plain)
+    assert says_none or measured, plain
+    if says_none:
+        assert "fake" in plain, "a fake-server figure in the same paragraph must say it is not a model's speed"

@@ -350,6 +350,8 @@ def ask(settings: Settings, options: AskOptions, on_token: Callable[[str], None]
     index = load_index(home)
     if options.use_graph and home.cognee.is_dir():
         _prewarm_graph(settings, home)
+    if options.topics:
+        index.resolve(list(options.topics))  # UnknownTopicError (2) before the model is asked for: a typo is not exit 9
     client = client_for(settings, settings.request_timeout_s)
     check_model(client, settings, settings.answer_model, settings.request_timeout_s)  # ModelError: exit 9
     route: Route = route_question(question, index, settings, override=options.topics or None)  # UnknownTopicError: 2

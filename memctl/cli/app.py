@@ -120,7 +120,8 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
     (:func:`memctl.embedded.endpoint.attach`).
 
     Raises:
-        ConfigError: naming every invalid key and the flag, variable or file that set it.
+        ConfigError: naming every invalid key and the flag, variable or file that set it; a ``MEMCTL_HOME``
+            of only whitespace (exit 2).
     """
     from pydantic import ValidationError
 
@@ -130,6 +131,9 @@ def settings_from_flags(home: Optional[Path], **overrides: object) -> "Settings"
     if os.environ.get("MEMCTL_CONFIG") and not source.is_file():
         raise ConfigError(f"MEMCTL_CONFIG points at {source}, which is not a file")
     update = {k: v for k, v in overrides.items() if v is not None}
+    if home is not None and not str(home).strip():
+        # The command line's blank values are refused before the command runs; this one came from the variable.
+        raise ConfigError(f"MEMCTL_HOME is only whitespace ({str(home)!r}): give a path, or unset it for the default home")
     if home is not None:
         update["home"] = home
     try:

@@ -33,7 +33,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from memctl.cli import log_routing, named_home, terminal
-from memctl.cli.path_options import empty_path_option
+from memctl.cli.path_options import blank_value
 from memctl.exit_codes import HOME, INTERRUPTED, USAGE, ExitCodeError, Terminated, UsageError
 from memctl.os_errors import describe
 
@@ -129,9 +129,9 @@ class ErrorBoundaryGroup(TyperGroup):
         sigterm = _catch_sigterm()
         try:
             named_home.set_command(next(iter(_words(ctx)), None))
-            empty = empty_path_option(self, ctx, _words(ctx))
-            if empty is not None:
-                raise UsageError(f"{empty} is empty: give a path, or leave the option out for its default")
+            blank = blank_value(self, ctx, _words(ctx))
+            if blank is not None:
+                raise UsageError(blank)
             return super().invoke(ctx)
         except ExitCodeError as exc:
             raise fail(str(exc), exc.exit_code) from exc

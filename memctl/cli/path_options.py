@@ -1,6 +1,8 @@
-"""Path options a user mistyped: one given as an empty string, and an agent's config directory that is not one.
+"""Values a user mistyped: an option or path given as an empty string or as spaces, and an agent's config
+directory that is not one.
 
-**Empty.** A path option given as ``""`` (``--home ''``, ``--db=``) is refused before the command runs.
+**Empty.** A path option given as ``""`` (``--home ''``, ``--db=``) is refused before the command runs, and so
+is any option value or path argument that is empty or only whitespace (:func:`blank_value`).
 
 An empty word usually comes from an unset shell variable (``--home "$HOME_DIR"``). Click would turn it into
 ``Path("")``, which is the current directory: ``ingest`` and ``remember`` would then write ``cognee/``,
@@ -37,38 +39,84 @@ def _subcommand(group: Any, ctx: Any, words: list[str]) -> tuple[Any, list[str]]
     return command, words
 
 
-def empty_path_option(group: Any, ctx: Any, words: list[str]) -> Optional[str]:
-    """The first path option (``--home``, ``--db``, …) that ``words`` give as ``""``, or None.
+def _options(command: Any) -> tuple[dict[str, Any], list[Any]]:
+    """``command``'s options by every name they answer to, and its arguments in order."""
+    options: dict[str, Any] = {}
+    arguments: list[Any] = []
+    for param in getattr(command, "params", ()):
+        kind = getattr(param, "param_type_name", "")
+        if kind == "option":
+            for name in param.opts:
+                options[name] = param
+        elif kind == "argument":
+            arguments.append(param)
+    return options, arguments
+
+
+def _given(command: Any, rest: list[str]) -> list[tuple[str, Any, str]]:
+    """``(name, param, value)`` for each option value and each positional word ``rest`` gives ``command``:
+    an option's name as typed (``--home``), an argument's metavar (``PATH``). Words after ``--`` are
+    positional; a word that is not a known option and starts with ``-`` is left to Click."""
+    options, arguments = _options(command)
+    given: list[tuple[str, Any, str]] = []
+    positional: list[str] = []
+    i, ended = 0, False
+    while i < len(rest):
+        word = rest[i]
+        i += 1
+        if ended or not word.startswith("-") or word == "-":
+            positional.append(word)
+            continue
+        if word == "--":
+            ended = True
+            continue
+        name, has_equals, value = word.partition("=")
+        param = options.get(name) if name.startswith("--") else options.get(word)
+        if param is None or not _takes_value(param):
+            continue
+        if not has_equals or not name.startswith("--"):
+            if i >= len(rest):
+                continue  # Click reports the missing value
+            name, value = word, rest[i]
+            i += 1
+        given.append((name, param, value))
+    for param in arguments:
+        if not positional:
+            break
+        nargs = getattr(param, "nargs", 1)
+        taken, positional = (positional, []) if nargs == -1 else (positional[:nargs], positional[nargs:])
+        given += [((param.metavar or param.name).strip("[]."), param, value) for value in taken]
+    return given
+
+
+def blank_value(group: Any, ctx: Any, words: list[str]) -> Optional[str]:
+    """Why ``words`` cannot run: the first value that is empty or only whitespace, or None.
+
+    Refused (the message names the option or argument): a path option (``--home``, ``--db``, …) given as
+    ``""``, or any option or path argument (``export PATH``, ``list PREFIX``) given as ``""`` or as only
+    whitespace: an empty word is an unset shell variable, and a value of spaces a quoting slip. (A path
+    of spaces is legal on POSIX; no one means one; ``--topic ' '`` would read as "unknown topic".)
+    Questions, queries and texts keep their own wording ("the question is empty").
 
     Args:
         group: the root command group; ``words`` are the command line's words after the root options
             (the command name first, then its own words, e.g. ``["ingest", "--home", ""]``).
         ctx: the root group's click context (to look commands up).
-
-    Words after a ``--`` are text, never options.
     """
     command, rest = _subcommand(group, ctx, list(words))
-    options: dict[str, Any] = {}
-    for param in getattr(command, "params", ()):
-        if getattr(param, "param_type_name", "") == "option":
-            for name in param.opts:
-                options[name] = param
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        if word == "--":
-            break
-        name, has_equals, value = word.partition("=")
-        param = options.get(name) if name.startswith("--") else options.get(word)
-        if param is None or not _takes_value(param):
-            i += 1
+    for name, param, value in _given(command, rest):
+        if value.strip():
             continue
-        if not has_equals or not name.startswith("--"):
-            name, value = word, (rest[i + 1] if i + 1 < len(rest) else None)
-            i += 1
-        i += 1
-        if value == "" and param.metavar in PATH_METAVARS:
-            return name
+        is_path = param.metavar in PATH_METAVARS
+        if getattr(param, "param_type_name", "") == "argument":
+            if is_path or param.metavar == "[PREFIX]":
+                what = "empty" if value == "" else f"only whitespace ({value!r})"
+                return f"{command.name} {name} is {what}: give a {'path' if is_path else 'prefix'}"
+            continue
+        if value == "":
+            kind = "a path" if is_path else "a value"
+            return f"{name} is empty: give {kind}, or leave the option out for its default"
+        return f"{name} is only whitespace ({value!r}): give {'a path' if is_path else 'a value'}, or leave the option out"
     return None
 
 
@@ -87,3 +135,15 @@ def existing_directory(option: str, path: Optional[Path]) -> Optional[Path]:
         return path
     what = "is a file, not a directory" if path.exists() else "no such directory"
     raise UsageError(f"{option} {path}: {what}")
+
+
+def not_a_file(option: str, path: Optional[Path]) -> Optional[Path]:
+    """``path`` as given for ``option`` (e.g. ``--claude-dir``), refused when it names a file; a missing one is
+    left to the command (``ingest`` reports a missing history directory as the source not found, exit 3).
+
+    Raises:
+        UsageError: (exit 2) ``path`` is an existing file where a directory belongs.
+    """
+    if path is not None and path.expanduser().exists() and not path.expanduser().is_dir():
+        raise UsageError(f"{option} {path}: is a file, not a directory")
+    return path

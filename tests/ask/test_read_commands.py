@@ -107,3 +107,38 @@ def test_list_prints_one_store_path_per_line(home: Path, args: tuple, expected: 
 def test_list_refuses_what_it_cannot_list(home: Path, args: tuple, code: int, message: str) -> None:
     result = _run("list", "--home", str(home), *args)
     assert result.exit_code == code and message in result.stderr
+
+
+def test_search_with_no_good_match_says_so_and_marks_the_weak_hits(home: Path, fake_chat) -> None:
+    # The dense list (fake embeddings) returns every note for any query: none of them is about Kubernetes.
+    result = _run("search", "--home", str(home), "kubernetes pod eviction quota")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("no good match: no note holds most of the query's words "
+                                    "(eviction, kubernetes, pod, quota)"), result.stderr
+    hits = [line for line in result.stdout.splitlines() if line[:1].isdigit()]
+    weak = [line for line in result.stdout.splitlines() if line.strip().startswith("(weak:")]
+    assert hits and len(weak) == len(hits), result.stdout
+    assert all("holds none of the query's words; found by meaning only" in line for line in weak)
+
+
+def test_search_marks_only_the_hits_that_miss_the_query(home: Path, fake_chat) -> None:
+    result = _run("search", "--home", str(home), "DynamoDB lock table")
+    assert result.exit_code == 0, result.output
+    assert "no good match" not in result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("1. ses_lock") and not lines[2].strip().startswith("(weak:"), result.stdout
+    others = [i for i, line in enumerate(lines) if line[:1].isdigit() and not line.startswith("1. ")]
+    assert others and all(lines[i + 2].strip().startswith("(weak:") for i in others), result.stdout
+
+
+def test_search_names_the_query_words_a_partial_hit_holds(home: Path, fake_chat) -> None:
+    result = _run("search", "--home", str(home), "--topic", "infra", "--top-k", "1", "lock kubernetes eviction")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[2] == "   (weak: holds 1 of the query's 3 words: lock)", result.stdout
+    assert result.stderr.startswith("no good match:"), result.stderr
+
+
+def test_ask_names_an_unknown_topic_before_it_needs_the_model(home: Path) -> None:
+    # No model is reachable here (OLLAMA_HOST is a closed port): the typo is still the error, not Ollama.
+    result = _run("ask", "--home", str(home), "--topic", "nope", "why?")
+    assert result.exit_code == 2 and "unknown topic nope; known topics: infra, webapp" in result.stderr, result.stderr

@@ -38,7 +38,7 @@ def test_ask_rejects_text_that_is_not_unicode_and_an_empty_session(tmp_path: Pat
     result = memctl("ask", "\udcff what", "--home", str(tmp_path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     empty = memctl("ask", "what?", "--session", "", "--home", str(tmp_path))
-    assert empty.returncode == 2 and "invalid session id" in empty.stderr
+    assert empty.returncode == 2 and "--session is empty" in empty.stderr
 
 
 def test_unmerge_refuses_what_is_not_a_merge(tmp_path: Path) -> None:

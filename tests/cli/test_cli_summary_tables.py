@@ -1,4 +1,5 @@
-"""The human tables of `memctl ingest` and `memctl sleep` are drawn from the typed summaries' fields."""
+"""The human output of `memctl ingest`, `sleep`, `ask` and `config show` is drawn from the typed results' fields
+(IngestSummary, SleepSummary, AskResult, Origin), never from their ``as_dict()`` keys."""
 
 from __future__ import annotations
 
@@ -51,3 +52,69 @@ def test_a_dry_run_table_and_plan() -> None:
                      "wall time": "0.0 s"}
     plan = _render(_plan_table([PlanItem("ses_1", "a title", "alpha", "distill", "new", 120)]))
     assert "ses_1" in plan and "alpha" in plan and "120" in plan
+
+
+def test_a_sleep_table_is_drawn_from_the_summarys_fields() -> None:
+    from memctl.cli.commands.sleep import summary_table
+    from memctl.sleep.summary import SleepSummary
+
+    summary = SleepSummary(proposals=5, promoted=2, rejected=2, rejected_reasons={"secret": 1, "too long": 1},
+                           held=1, held_reasons={"affects tools": 1}, review_queue=1, clusters_found=3,
+                           clusters_consolidated=2, memories_merged=4, model_calls=6, cache_hits=2,
+                           topics_rebuilt=["alpha"], topics_failed={"beta": "boom"}, wall_s=12.345,
+                           report_html="/h/reports/sleep-1.html")
+    rows = _rows(_render(summary_table(summary)))
+    assert rows == {"proposals": "5", "promoted": "2", "rejected": "2 (secret 1, too long 1)",
+                    "held for review": "1 (affects tools 1)", "review queue": "1 (memctl review)",
+                    "clusters found / consolidated": "3 / 2", "memories merged": "4",
+                    "model calls / cache hits": "6 / 2", "topics rebuilt": "alpha", "topics failed": "beta",
+                    "wall time": "12.3 s", "report": "/h/reports/sleep-1.html"}
+
+
+def _answer(sources: list) -> object:  # noqa: ANN401 - an AskResult
+    from memctl.ask.run import AskResult
+
+    return AskResult(question="q", answer="a [1]", topics=["alpha"], route_method="single", route_reason=None,
+                     retrieval_method="notes", fallback_used=False, fallback_reason=None, sources=sources,
+                     user_memories=[], route_s=0, retrieve_s=0, answer_s=0, ctx_chars=10, prompt_version="4")
+
+
+def test_an_answers_sources_table_is_drawn_from_the_result() -> None:
+    from memctl.ask.retrieval import Source
+    from memctl.cli.commands.ask import sources_table
+
+    opencode = Source("ses_abc", "memory/alpha/ses_abc.md", "Fix the lock", "2026-11-02", "alpha")
+    text = _render(sources_table(_answer([opencode])))
+    assert "ses_abc" in text and "Fix the lock" in text and "2026-11-02" in text and "from" not in text
+    codex = Source("codex.019a", "memory/alpha/codex.019a.md", "Retry", "2026-11-03", "alpha")
+    table = sources_table(_answer([opencode, codex]))
+    assert [str(c.header) for c in table.columns] == ["#", "session", "from", "title", "date", "topic"]
+    assert "Codex" in _render(table) and "OpenCode" in _render(table)
+
+
+def test_config_show_lines_are_drawn_from_the_origins() -> None:
+    from pathlib import Path
+
+    from memctl.cli.commands.config import origin_lines
+    from memctl.settings_origin import Origin
+
+    lines = origin_lines([Origin("home", Path("/h"), "flag", "--home"), Origin("opencode_db", None, "default", ""),
+                          Origin("workers", 4, "environment", "MEMCTL_WORKERS")])
+    assert [line.split("  #")[0].rstrip() for line in lines] == ['home = "/h"', "# opencode_db (unset)", "workers = 4"]
+    assert [line.split("  # ")[1] for line in lines] == ["flag --home\n", "default\n", "environment MEMCTL_WORKERS\n"]
+
+
+def test_the_sources_title_says_which_the_answer_cites() -> None:
+    """Fresh-clone review D5: six sources listed under an answer citing [1] read as six cited sessions."""
+    from memctl.ask.retrieval import Source
+    from memctl.cli.commands.ask import sources_table
+
+    sources = [Source(f"ses_{n}", f"memory/alpha/ses_{n}.md", f"t{n}", "2026-11-02", "alpha") for n in range(1, 4)]
+    answer = _answer(sources)
+    assert str(sources_table(answer).title) == "sources (the answer cites [1]; the others were in its context)"
+    answer.answer = "We fixed it [1][3], see also [9]."
+    assert str(sources_table(answer).title) == "sources (the answer cites [1] [3]; the others were in its context)"
+    answer.answer = "Memory does not say."
+    assert str(sources_table(answer).title) == "sources (the answer cites none of them; they were in its context)"
+    answer.answer = "Both [1] [2] [3]."
+    assert str(sources_table(answer).title) == "sources"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Annotated, Optional
+import re
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
@@ -12,6 +13,9 @@ from rich.table import Table
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
 from memctl.cli.tables import print_table
+
+if TYPE_CHECKING:
+    from memctl.ask.run import AskResult
 
 
 @app.command()
@@ -50,16 +54,7 @@ def ask(
         return
     terminal.write_out("\n" if stream else result.answer.rstrip() + "\n")
     if result.sources:
-        table = Table(title="sources", title_justify="left")
-        # Which agent recorded each session, when any is not OpenCode's (an OpenCode-only table stays as it was).
-        agents = any(source.agent not in ("OpenCode", "memory") for source in result.sources)
-        for column in ("#", "session", *(("from",) if agents else ()), "title", "date", "topic"):
-            # A session id is copied into `memctl show`/`purge --session`: never folded over lines.
-            table.add_column(column, overflow="fold", no_wrap=column in ("session", "date"))
-        for number, source in enumerate(result.sources, start=1):
-            table.add_row(str(number), source.source_id, *((source.agent,) if agents else ()), source.title,
-                          source.date, source.topic)
-        print_table(stdout, table, whole=("#", "session", "from", "date", "topic"))
+        print_table(stdout, sources_table(result), whole=("#", "session", "from", "date", "topic"))
     note = f"topics: {', '.join(result.topics)} ({result.route_method})"
     if result.route_method == "fallback" and result.route_reason:
         note += f" — {result.route_reason}"  # why the model router was not used, and how the topics were chosen
@@ -69,3 +64,26 @@ def ask(
     if result.proposal:
         console.print(f"proposed a memory for review by `memctl sleep`: {result.proposal.staged_path}",
                       highlight=False)
+
+
+def sources_table(result: "AskResult") -> Table:
+    """The sources an answer cites, from the typed result (``--json`` prints ``result.as_dict()`` instead): one
+    row per source, numbered as the answer cites them; a ``from`` column when any session is not OpenCode's.
+
+    Every excerpt the model was given is listed; when the answer cites only some (``[n]``), the title says which,
+    so the others read as context, not as what the answer rests on."""
+    cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", result.answer) if 1 <= int(n) <= len(result.sources)})
+    title = "sources"
+    if len(cited) < len(result.sources):
+        title += (f" (the answer cites {' '.join(f'[{n}]' for n in cited)}; the others were in its context)" if cited
+                  else " (the answer cites none of them; they were in its context)")
+    table = Table(title=title, title_justify="left")
+    # Which agent recorded each session, when any is not OpenCode's (an OpenCode-only table stays as it was).
+    agents = any(source.agent not in ("OpenCode", "memory") for source in result.sources)
+    for column in ("#", "session", *(("from",) if agents else ()), "title", "date", "topic"):
+        # A session id is copied into `memctl show`/`purge --session`: never folded over lines.
+        table.add_column(column, overflow="fold", no_wrap=column in ("session", "date"))
+    for number, source in enumerate(result.sources, start=1):
+        table.add_row(str(number), source.source_id, *((source.agent,) if agents else ()), source.title,
+                      source.date, source.topic)
+    return table

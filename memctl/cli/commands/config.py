@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import typer
 
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, JsonOption, app, given_on_command_line, settings_from_flags, stdout
+
+if TYPE_CHECKING:
+    from memctl.settings_origin import Origin
 
 config_app = typer.Typer(help="The effective configuration: every setting, its value and its source.",
                          no_args_is_help=True)
@@ -29,18 +34,25 @@ def show(ctx: typer.Context, home: HomeOption = None, as_json: JsonOption = Fals
     config_file = config_file_path()
     found = origins(settings, given_on_command_line(ctx, home=home), config_file)
     found.sort(key=lambda o: o.name != "home")
-    rows = [o.as_dict() for o in found]
-    rows[0]["value"] = str(DataHome(settings.home).root)
+    found[0] = replace(found[0], value=DataHome(settings.home).root)  # the home as used: absolute
     if as_json:
         stdout.print_json(json.dumps({"config_file": str(config_file), "config_file_exists": config_file.is_file(),
-                                      "settings": rows}))
+                                      "settings": [o.as_dict() for o in found]}))
         return
     terminal.write_out(f"# config file: {config_file}{'' if config_file.is_file() else ' (absent)'}\n")
-    width = max(len(row["name"]) + len(_toml_value(row["value"])) for row in rows) + 3
-    for row in rows:
-        where = row["source"] + (f" {row['where']}" if row["where"] else "")
-        line = f"{row['name']} = {_toml_value(row['value'])}" if row["value"] is not None else f"# {row['name']} (unset)"
-        terminal.write_out(f"{line.ljust(width)}  # {where}\n")
+    terminal.write_out("".join(origin_lines(found)))
+
+
+def origin_lines(found: list[Origin]) -> list[str]:
+    """``config show``'s lines from the typed origins: ``name = value  # source where`` (the value as TOML, so a
+    line can be pasted into the config file), or ``# name (unset)``; the comments aligned."""
+    width = max(len(o.name) + len(_toml_value(o.value)) for o in found) + 3
+    lines = []
+    for origin in found:
+        where = origin.source + (f" {origin.where}" if origin.where else "")
+        line = f"{origin.name} = {_toml_value(origin.value)}" if origin.value is not None else f"# {origin.name} (unset)"
+        lines.append(f"{line.ljust(width)}  # {where}\n")
+    return lines
 
 
 def _toml_value(value: object) -> str:

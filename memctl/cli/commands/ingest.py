@@ -123,6 +123,10 @@ def ingest(
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise UsageError(f"unknown --source {', '.join(unknown)}{hint}: choose from {', '.join(source_names())}")
 
+    from memctl.cli.path_options import not_a_file
+
+    not_a_file("--claude-dir", claude_dir)
+    not_a_file("--codex-home", codex_home)
     since_dt = parse_since(since) if since else None
     # Settings first: they validate OLLAMA_HOST, which the ollama package reads when it is imported.
     settings = settings_from_flags(home, workers=workers, batch_size=batch_size, chunks_per_batch=chunks_per_batch,

@@ -23,6 +23,7 @@ from rich.table import Table
 
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
 from memctl.cli.interactive import require_terminal
+from memctl.cli.tables import print_table
 from memctl.cli.terminal import interactive
 from memctl.exit_codes import FAILED_ITEMS, UsageError
 
@@ -74,7 +75,8 @@ def review(ctx: typer.Context, as_json: JsonOption = False, home: HomeOption = N
     for e in queue:
         table.add_row(e.id, e.kind, "\n".join(_described(e)), "\n".join(e.reasons), e.path,
                       e.content if len(e.content) <= 200 else e.content[:200] + " …")
-    stdout.print(table)
+    # Ids, store paths and the reasons naming them are copied into `review show` and `history`: never cut.
+    print_table(stdout, table, whole=("id", "kind", "provenance", "why held", "to"))
     console.print("decide with `memctl review approve|edit|reject ID` (on a terminal); `memctl review show ID` "
                   "shows one with its diff", highlight=False)
 

@@ -40,6 +40,9 @@ def _target(platform: Platform, unit_dir: Optional[Path]) -> tuple[str, Path]:
     from memctl.schedule.jobs import default_unit_dir, detect_platform
 
     resolved = detect_platform(platform.value)
+    from memctl.cli.path_options import not_a_file
+
+    not_a_file("--unit-dir", unit_dir)
     return resolved, (unit_dir.expanduser().absolute() if unit_dir else default_unit_dir(resolved))
 
 
@@ -113,6 +116,12 @@ def install(
         source_db = source_db.expanduser().absolute()
         if not source_db.exists():
             raise UsageError(f"--db {source_db}: no such file or directory (the ingest job would find nothing)")
+        from memctl.connectors.opencode.source import SourceNotFoundError, locate_database
+
+        try:
+            locate_database(source_db)  # a directory must hold the database, as ingest requires
+        except SourceNotFoundError as exc:
+            raise UsageError(f"--db: {exc}") from exc
         extra_env["OPENCODE_DB"] = str(source_db)
     config = ScheduleConfig(program=program, home=DataHome(settings.home).root, ollama_host=settings.ollama_host,
                             search_path=default_search_path(program), sleep_every_s=every, ingest_at=at,

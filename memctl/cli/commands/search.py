@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from memctl.cli import terminal
 from memctl.cli.app import HomeOption, JsonOption, app, console, settings_from_flags, stdout
 from memctl.exit_codes import UsageError
+
+if TYPE_CHECKING:
+    from memctl.config import DataHome
 
 EXCERPT_LINES = 4  # lines of each excerpt in the plain output (--json has the whole excerpt)
 
@@ -39,18 +42,30 @@ def search(
     """Retrieve note excerpts with their sources, without a model answer (what MCP memory_search returns).
 
     Routing uses no chat model (the embedding router at most), so it needs no answer model. Plain output:
-    per hit `N. SESSION  TOPIC  DATE  TITLE`, the note's path, then the first lines of the excerpt.
+    per hit `N. SESSION  TOPIC  DATE  TITLE`, the note's path, then the first lines of the excerpt. A hit
+    holding fewer than half of the query's words is marked `(weak: …)`; when every hit is weak, stderr says
+    `no good match` first (the nearest notes still follow).
     """
     from memctl.serve.tools import memory_search
 
-    found = memory_search(_warm(home), " ".join(query), topics=list(topic or ()), top_k=top_k)
+    warm = _warm(home)
+    found = memory_search(warm, " ".join(query), topics=list(topic or ()), top_k=top_k)
     if as_json:
         stdout.print_json(json.dumps(found))
         return
+    judged = [query_words_held(found["query"], hit, warm.home) for hit in found["results"]]
+    wanted = judged[0][1] if judged else set()
+    if judged and wanted and not any(good_match(held, wanted) for held, _ in judged):
+        # Stated first and plainly: the list below is the nearest memory holds, not an answer.
+        console.print(f"no good match: no note holds most of the query's words ({', '.join(sorted(wanted))}); "
+                      "the closest found follow and may not be about it", highlight=False)
     lines = []
-    for hit in found["results"]:
+    for hit, (held, _) in zip(found["results"], judged):
         lines.append(f"{hit['rank']}. {hit['session_id']}  {hit['topic']}  {hit['date']}  {hit['title']}")
         lines.append(f"   {hit['path']}")
+        if wanted and not good_match(held, wanted):
+            lines.append(f"   (weak: holds {len(held)} of the query's {len(wanted)} words: {', '.join(sorted(held))})"
+                         if held else "   (weak: holds none of the query's words; found by meaning only)")
         excerpt = [line for line in hit["excerpt"].splitlines() if line.strip()]
         lines += [f"   | {line}" for line in excerpt[:EXCERPT_LINES]]
         if len(excerpt) > EXCERPT_LINES:
@@ -62,6 +77,33 @@ def search(
     if not found["results"]:
         note = "nothing found; " + note
     console.print(note, highlight=False)
+
+
+def query_words_held(query: str, hit: dict, home: "DataHome") -> tuple[set[str], set[str]]:
+    """``(held, wanted)``: the query's content words (:func:`memctl.catalog.note_search.content_terms`, the
+    terms BM25 matches on) and those of them the hit holds in its title, excerpt, the transcript turn that
+    found it, or its whole note in the store (read when it can be; a note gone since is judged on the rest).
+
+    ``hit`` is one entry of :func:`memctl.serve.tools.memory_search`'s ``results``; ``home`` its data home.
+    """
+    from memctl.catalog.note_search import content_terms
+    from memctl.store import MemoryStore
+
+    wanted = content_terms(query)
+    texts = [hit.get("title") or "", hit.get("excerpt") or "", (hit.get("turn") or {}).get("excerpt") or ""]
+    try:
+        texts.append(MemoryStore(home.store).read_text(hit["path"])[0])
+    except Exception:  # noqa: BLE001 - a note that cannot be read is judged on what the hit carries
+        pass
+    return wanted & content_terms("\n".join(texts)), wanted
+
+
+def good_match(held: set[str], wanted: set[str]) -> bool:
+    """A hit answers the query well enough to list plainly when it holds at least half of the query's content
+    words (memctl's rule; a query with none, such as "what did we do", cannot be judged and always passes).
+    A hit below it was found by meaning (embeddings, the graph) or by one incidental word: ``search`` marks
+    it weak, and says "no good match" when no hit passes, as ``ask``'s answer says when memory holds no answer."""
+    return not wanted or 2 * len(held) >= len(wanted)
 
 
 @app.command()

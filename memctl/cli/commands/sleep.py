@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.table import Table
@@ -11,6 +11,9 @@ from rich.table import Table
 from memctl.cli.app import HomeOption, JsonOption, WaitOption, app, console, engine_option, labelled, settings_from_flags, stdout
 from memctl.cli.progress import reporter_for
 from memctl.cli.tables import print_table
+
+if TYPE_CHECKING:
+    from memctl.sleep.summary import SleepSummary
 
 
 @app.command()
@@ -42,26 +45,7 @@ def sleep(
     if as_json:
         stdout.print_json(json.dumps(summary.as_dict()))
     else:
-        table = Table(title="memctl sleep", show_header=False)
-        table.add_column("", style="bold")
-        table.add_column("", justify="right")
-        reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.rejected_reasons.items()))
-        held = ", ".join(f"{k} {v}" for k, v in sorted(summary.held_reasons.items()))
-        for key, value in (
-            ("proposals", summary.proposals),
-            ("promoted", summary.promoted),
-            ("rejected", f"{summary.rejected}" + (f" ({reasons})" if reasons else "")),
-            ("held for review", f"{summary.held}" + (f" ({held})" if held else "")),
-            ("review queue", f"{summary.review_queue}" + (" (memctl review)" if summary.review_queue else "")),
-            ("clusters found / consolidated", f"{summary.clusters_found} / {summary.clusters_consolidated}"),
-            ("memories merged", summary.memories_merged),
-            ("model calls / cache hits", f"{summary.model_calls} / {summary.cache_hits}"),
-            ("topics rebuilt", ", ".join(summary.topics_rebuilt) or "-"),
-            ("topics failed", ", ".join(summary.topics_failed) or "-"),
-            ("wall time", f"{round(summary.wall_s, 3):.1f} s"),  # the figure --json gives, to one decimal
-            ("report", summary.report_html),
-        ):
-            table.add_row(key, str(value))
+        table = summary_table(summary)
         print_table(stdout, table, whole=("",))  # the report path is what a scheduled log keeps: never cut
         for error in summary.errors[:10]:
             console.print(labelled("error:", "yellow", f" {error}"), highlight=False)
@@ -71,3 +55,29 @@ def sleep(
             console.print(labelled("skipped for want of a model (retried next run):", "red", f" {summary.model_unavailable}"),
                           highlight=False)
     raise typer.Exit(summary.exit_code)
+
+
+def summary_table(summary: "SleepSummary") -> Table:
+    """The human summary of one sleep, from its typed fields (``--json`` prints ``summary.as_dict()`` instead):
+    one ``label  value`` row per count; the report path is the last row (print it with ``whole=("",)``)."""
+    table = Table(title="memctl sleep", show_header=False)
+    table.add_column("", style="bold")
+    table.add_column("", justify="right")
+    reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.rejected_reasons.items()))
+    held = ", ".join(f"{k} {v}" for k, v in sorted(summary.held_reasons.items()))
+    for key, value in (
+        ("proposals", summary.proposals),
+        ("promoted", summary.promoted),
+        ("rejected", f"{summary.rejected}" + (f" ({reasons})" if reasons else "")),
+        ("held for review", f"{summary.held}" + (f" ({held})" if held else "")),
+        ("review queue", f"{summary.review_queue}" + (" (memctl review)" if summary.review_queue else "")),
+        ("clusters found / consolidated", f"{summary.clusters_found} / {summary.clusters_consolidated}"),
+        ("memories merged", summary.memories_merged),
+        ("model calls / cache hits", f"{summary.model_calls} / {summary.cache_hits}"),
+        ("topics rebuilt", ", ".join(summary.topics_rebuilt) or "-"),
+        ("topics failed", ", ".join(summary.topics_failed) or "-"),
+        ("wall time", f"{round(summary.wall_s, 3):.1f} s"),  # the figure --json gives, to one decimal
+        ("report", summary.report_html),
+    ):
+        table.add_row(key, str(value))
+    return table
