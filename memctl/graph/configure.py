@@ -34,6 +34,7 @@ from memctl.graph.environment import pin_environment
 from memctl.graph.errors import GraphConfigError, GraphMemoryError
 from memctl.graph.offline import ensure_offline_assets
 from memctl.graph.relocate import ensure_location
+from memctl.graph.worker_home import confine_workers
 from memctl.graph.worker_signals import shield_workers
 
 __all__ = ["BackgroundConfigure", "close", "configure", "configured_home", "is_configured", "quiet", "require_configured",
@@ -113,6 +114,7 @@ def configure(settings: Settings, home: DataHome) -> None:
             raise GraphConfigError(f"Cognee rejected the configuration: {exc}") from exc
         _register_worker_shutdown()
         shield_workers()
+        confine_workers(home.cognee / "worker-home")  # Ladybug's extension probe writes under $HOME
         _configured, _home = key, home
 
 

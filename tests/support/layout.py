@@ -84,6 +84,7 @@ PLACED = {
     "test_llama_runtime.py": "embedded",  # the embedded backend's llama.cpp runtime
     "test_low_risk_kinds.py": "validator",  # what a memory would do, read as properties (exposure, deferred, …)
     "test_dev_tooling.py": "validator",  # project tooling commands and documentation links judged like facts
+    "test_worker_home.py": "graph",  # Cognee's workers start with HOME inside the data home
     "test_blank_values.py": "cli",  # empty or blank values and paths of the wrong kind, refused before a command runs
     "test_everyday_input.py": "cli",  # bad input a new user types: empty paths, missing homes, typos
     "test_turn_index.py": "catalog",  # the turn index is part of the catalog of what was ingested
