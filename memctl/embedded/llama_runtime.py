@@ -110,6 +110,8 @@ class LlamaChat:
         LlamaRuntimeError: the library is missing, or the model or its context cannot be created.
     """
 
+    lazy_grammar = True  # False: the grammar filters every step's whole vocabulary (for comparison only)
+
     def __init__(self, gguf: Path, *, n_ctx: int, threads: int) -> None:
         self.lib, self.ffi = load_library()
         lib, ffi = self.lib, self.ffi
@@ -134,6 +136,9 @@ class LlamaChat:
             raise LlamaRuntimeError(f"{gguf.name} carries no chat template")
         self._template = template
         self.finish_reason = "stop"
+        self.prompt_tokens = 0  # of the last generate call
+        self.completion_tokens = 0
+        self.grammar_resamples = 0  # tokens the grammar rejected and were drawn again (since load)
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         """Token ids of ``text`` (no BOS added; ``special``: parse special tokens such as ``<|im_start|>``)."""
@@ -182,7 +187,9 @@ class LlamaChat:
         if len(tokens) >= self.n_ctx:
             raise LlamaRuntimeError(f"the prompt is {len(tokens)} tokens; the context holds {self.n_ctx}")
         lib.llama_kv_cache_clear(self.context)
-        chain = self._sampler_chain(grammar, temperature, seed)
+        self.prompt_tokens, self.completion_tokens = len(tokens), 0
+        free_chain = self._sampler_chain(None, temperature, seed)
+        grammar_chain = self._sampler_chain(grammar, temperature, seed) if grammar is not None else None
         try:
             prompt_tokens = ffi.new("llama_token[]", tokens)
             for start in range(0, len(tokens), self.n_batch):
@@ -197,7 +204,7 @@ class LlamaChat:
             for _ in range(max_tokens):
                 if position >= self.n_ctx:
                     break
-                token = lib.llama_sampler_sample(chain, self.context, -1)
+                token = self._sample(free_chain, grammar_chain)
                 if lib.llama_vocab_is_eog(self.vocab, token):
                     self.finish_reason = "stop"
                     break
@@ -210,11 +217,35 @@ class LlamaChat:
                 if lib.llama_decode(self.context, lib.llama_batch_get_one(one, 1)) != 0:
                     raise LlamaRuntimeError("llama.cpp could not continue the answer")
                 position += 1
+                self.completion_tokens += 1
             tail = decoder.decode(b"", final=True)
             if tail:
                 yield tail
         finally:
-            lib.llama_sampler_free(chain)
+            lib.llama_sampler_free(free_chain)
+            if grammar_chain is not None:
+                lib.llama_sampler_free(grammar_chain)
+
+    def _sample(self, free_chain: Any, grammar_chain: Any) -> int:
+        """The next token: drawn without the grammar first, and only when the grammar rejects it drawn again
+        with the grammar applied to the whole vocabulary (llama.cpp's ``common_sampler_sample`` does the same:
+        checking one token against the grammar is far cheaper than filtering ~49k candidates every step)."""
+        lib, ffi = self.lib, self.ffi
+        if grammar_chain is not None and not self.lazy_grammar:
+            return lib.llama_sampler_sample(grammar_chain, self.context, -1)
+        token = lib.llama_sampler_sample(free_chain, self.context, -1)
+        if grammar_chain is None:
+            return token
+        grammar = lib.llama_sampler_chain_get(grammar_chain, 0)
+        single = ffi.new("llama_token_data[1]")
+        single[0].id, single[0].logit, single[0].p = token, 1.0, 0.0
+        candidates = ffi.new("llama_token_data_array *", {"data": single, "size": 1, "selected": -1, "sorted": False})
+        lib.llama_sampler_apply(grammar, candidates)
+        if single[0].logit != float("-inf"):
+            lib.llama_sampler_accept(grammar, token)
+            return token
+        self.grammar_resamples += 1
+        return lib.llama_sampler_sample(grammar_chain, self.context, -1)  # accepts the token in its grammar too
 
     def _sampler_chain(self, grammar: str | None, temperature: float, seed: int) -> Any:
         lib, ffi = self.lib, self.ffi
