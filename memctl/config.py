@@ -225,8 +225,9 @@ class Settings(BaseSettings):
     # The embedded backend's bounds for a 2-core machine: context window (tokens) and CPU threads.
     embedded_num_ctx: int = Field(default=4096, ge=1024, le=8192, description=(
         "The embedded backend's context window (tokens)."))
-    embedded_threads: int = Field(default=1, ge=1, le=64, description=(  # 1: on a busy 2-core machine 2 threads ran 7x slower (spin-wait)
-        "The embedded backend's CPU threads (1: on a busy 2-core machine 2 threads ran 7x slower)."))
+    embedded_threads: int = Field(default=0, ge=0, le=64, description=(  # 0: chosen per run from the load average
+        "The embedded backend's CPU threads (0: every idle core, one when the cores are busy, "
+        "where threads spin-waiting on each other ran 7x slower)."))
 
     @field_validator("ollama_host")
     @classmethod

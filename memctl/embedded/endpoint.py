@@ -16,18 +16,41 @@ Nothing is downloaded: the models come from the installed wheels
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 
 from memctl.config import DataHome, Settings
 from memctl.embedded.models import CHAT_MODEL, EMBED_DIMENSIONS, EMBED_MODEL, EmbeddedModels
 from memctl.embedded.server import EmbeddedServer
 
-__all__ = ["attach", "current", "detach", "embedded_settings"]
+__all__ = ["attach", "auto_threads", "current", "detach", "embedded_settings"]
 
 # The embedded chat model's bounds on memctl's own prompt sizes (characters), so memctl samples a
 # transcript itself (head + tail) instead of the endpoint cutting the prompt.
 TRANSCRIPT_BUDGET_CHARS = 6000
 MAX_CONTEXT_CHARS = 4000
+# SmolLM2-135M does not answer JUNK for a ping session (measured on the sample's "Quick check-in": a 768-token
+# note), so near-empty sessions are left out before the model instead: fewer than 40 characters typed by the user
+# and fewer than 200 in the whole transcript (the substance threshold's defaults are 20 and 200).
+MIN_USER_CHARS = 40
+MAX_THREADS = 4
+
+
+def auto_threads(cpus: int | None = None, load: float | None = None) -> int:
+    """CPU threads for llama.cpp when ``embedded_threads`` is 0: the cores the 1-minute load average leaves idle,
+    at least 1 and at most :data:`MAX_THREADS`.
+
+    Why: llama.cpp's threads wait for each other by spinning after every operation; on a 2-core machine whose cores
+    were busy with other work, 2 threads ran one 60-token answer 7x slower than 1 (50 s vs 7.6 s).
+    ``cpus``/``load`` default to ``os.cpu_count()`` and ``os.getloadavg()[0]``.
+    """
+    cpus = cpus if cpus is not None else (os.cpu_count() or 1)
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # no load average on this system
+            load = float(cpus)
+    return max(1, min(MAX_THREADS, cpus - int(round(load))))
 
 _lock = threading.Lock()
 _server: EmbeddedServer | None = None
@@ -36,7 +59,8 @@ _registered = False
 
 def embedded_settings(settings: Settings, base_url: str) -> Settings:
     """``settings`` pointed at the embedded endpoint ``base_url``: provider ``openai``, the embedded models for
-    every role, 256 dimensions, and prompt bounds that fit the context window (never raised, only lowered)."""
+    every role, 256 dimensions, prompt bounds that fit the context window (never raised, only lowered), and a
+    substance threshold of at least :data:`MIN_USER_CHARS` user characters."""
     return settings.model_copy(update={
         "model_provider": "openai", "model_base_url": base_url, "model_api_key_env": "MEMCTL_EMBEDDED_NO_KEY",
         "distill_model": CHAT_MODEL, "graph_model": CHAT_MODEL, "router_model": CHAT_MODEL,
@@ -44,7 +68,7 @@ def embedded_settings(settings: Settings, base_url: str) -> Settings:
         "embedding_model": EMBED_MODEL, "embedding_dimensions": EMBED_DIMENSIONS,
         "transcript_budget_chars": min(settings.transcript_budget_chars, TRANSCRIPT_BUDGET_CHARS),
         "max_context_chars": min(settings.max_context_chars, MAX_CONTEXT_CHARS),
-        "workers": 1,
+        "workers": 1, "min_user_chars": max(settings.min_user_chars, MIN_USER_CHARS),
     })
 
 
@@ -60,7 +84,8 @@ def attach(settings: Settings) -> Settings:
     with _lock:
         if _server is None:
             models = EmbeddedModels(DataHome(settings.home).root / "cache" / "embedded",
-                                    num_ctx=settings.embedded_num_ctx, threads=settings.embedded_threads)
+                                    num_ctx=settings.embedded_num_ctx,
+                                    threads=settings.embedded_threads or auto_threads())
             _server = EmbeddedServer(models).start()
         if not _registered:
             atexit.register(detach)

@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
+import os
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -39,9 +42,15 @@ CHAT_MODEL = "smollm2-135m-instruct"
 EMBED_MODEL = "wordllama-l2-supercat-256"
 EMBED_DIMENSIONS = 256
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MAX_OUTPUT_TOKENS = 768
-MAX_ARRAY_ITEMS = 6
-MAX_STRING_CHARS = 160
+# Output bounds for a 135M model on a shared 2-core CPU. Unbounded, SmolLM2-135M rarely stops by itself: both
+# distill answers of a measured run ran to the old 768-token cap ("length"), 208 s and 382 s of wall time each at
+# load 15-20. A note of 256 tokens (~1,000 characters) keeps the heading and the main facts; a grammar-constrained
+# JSON answer gets 384 tokens, enough for 4 nodes and 4 edges with 100-character strings.
+MAX_TEXT_TOKENS = 256
+MAX_JSON_TOKENS = 384
+MAX_OUTPUT_TOKENS = MAX_JSON_TOKENS
+MAX_ARRAY_ITEMS = 4
+MAX_STRING_CHARS = 100
 
 
 class EmbeddedModelError(RuntimeError):
@@ -144,7 +153,14 @@ class EmbeddedModels:
             model = self._embedder()
             if not texts:
                 return []
-            return [[float(x) for x in row] for row in model.embed(texts, norm=True)]
+            started = time.monotonic()
+            vectors = model.embed(texts, norm=True)
+            path = os.environ.get("MEMCTL_EMBEDDED_TRACE")
+            if path:
+                with open(path, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"kind": "embed", "texts": len(texts),
+                                             "seconds": round(time.monotonic() - started, 3)}) + "\n")
+            return [[float(x) for x in row] for row in vectors]
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` under SmolLM2's tokenizer."""
@@ -174,8 +190,10 @@ class EmbeddedModels:
         """Generate an answer (``stream``: an iterator of text pieces; else ``(text, finish_reason)``).
 
         ``schema`` (a JSON schema) constrains the output by a grammar; ``json_object`` alone asks for any JSON object.
+        ``max_tokens`` is lowered to :data:`MAX_JSON_TOKENS` (constrained) or :data:`MAX_TEXT_TOKENS` (free text).
         """
-        max_tokens = min(max_tokens, MAX_OUTPUT_TOKENS)
+        constrained = schema is not None or json_object
+        max_tokens = min(max_tokens, MAX_JSON_TOKENS if constrained else MAX_TEXT_TOKENS)
         messages, max_tokens = self.fit(messages, max_tokens)
         grammar = None
         try:
@@ -190,9 +208,25 @@ class EmbeddedModels:
             return self._stream(messages, options)
         with self._lock:
             model = self._chat_model()
+            started = time.monotonic()
             text = "".join(model.generate(messages, **options))
+            self._trace("chat", started, model, schema is not None or json_object, messages)
             return text, model.finish_reason
+
+    def _trace(self, kind: str, started: float, model: Any, constrained: bool, messages: list[dict[str, str]]) -> None:
+        """Append one line about the last call to ``$MEMCTL_EMBEDDED_TRACE`` (a JSONL file), when set."""
+        path = os.environ.get("MEMCTL_EMBEDDED_TRACE")
+        if not path:
+            return
+        row = {"kind": kind, "seconds": round(time.monotonic() - started, 2), "prompt_tokens": model.prompt_tokens,
+               "completion_tokens": model.completion_tokens, "grammar": constrained, "threads": self.threads,
+               "finish": model.finish_reason, "system": str(messages[0].get("content") or "")[:60]}
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row) + "\n")
 
     def _stream(self, messages: list[dict[str, str]], options: dict[str, Any]) -> Iterator[str]:
         with self._lock:
-            yield from self._chat_model().generate(messages, **options)
+            model = self._chat_model()
+            started = time.monotonic()
+            yield from model.generate(messages, **options)
+            self._trace("chat-stream", started, model, options["grammar"] is not None, messages)

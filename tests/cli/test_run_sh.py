@@ -59,11 +59,12 @@ def _samples(project: Path) -> list[Path]:
     (dict(embedding_dim=384), "set MEMCTL_EMBEDDING_DIMENSIONS=384"),
 ], ids=["nothing listening", "no embedding model", "no chat model", "another embedding size"])
 def test_without_the_models_it_is_the_dry_run_and_one_line_on_the_real_run(project, server, fix):
+    # RUN_SH_EMBEDDED=0: the dry run instead of the embedded backend's real run (tests/e2e/test_embedded_e2e.py)
     if server is None:
-        result = run_sh(project, "http://127.0.0.1:9")
+        result = run_sh(project, "http://127.0.0.1:9", RUN_SH_EMBEDDED="0")
     else:
         with FakeOllama(**server) as fake:
-            result = run_sh(project, fake.url)
+            result = run_sh(project, fake.url, RUN_SH_EMBEDDED="0")
             assert fake.counts["/api/chat"] == 0 and fake.counts["/api/generate"] == 0  # no model ran
     assert result.returncode == 0, result.stderr[-3000:]
     assert "memctl ingest (dry run)" in result.stdout and "would distill" in result.stdout

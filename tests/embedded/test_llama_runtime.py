@@ -55,6 +55,35 @@ def test_a_schema_answer_is_valid_json_of_that_schema_and_greedy_is_repeatable(c
     assert again == first  # the context is cleared between answers; greedy decoding repeats itself
 
 
+def test_checking_the_grammar_after_sampling_gives_the_same_answer(chat: LlamaChat) -> None:
+    # The grammar is applied to the whole vocabulary only when the freely drawn token breaks it; greedy decoding
+    # must then pick exactly what filtering every step would have picked.
+    messages = [{"role": "user", "content": "List the files we changed to fix add() in calc.py, as JSON."}]
+    grammar = json_schema_grammar(SCHEMA)
+    try:
+        chat.lazy_grammar = False
+        eager = "".join(chat.generate(messages, grammar=grammar, max_tokens=120))
+        chat.lazy_grammar = True
+        before = chat.grammar_resamples
+        lazy = "".join(chat.generate(messages, grammar=grammar, max_tokens=120))
+    finally:
+        chat.lazy_grammar = True
+    assert lazy == eager
+    assert 0 < chat.grammar_resamples - before < chat.completion_tokens  # the grammar did steer, not on every token
+
+
+def test_only_free_text_is_penalized_for_repeating(chat: LlamaChat) -> None:
+    lib = chat.lib
+    free = chat._sampler_chain(None, 0.0, 0, penalize=True)
+    constrained = chat._sampler_chain(json_schema_grammar(SCHEMA), 0.0, 0, penalize=False)
+    try:
+        assert lib.llama_sampler_chain_n(free) == 2  # penalties, greedy
+        assert lib.llama_sampler_chain_n(constrained) == 2  # grammar, greedy
+    finally:
+        lib.llama_sampler_free(free)
+        lib.llama_sampler_free(constrained)
+
+
 def test_the_token_budget_ends_an_answer_with_length(chat: LlamaChat) -> None:
     pieces = list(chat.generate([{"role": "user", "content": "Count from one to one hundred in words."}], max_tokens=5))
     assert chat.finish_reason == "length" and 1 <= len(pieces) <= 5

@@ -16,7 +16,7 @@ import pytest
 
 from memctl.config import DataHome, Settings
 from memctl.doctor import check_ollama
-from memctl.embedded.models import EMBED_DIMENSIONS, EMBED_MODEL, bounded_schema
+from memctl.embedded.models import EMBED_DIMENSIONS, EMBED_MODEL, MAX_ARRAY_ITEMS, MAX_STRING_CHARS, bounded_schema
 from memctl.embedded.server import schema_from_prompt
 from memctl.graph.environment import cognee_env
 from memctl.ollama_client import ModelError, chat_once, check_model, client_for, embed, pulled_models
@@ -126,9 +126,9 @@ def test_bounded_schema_caps_arrays_and_free_strings() -> None:
         "properties": {"nodes": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
                        "tags": {"type": "array", "items": {"type": "string"}, "minItems": 8}}}
     bounded = bounded_schema(schema)
-    assert bounded["properties"]["nodes"]["maxItems"] == 6
+    assert bounded["properties"]["nodes"]["maxItems"] == MAX_ARRAY_ITEMS == 4
     assert bounded["properties"]["tags"]["maxItems"] == 8  # never below minItems
-    assert bounded["$defs"]["Node"]["properties"]["id"]["maxLength"] == 160
+    assert bounded["$defs"]["Node"]["properties"]["id"]["maxLength"] == MAX_STRING_CHARS == 100
     assert "maxLength" not in bounded["$defs"]["Node"]["properties"]["kind"]
     assert "maxItems" not in schema["properties"]["nodes"]  # the original is untouched
 
