@@ -22,6 +22,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # Reinstall only when the pins or the project metadata changed since the last install.
 if [ ! -f .venv/.installed-run ] || [ constraints.txt -nt .venv/.installed-run ] || [ pyproject.toml -nt .venv/.installed-run ]; then
+  # pip is quiet (-q): say what the minutes of silence are (a fresh review found the first run silent for ~7 min).
+  echo "run.sh: installing memctl and its pinned packages into .venv (first run: several minutes, ~1.7 GB)" >&2
   # The distribution was called memctl before (now memctl-local): drop that install so one copy remains.
   .venv/bin/python -m pip uninstall -q -y --disable-pip-version-check memctl >/dev/null 2>&1 || true
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e .

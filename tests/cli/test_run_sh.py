@@ -121,3 +121,20 @@ def test_with_the_models_it_ingests_for_real_and_asks(project):
     (home,) = _samples(project)
     assert (home / "store" / "memory" / "alpha" / f"{CALC_SESSION}.md").is_file()
     assert str(home) in result.stderr.strip().splitlines()[-1]
+
+
+def test_the_first_run_says_it_is_installing_before_the_quiet_pip(project: Path) -> None:
+    """A fresh review found the first ./run.sh silent for ~7 minutes while pip (-q) filled .venv."""
+    real_python = (project / ".venv" / "bin" / "python").read_text()
+    log = project / "pip-calls.txt"
+    (project / ".venv" / "bin" / "python").write_text(
+        '#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then echo "$*" >> "' + str(log) + '"; exit 0; fi\n'
+        + real_python.split("\n", 1)[1])
+    (project / ".venv" / ".installed-run").unlink()
+    result = run_sh(project, "http://127.0.0.1:9", RUN_SH_EMBEDDED="0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("run.sh: installing memctl") and "several minutes" in first
+    assert "install" in log.read_text() and (project / ".venv" / ".installed-run").exists()
+    again = run_sh(project, "http://127.0.0.1:9", RUN_SH_EMBEDDED="0")  # installed: no such line
+    assert "installing memctl" not in again.stderr
