@@ -1,0 +1,75 @@
+"""Session cookies outside a ``Cookie:`` header: in URLs, cookie jars and cookie JSON.
+
+* Netscape ``cookies.txt`` lines (curl ``-c``, yt-dlp, browser exports): seven tab-separated
+  fields ``domain  flag  path  secure  expiry  name  value`` (``#HttpOnly_`` prefix allowed):
+  the value;
+* a session id in a URL path or query: ``;jsessionid=`` (Servlet URL rewriting), ``PHPSESSID=``,
+  ``sid=``/``session_id=``/``sessionid=``: the value, when 16+ characters;
+* cookie JSON (browser extensions, Playwright ``storageState``, Puppeteer ``page.cookies()``):
+  ``{"name": N, "value": V}`` in either order, when ``N`` names a session or auth cookie, or
+  ``V`` is 16+ random-looking characters and the object has a ``domain``;
+* ``NAME=VALUE`` of a session cookie name (Rails ``_app_session``, ``connect.sid``,
+  ``laravel_session``, ``PHPSESSID``, ``JSESSIONID``, ``ASP.NET_SessionId``, ``sessionid``,
+  ``remember_user_token``, ``__Secure-next-auth.session-token``…) anywhere, value 16+ characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder, looks_random
+
+__all__ = ["SESSION_COOKIE_DETECTORS"]
+
+_SESSION_NAME = (
+    r"(?:_[\w-]*_session|[\w.-]*session(?:id|_id|-token|_token)?|connect\.sid|sid|phpsessid|jsessionid"
+    r"|asp\.net_sessionid|\.aspnetcore\.(?:session|cookies)|remember_[\w]*token|[\w-]*auth[_-]?token|_gh_sess"
+    r"|user_session|__host-[\w.-]+|__secure-[\w.-]+)"
+)
+_NETSCAPE = re.compile(
+    r"(?m)^(?:#HttpOnly_)?[\w.-]+\t(?:TRUE|FALSE)\t[^\t\n]*\t(?:TRUE|FALSE)\t\d+\t[^\t\n]+\t(?P<value>[^\t\n\x00]{8,4096}?)[ \t\r]*$"
+)
+_URL_SESSION = re.compile(r"(?i)[;?&](?:jsessionid|phpsessid|sessionid|session_id|sid)=(?P<value>[A-Za-z0-9._%-]{16,256})")
+_JSON_NAME_VALUE = re.compile(
+    r"\"name\"[ \t]*:[ \t]*\"(?P<name>[^\"\n]{1,100})\"[ \t]*,[^{}]{0,400}?\"value\"[ \t]*:[ \t]*\"(?P<value>[^\"\n]{1,4096})\""
+    r"|\"value\"[ \t]*:[ \t]*\"(?P<value2>[^\"\n]{1,4096})\"[ \t]*,[^{}]{0,400}?\"name\"[ \t]*:[ \t]*\"(?P<name2>[^\"\n]{1,100})\""
+)
+_PAIR = re.compile(r"(?i)(?<![\w.-])(?P<name>" + _SESSION_NAME + r")=(?P<value>[^\s;,\"'&<>\x00]{16,4096})")
+_GATES = ("true\t", "false\t", "session", "sid", "\"value\"", "token")
+
+
+def _session_cookie_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
+    if "true\t" in gates or "false\t" in gates:
+        for match in _NETSCAPE.finditer(text):
+            if not is_placeholder(match.group("value")):
+                yield match.start("value"), match.end("value"), "cookie"
+    if "session" in gates or "sid" in gates:
+        for match in _URL_SESSION.finditer(text):
+            yield match.start("value"), match.end("value"), "cookie"
+    if "\"value\"" in gates:
+        for match in _JSON_NAME_VALUE.finditer(text):
+            group = "value" if match.group("value") is not None else "value2"
+            name = match.group("name") or match.group("name2")
+            value = match.group(group)
+            if is_placeholder(value):
+                continue
+            obj = text[max(0, match.start() - 300) : match.end() + 300]
+            if re.fullmatch(_SESSION_NAME, name, re.IGNORECASE) or (looks_random(value) and "\"domain\"" in obj):
+                yield match.start(group), match.end(group), "cookie"
+    for match in _PAIR.finditer(text):
+        value = match.group("value")
+        if looks_random(value) or "%" in value or "--" in value:
+            yield match.start("value"), match.end("value"), "cookie"
+
+
+SESSION_COOKIE_DETECTORS: tuple[Detector, ...] = (
+    detector(
+        "cookie",
+        finder=_session_cookie_spans,
+        literals=_GATES,
+        requires=_GATES,
+        origin="memctl: cookie jars, cookie JSON, session ids in URLs (see memctl.scrub.session_cookies)",
+    ),
+)
+"""One finder for the cookie forms in the module docstring."""
