@@ -48,8 +48,8 @@ _ARG = re.compile(_LITERAL)
 _HERESTRING = re.compile(_CONSUMERS + r"[^\n|<]*<<<[ \t]*(?P<value>" + _LITERAL + r")")
 _HEREDOC = re.compile(_CONSUMERS + r"[^\n|<]*<<-?[ \t]*(?P<q>['\"]?)(?P<tag>[A-Za-z_]\w*)(?P=q)[^\n]*\n")
 _EXPECT_SEND = re.compile(
-    r"(?i:expect)[^\n]*(?i:pass(?:word|phrase)?|pin|secret|token)[^\n]*\n?[^\n]*?"
-    r"\bsend[ \t]+(?:--[ \t]+)?\"(?P<value>(?:\\[^rn]|[^\"\\\n])+?)(?:\\[rn])*\""
+    r"(?i:expect)[^\n]*(?i:pass(?:word|phrase)?|assword|pin|secret|token)[^\n]*\n?[^\n]*?"
+    r"\b(?:exp_)?send[ \t]+(?:--[ \t]+)?\"(?P<value>(?:\\[^rn]|[^\"\\\n])+?)(?:\\[rn])*\""
 )
 _POSITIONAL = re.compile(
     r"(?:racadm\b[^\n|]*?[ \t]-p[ \t]+(?P<racadm>[^\s'\"]+|'[^'\n]+'|\"[^\"\n]+\")"

@@ -33,7 +33,7 @@ __all__ = ["SECRET_OUTPUT_DETECTORS"]
 
 _PROMPT = re.compile(r"[ \t]*(?:[$#>%❯]|PS [^\n]*>)[ \t]")
 _FENCE = re.compile(r"[ \t]*```[\w-]*[ \t]*$")
-_TF_OUTPUT = re.compile(r"terraform[ \t]+output(?P<flags>(?:[ \t]+-[\w=-]+)*)(?:[ \t]+(?P<name>[\w-]+))?[ \t]*$")
+_TF_OUTPUT = re.compile(r"terraform[ \t]+output(?P<flags>(?:[ \t]+-[\w=-]+)*)(?:[ \t]+(?P<name>[\w-]+))?[ \t]*(?:\|[ \t]*jq\b[^\n]*)?$")
 _JSON_NAME = re.compile(r"\"(?P<name>[\w-]{1,80})\"[ \t]*:[ \t]*\{")
 _JSON_VALUE = re.compile(r"\"value\"[ \t]*:[ \t]*\"(?P<value>(?:\\.|[^\"\\\n]){1,2000})\"")
 _SENSITIVE = re.compile(r"\"sensitive\"[ \t]*:[ \t]*true")
@@ -96,6 +96,13 @@ def _not_a_word(value: str) -> bool:
     )
 
 
+def _random_id(value: str) -> bool:
+    """A generated secret, not a resource id (``vpc-0abc…``, ``i-0123…`` are lower case)."""
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(
+        c.islower() for c in value
+    )
+
+
 def _command_lines(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, command)`` of each line, the command without a leading prompt."""
     start = 0
@@ -137,7 +144,7 @@ def _secret_output_spans(text: str, lowered: str | None, gates: frozenset[str]) 
             if line is not None:
                 value_start, value_end = _stripped(text, *line)
                 value = text[value_start:value_end]
-                if " " not in value and not is_placeholder(value) and (credential_word_kind(name) or _not_a_word(value)):
+                if " " not in value and not is_placeholder(value) and (credential_word_kind(name) or _random_id(value)):
                     yield value_start, value_end, "secret"
             continue
         variable = _VARIABLE.search(command) if ("env" in command.lower() or "echo" in command) else None
