@@ -3,7 +3,7 @@
 * ``echo``/``printf`` of literals piped into a program that reads a password on standard input
   (``smbpasswd -s``, ``kinit``, ``mkpasswd``, ``passwd --stdin``, ``htpasswd -i``, ``vncpasswd -f``,
   ``openssl passwd -stdin``, ``sudo -S``, ``ldappasswd``, ``kpasswd``, ``pdbedit``, ``saslpasswd2``,
-  ``cryptsetup``, ``gpg --passphrase-fd 0``, ``keytool``, ``su``): every literal after the verb (a
+  ``cryptsetup``, ``vault login -``): every literal after the verb (a
   ``printf`` format holding ``%`` is not one);
 * the same programs fed by a here-string (``<<< 'x'``) or a here-document (each body line up to
   the delimiter);
@@ -36,8 +36,7 @@ __all__ = ["FED_SECRET_DETECTORS"]
 
 _CONSUMERS = (
     r"(?:sudo[ \t]+(?:-\w+[ \t]+)*)?(?:smbpasswd|kinit|mkpasswd|passwd|htpasswd|vncpasswd|openssl[ \t]+passwd"
-    r"|ldappasswd|kpasswd|pdbedit|saslpasswd2|cryptsetup|gpg|keytool|su|sudo[ \t]+-S|tightvncpasswd|x11vnc"
-    r"|chpasswd|mysql_config_editor|ssh-add|sshpass|vault[ \t]+login|pinentry)\b"
+    r"|ldappasswd|kpasswd|pdbedit|saslpasswd2|cryptsetup|sudo[ \t]+-S|tightvncpasswd|vault[ \t]+login)\b"
 )
 _LITERAL = r"""(?:'[^'\n\x00]*'|"(?:\\.|[^"\\\n\x00])*"|\$'[^'\n\x00]*'|[^\s|;&'"<>\x00]+)"""
 _PIPE = re.compile(
@@ -54,7 +53,7 @@ _EXPECT_SEND = re.compile(
 _POSITIONAL = re.compile(
     r"(?:racadm\b[^\n|]*?[ \t]-p[ \t]+(?P<racadm>[^\s'\"]+|'[^'\n]+'|\"[^\"\n]+\")"
     r"|\bnet[ \t]+user[ \t]+(?:\"[^\"\n]+\"|[^\s/\"]+)[ \t]+(?P<netuser>[^\s/*\"][^\s\"]*|\"[^\"\n]+\")(?=[ \t]*(?:/|$|\n))"
-    r"|\b(?:expdp|impdp|exp|imp|sqlldr|dgmgrl|rman[ \t]+target(?:=|[ \t]+))[ \t]*(?:userid=)?[\w$#.]+/(?P<oracle>[^\s@/]+)@"
+    r"|\b(?:(?:expdp|impdp|exp|imp|sqlldr|dgmgrl)[ \t]+|rman[ \t]+target(?:=|[ \t]+))(?:userid=)?[\w$#.]+/(?P<oracle>[^\s@/]+)@"
     r"|\berl\b[^\n|]*?-setcookie[ \t]+(?P<cookie>[^\s'\"]+|'[^'\n]+'))"
 )
 _PRAGMA = re.compile(r"(?i:pragma[ \t]+(?:\w+\.)?(?:re)?key[ \t]*=[ \t]*|attach[ \t]+database[^\n]*?[ \t]key[ \t]+)"

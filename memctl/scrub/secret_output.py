@@ -15,7 +15,8 @@
 * ``cat``/``type``/``Get-Content``/``head`` of a file whose name says it holds one secret
   (``privatekey``, ``*.key`` but not ``*.pub``, ``*privkey*``, ``.erlang.cookie``, ``passphrase*``,
   ``*password*``/``*passwd*`` but not ``/etc/passwd``, ``*secret*``, ``*token*``, ``.vault-token``,
-  ``*.psk``): each following line up to a blank line or prompt that is not ``key = value`` (those are
+  ``*.psk``; no extension, or ``.txt``/``.key``/``.token``-like ones: not ``token_utils.py``,
+  ``/etc/passwd``): each following line up to a blank line or prompt that is not ``key = value`` (those are
   :mod:`memctl.scrub.printed_tokens`' job) or a PEM armour line is reported whole.
 
 Not when the command's output goes elsewhere: piped or redirected on its line, or inside ``$(…)``.
@@ -52,9 +53,11 @@ _LABELLED = re.compile(
     r"|new password is|your new password is)[ \t]*[:=][ \t]*(?P<value>[^\s\x00]{6,200})[ \t]*$"
 )
 _READERS = re.compile(r"(?:^|[\s;&(])(?:cat|type|get-content|gc|head|bat|more|less)[ \t]+(?P<args>[^\n|>]*)$", re.I)
+# A file holding one secret: its base name says so, and it has no extension or a secret's own
+# (``token_utils.py``, ``secrets.yaml`` and ``/etc/passwd`` are not such files).
 _SECRET_FILE = re.compile(
-    r"(?:privatekey|privkey|private[._-]key|\.erlang\.cookie|passphrase|password|passwd|secret|token|\.vault-token)"
-    r"[\w.-]*$|\.(?:key|psk)$",
+    r"\.?[\w.-]*(?:privatekey|privkey|private[._-]key|erlang\.cookie|passphrase|password|passwd|secret|token)"
+    r"[\w-]*(?:\.(?:txt|key|pw|pass|secret|token|cookie))?|[\w.-]+\.(?:key|psk)",
     re.IGNORECASE,
 )
 _PAIR = re.compile(r"[ \t]*[\w.\"'-]{1,64}[\"']?[ \t]*(?:=|:[ \t])")
@@ -103,15 +106,15 @@ def _random_id(value: str) -> bool:
     )
 
 
-def _command_lines(text: str) -> Iterator[tuple[int, int, str]]:
-    """``(start, end, command)`` of each line, the command without a leading prompt."""
+def _command_lines(text: str) -> Iterator[tuple[int, int, str, bool]]:
+    """``(start, end, command, prompted)`` of each line, the command without a leading prompt."""
     start = 0
     while start <= len(text):
         end = text.find("\n", start)
         end = len(text) if end == -1 else end
         line = text[start:end]
         prompt = _PROMPT.match(line)
-        yield start, end, line[prompt.end() :] if prompt else line.lstrip()
+        yield start, end, line[prompt.end() :] if prompt else line.lstrip(), prompt is not None
         if end == len(text):
             return
         start = end + 1
@@ -131,7 +134,7 @@ def _terraform_json(text: str, line_end: int) -> Iterator[Span]:
 
 
 def _secret_output_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
-    for start, end, command in _command_lines(text):
+    for start, end, command, prompted in _command_lines(text):
         if len(command) > 400 or "$(" in command or "`" in command:
             continue
         tf = _TF_OUTPUT.search(command) if "terraform" in command else None
@@ -153,7 +156,9 @@ def _secret_output_spans(text: str, lowered: str | None, gates: frozenset[str]) 
             line = _line_after(text, end)
             if line is not None and credential_word_kind(name):
                 value_start, value_end = _stripped(text, *line)
-                if value_end - value_start >= 3 and not is_placeholder(text[value_start:value_end]):
+                value = text[value_start:value_end]
+                # unprompted, the next line may be the script's next command, not the output
+                if len(value) >= 3 and not is_placeholder(value) and (prompted or " " not in value):
                     yield value_start, value_end, "secret"
             continue
         if _PRINTERS.search(command):
@@ -167,7 +172,8 @@ def _secret_output_spans(text: str, lowered: str | None, gates: frozenset[str]) 
         reader = _READERS.search(command) if " " in command else None
         if reader is not None:
             files = [w.strip("\"'") for w in reader.group("args").split() if not w.startswith("-")]
-            if any(_SECRET_FILE.search(f) and not f.endswith((".pub", "/etc/passwd", ".example")) for f in files):
+            names = [f.replace("\\", "/").rsplit("/", 1)[-1] for f in files]
+            if any(_SECRET_FILE.fullmatch(n) and n not in {"passwd", "shadow"} for n in names):
                 yield from _file_lines(text, end)
     haystack = lowered if lowered is not None else text.lower()
     for match in _LABELLED.finditer(text):
