@@ -53,7 +53,8 @@ CALLS: dict[str, tuple[int, str]] = {
     "createCipheriv": (1, "any"), "createDecipheriv": (1, "any"), "createHmac": (1, "any"),
     "AES.encrypt": (1, "any"), "AES.decrypt": (1, "any"), "HmacSHA256": (1, "any"), "HmacSHA512": (1, "any"),
     "HmacSHA1": (1, "any"), "HMAC.hexdigest": (1, "any"), "HMAC.digest": (1, "any"),
-    "SecretKeySpec": (0, "any"), "SignedString": (0, "any"),
+    "SecretKeySpec": (0, "any"), "SignedString": (0, "any"), "NewCipher": (0, "any"), "algorithms.AES": (0, "any"),
+    "algorithms.ChaCha20": (0, "any"), "TOTP": (0, "random"), "HOTP": (0, "random"),
     "jwt.sign": (1, "any"), "jwt.verify": (1, "any"), "jwt.encode": (1, "any"), "jwt.decode": (1, "any"),
     "JWT.encode": (1, "any"), "JWT.decode": (1, "any"),
     "Wallet": (0, "random"), "from_key": (0, "random"), "privateKeyToAccount": (0, "random"),
@@ -61,11 +62,11 @@ CALLS: dict[str, tuple[int, str]] = {
     "pyotp.TOTP": (0, "any"), "pyotp.HOTP": (0, "any"), "authenticator.generate": (0, "random"),
     "totp.generate": (0, "random"),
     "cohere.Client": (0, "random"), "cohere.ClientV2": (0, "random"), "Github": (0, "random"),
-    "SearchClient.create": (1, "random"), "algoliasearch": (1, "random"), "searchClient": (1, "random"),
+    "SearchClient.create": (1, "random"), "Client.create": (1, "random"), "algoliasearch": (1, "random"), "searchClient": (1, "random"),
     "Client": (1, "twilio"), "twilio": (1, "twilio"), "Twilio": (1, "twilio"),
     "simple_bind_s": (1, "any"), "simple_bind": (1, "any"), "bind_s": (1, "any"), "ldap_bind": (2, "any"),
     "page.fill": (1, "password_field"), "page.type": (1, "password_field"), "locator.fill": (1, "password_field"),
-    ".type": (0, "password_field"), ".send_keys": (0, "password_field"), ".sendKeys": (0, "password_field"),
+    ".type": (0, "password_field"), ".fill": (0, "password_field"), ".send_keys": (0, "password_field"), ".sendKeys": (0, "password_field"),
     ".password": (0, "any"), ".passwd": (0, "any"), ".apiKey": (0, "random"), ".api_key": (0, "random"),
     ".secret": (0, "random"), ".secretKey": (0, "random"), ".token": (0, "random"), ".authToken": (0, "random"),
     ".accessToken": (0, "random"), ".clientSecret": (0, "random"),
@@ -73,7 +74,9 @@ CALLS: dict[str, tuple[int, str]] = {
     "env": (1, "env_name"), "getenv": (1, "env_name"),
 }
 _CALL = re.compile(
-    r"(?<![\w$])\.?(?:[\w$]+\.)*(?P<name>" + "|".join(re.escape(n.lstrip(".")) for n in sorted(CALLS, key=len, reverse=True))
+    r"(?<![\w$\\])\.?(?:[\w$]+(?:\.|::|\\))*(?P<name>" + "|".join(
+        re.escape(n.lstrip(".")).replace(r"\.", r"(?:\.|::)") for n in sorted(CALLS, key=len, reverse=True)
+    )
     + r")[ \t]*\("
 )
 _LITERAL = re.compile(
@@ -82,45 +85,50 @@ _LITERAL = re.compile(
 _TWILIO_SID = re.compile(r"""[ \t]*(?:[bu]?["'])?AC[0-9a-f]{32}""")
 _PASSWORD_FIELD = re.compile(r"pass|pwd|secret|pin\b|otp", re.IGNORECASE)
 _CLIS = re.compile(
-    r"(?:^|[\s;&|(`$])(?:snyk[ \t]+auth|wandb[ \t]+login(?:[ \t]+--relogin)?|ngrok[ \t]+authtoken"
-    r"|ngrok[ \t]+config[ \t]+add-authtoken|cachix[ \t]+authtoken|zrok[ \t]+enable)[ \t]+"
+    r"(?:^|[\s;&|(`$])(?:snyk[ \t]+auth|snyk[ \t]+config[ \t]+set[ \t]+api=|wandb[ \t]+login(?:[ \t]+--relogin)?|ngrok[ \t]+authtoken"
+    r"|ngrok[ \t]+config[ \t]+add-authtoken|cachix[ \t]+authtoken|zrok[ \t]+enable)(?:(?<==)|[ \t]+)"
     r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{16,200})(?P=q)"
 )
 _GATES = ("(", "snyk", "wandb", "ngrok", "cachix", "zrok")
 
 
+_TOKEN = re.compile(r"""\\.|["'`()\[\]{},\n\x00]""")
+_WINDOW = 600
+
+
 def _arguments(text: str, pos: int, limit: int = 6) -> list[tuple[int, int]]:
-    """Spans of up to ``limit`` top-level arguments of the call whose ``(`` ends at ``pos``."""
+    """Spans of up to ``limit`` top-level arguments of the call whose ``(`` ends at ``pos`` (within
+    :data:`_WINDOW` characters: a call longer than that is cut there)."""
     spans: list[tuple[int, int]] = []
-    depth, start, i, quote = 0, pos, pos, ""
-    end = min(len(text), pos + 2000)
-    while i < end:
-        c = text[i]
+    depth, start, quote = 0, pos, ""
+    end = min(len(text), pos + _WINDOW)
+    for token in _TOKEN.finditer(text, pos, end):
+        c = token.group(0)
         if quote:
-            if c == "\\":
-                i += 2
-                continue
             if c == quote:
                 quote = ""
-        elif c in "\"'`":
+            elif c in "\n\x00" and quote != "`":
+                break  # an unclosed string: not a call we can read
+            continue
+        if c in "\"'`":
             quote = c
         elif c in "([{":
             depth += 1
+            if depth > 4:
+                break  # calls nested this deep are not an SDK's setup call
         elif c in ")]}":
             if depth == 0:
-                spans.append((start, i))
+                spans.append((start, token.start()))
                 return spans
             depth -= 1
         elif c == "," and depth == 0:
-            spans.append((start, i))
+            spans.append((start, token.start()))
             if len(spans) >= limit:
                 return spans
-            start = i + 1
-        elif c in "\n\x00" and depth == 0 and i - pos > 400:
+            start = token.end()
+        elif c == "\x00":
             break
-        i += 1
-    if start < i:
-        spans.append((start, i))  # a call cut at the end of the text
+    spans.append((start, end))  # a call cut at the window or the end of the text
     return spans
 
 
@@ -129,6 +137,18 @@ def _literal(text: str, span: tuple[int, int]) -> tuple[int, int] | None:
     if match is None or text[match.end() : span[1]].strip() not in {"", ".getBytes()", ")", ".encode()"}:
         return None
     return match.span("value")
+
+
+_KEYWORD_ARGUMENT = re.compile(r"[ \t\r\n]*(?:key|secret|secret_key|password|passphrase|signing_key)[ \t]*=[ \t]*(?![=])")
+
+
+def _keyword_literal(text: str, pos: int) -> tuple[int, int] | None:
+    """The literal of a ``key=``/``secret=``/``password=`` argument of the call opened at ``pos``."""
+    for span in _arguments(text, pos, limit=8):
+        keyword = _KEYWORD_ARGUMENT.match(text, span[0], span[1])
+        if keyword is not None:
+            return _literal(text, (keyword.end(), span[1]))
+    return None
 
 
 def _accepted(value: str, condition: str) -> bool:
@@ -141,7 +161,7 @@ def _accepted(value: str, condition: str) -> bool:
 
 def _call_key(qualified: str) -> str | None:
     """The longest entry of :data:`CALLS` that ``qualified`` (``cohere.Client``, ``.password``) ends with."""
-    parts = qualified.lstrip(".").split(".")
+    parts = qualified.replace("::", ".").replace("\\", ".").lstrip(".").split(".")
     for index in range(len(parts)):
         suffix = ".".join(parts[index:])
         if suffix in CALLS:
@@ -157,9 +177,9 @@ def call_arguments(text: str) -> Iterator[Span]:
         if key is None:
             continue
         index, condition = CALLS[key]
-        arguments = _arguments(text, match.end())
-        if condition == "twilio" and (not arguments or not _TWILIO_SID.match(text, arguments[0][0])):
-            continue
+        if condition == "twilio" and not _TWILIO_SID.match(text, match.end()):
+            continue  # cheap test first: only an AC account SID makes ``Client(…)`` Twilio's
+        arguments = _arguments(text, match.end(), limit=index + 1)
         if condition == "password_field":
             selector = text[max(0, match.start() - 120) : arguments[0][1] if arguments else match.end()]
             if index == 0:
@@ -170,9 +190,9 @@ def call_arguments(text: str) -> Iterator[Span]:
             name_span = _literal(text, arguments[0]) if arguments else None
             if name_span is None or credential_word_kind(text[name_span[0] : name_span[1]]) is None:
                 continue
-        if len(arguments) <= index:
-            continue
-        value_span = _literal(text, arguments[index])
+        value_span = _literal(text, arguments[index]) if len(arguments) > index else None
+        if value_span is None and condition == "any":
+            value_span = _keyword_literal(text, match.end())
         if value_span is None:
             continue
         if _accepted(text[value_span[0] : value_span[1]], condition):

@@ -11,7 +11,7 @@
   passphrase prompt;
 * tools that take a password by position or a short flag: Dell ``racadm … -p X``, Windows
   ``net user NAME PASS [/add]``, Oracle ``expdp``/``impdp``/``exp``/``imp``/``sqlldr``/``dgmgrl``/
-  ``rman target`` ``user/pass@db``, Erlang ``erl -setcookie X``;
+  ``rman target`` ``user/pass@db``, Erlang ``erl -setcookie X``, net-snmp clients' ``-c COMMUNITY``;
 * SQLCipher ``PRAGMA key = '…'``/``PRAGMA rekey``, ``ATTACH DATABASE … KEY '…'``;
 * ``dotnet user-secrets set "Name" "value"`` (every value it stores is a secret);
 * net-snmp ``snmpd.conf`` ``rocommunity``/``rwcommunity``(6) and ``com2sec`` communities (the
@@ -40,7 +40,7 @@ _CONSUMERS = (
 )
 _LITERAL = r"""(?:'[^'\n\x00]*'|"(?:\\.|[^"\\\n\x00])*"|\$'[^'\n\x00]*'|[^\s|;&'"<>\x00]+)"""
 _PIPE = re.compile(
-    r"(?:^|[\s;&(])(?P<verb>echo|printf)(?:[ \t]+-[neE]{1,3})*(?P<args>(?:[ \t]+" + _LITERAL + r")+)[ \t]*\|[ \t]*"
+    r"(?:^|[\s;&(])(?P<verb>echo|printf)(?:[ \t]+-[neE]{1,3})*(?P<args>(?:[ \t]+" + _LITERAL + r"){1,8})[ \t]*\|[ \t]*"
     + _CONSUMERS
 )
 _ARG = re.compile(_LITERAL)
@@ -54,7 +54,8 @@ _POSITIONAL = re.compile(
     r"(?:racadm\b[^\n|]*?[ \t]-p[ \t]+(?P<racadm>[^\s'\"]+|'[^'\n]+'|\"[^\"\n]+\")"
     r"|\bnet[ \t]+user[ \t]+(?:\"[^\"\n]+\"|[^\s/\"]+)[ \t]+(?P<netuser>[^\s/*\"][^\s\"]*|\"[^\"\n]+\")(?=[ \t]*(?:/|$|\n))"
     r"|\b(?:(?:expdp|impdp|exp|imp|sqlldr|dgmgrl)[ \t]+|rman[ \t]+target(?:=|[ \t]+))(?:userid=)?[\w$#.]+/(?P<oracle>[^\s@/]+)@"
-    r"|\berl\b[^\n|]*?-setcookie[ \t]+(?P<cookie>[^\s'\"]+|'[^'\n]+'))"
+    r"|\berl\b[^\n|]*?-setcookie[ \t]+(?P<cookie>[^\s'\"]+|'[^'\n]+')"
+    r"|\bsnmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|df|netstat|status)\b[^\n|]*?[ \t]-c[ \t]*(?P<snmp>[^\s'\"]+|'[^'\n]+'))"
 )
 _PRAGMA = re.compile(r"(?i:pragma[ \t]+(?:\w+\.)?(?:re)?key[ \t]*=[ \t]*|attach[ \t]+database[^\n]*?[ \t]key[ \t]+)"
                      r"(?P<q>[\"'])(?P<value>[^\"'\n\x00]{3,300})(?P=q)")
@@ -73,7 +74,7 @@ _XXD = re.compile(r"echo[ \t]+(?:-n[ \t]+)?(?P<q>[\"']?)(?P<value>[0-9a-fA-F]{16
 _PLAIN_WORD = re.compile(r"[a-z]+|[A-Z][a-z]+")
 _COMMUNITY_DEFAULTS = frozenset({"public", "private"})
 _GATES = ("echo", "printf", "<<", "expect", "racadm", "net user", "expdp", "impdp", "exp ", "imp ", "sqlldr",
-          "dgmgrl", "rman", "setcookie", "pragma", "attach", "user-secrets", "community", "com2sec", "psk", "xauth",
+          "dgmgrl", "rman", "setcookie", "snmp", "pragma", "attach", "user-secrets", "community", "com2sec", "psk", "xauth",
           "eap", "\" \"", "\"\t\"", "password", "protectinmemory", "xxd")
 
 
@@ -126,9 +127,9 @@ def _fed_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterato
             if _ok(match.group("value")):
                 yield match.start("value"), match.end("value"), kind
     for match in _POSITIONAL.finditer(text):
-        group = next(g for g in ("racadm", "netuser", "oracle", "cookie") if match.group(g) is not None)
+        group = next(g for g in ("racadm", "netuser", "oracle", "cookie", "snmp") if match.group(g) is not None)
         start, end = _unquoted(text, *match.span(group))
-        if _ok(text[start:end]):
+        if _ok(text[start:end]) and text[start:end].lower() not in _COMMUNITY_DEFAULTS:
             yield start, end, "password"
     if "community" in gates or "com2sec" in gates:
         for match in _SNMP.finditer(text):

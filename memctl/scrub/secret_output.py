@@ -4,8 +4,8 @@
   -json`` prints ``{"NAME": {"sensitive": true, "type": …, "value": "…"}}``: a value is reported
   when its output is ``sensitive`` or its name is a credential name, or (plain form) when the value
   looks random (developer.hashicorp.com/terraform/cli/commands/output);
-* ``printenv NAME``, ``echo $NAME``/``"${NAME}"``/``%NAME%``, PowerShell ``$env:NAME`` print a
-  variable: its value on the next line is reported when ``NAME`` is a credential name;
+* ``printenv NAME``, ``echo $NAME``/``"${NAME}"``/``%NAME%``, PowerShell ``$env:NAME``, ``pulumi config
+  get NAME``, ``heroku``/``dokku config:get NAME`` print a variable: its value on the next line is reported when ``NAME`` is a credential name;
 * token printers not covered by :mod:`memctl.scrub.printed_tokens`: ``fly``/``flyctl tokens create``
   and ``auth token``, Bitwarden ``bw unlock --raw``/``bw login --raw``, ``op signin --raw``,
   ``keyring get``, ``secret-tool lookup``, ``lpass show --password``: the next line, when it is not a word;
@@ -40,7 +40,9 @@ _JSON_VALUE = re.compile(r"\"value\"[ \t]*:[ \t]*\"(?P<value>(?:\\.|[^\"\\\n]){1
 _SENSITIVE = re.compile(r"\"sensitive\"[ \t]*:[ \t]*true")
 _VARIABLE = re.compile(
     r"(?:printenv[ \t]+(?P<a>\w+)|echo[ \t]+(?:-[neE]+[ \t]+)?\"?\$\{?(?P<b>\w+)\}?\"?"
-    r"|echo[ \t]+%(?P<c>\w+)%|(?:write-(?:host|output)[ \t]+)?\$env:(?P<d>\w+))[ \t]*$",
+    r"|echo[ \t]+%(?P<c>\w+)%|(?:write-(?:host|output)[ \t]+)?\$env:(?P<d>\w+)"
+    r"|pulumi[ \t]+config[ \t]+get[ \t]+(?P<e>[\w:.-]+)|(?:heroku|dokku)[ \t]+config:get[ \t]+(?:[\w-]+[ \t]+)?(?P<f>\w+)"
+    r"(?:[ \t]+-a[ \t]+[\w-]+)?)[ \t]*$",
     re.IGNORECASE,
 )
 _PRINTERS = re.compile(
@@ -61,7 +63,7 @@ _SECRET_FILE = re.compile(
     re.IGNORECASE,
 )
 _PAIR = re.compile(r"[ \t]*[\w.\"'-]{1,64}[\"']?[ \t]*(?:=|:[ \t])")
-_GATES = ("terraform output", "printenv", "echo", "$env:", "tokens create", "auth token", "--raw", "keyring get",
+_GATES = ("terraform output", "printenv", "echo", "$env:", "config get", "config:get", "tokens create", "auth token", "--raw", "keyring get",
           "secret-tool", "lpass", "new value", "secretid", "secret id", "generated password", "temporary password",
           "initial password", "new password is", "cat ", "type ", "get-content", "gc ", "head ", "bat ", "more ",
           "less ")
@@ -150,9 +152,9 @@ def _secret_output_spans(text: str, lowered: str | None, gates: frozenset[str]) 
                 if " " not in value and not is_placeholder(value) and (credential_word_kind(name) or _random_id(value)):
                     yield value_start, value_end, "secret"
             continue
-        variable = _VARIABLE.search(command) if ("env" in command.lower() or "echo" in command) else None
+        variable = _VARIABLE.search(command) if ("env" in command.lower() or "echo" in command or "config" in command) else None
         if variable is not None:
-            name = next(g for g in variable.groups() if g)
+            name = next(g for g in variable.groups() if g).rsplit(":", 1)[-1]
             line = _line_after(text, end)
             if line is not None and credential_word_kind(name):
                 value_start, value_end = _stripped(text, *line)

@@ -56,6 +56,10 @@ KINDS: dict[str, list[tuple[str, str]]] = {
         ("$ snyk auth 1b2c3d4e-5f60-4718-9a2b-3c4d5e6f7a8b", "1b2c3d4e-5f60-4718-9a2b-3c4d5e6f7a8b"),
         ("$ wandb login 0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef01234567"),
         ("ngrok config add-authtoken 2Xk4mQ9zLp2WvRt7Vb2Nm9KqW4_Xy8ZkLm3Np7Rt2Vx9B", "2Xk4mQ9zLp2WvRt7Vb2Nm9KqW4_Xy8ZkLm3Np7Rt2Vx9B"),
+        ("snyk config set api=1b2c3d4e-5f60-4718-9a2b-3c4d5e6f7a8b", "1b2c3d4e-5f60-4718-9a2b-3c4d5e6f7a8b"),
+        ("$client = Algolia\\AlgoliaSearch\\SearchClient::create('APPID1', 'aa11bb22cc33dd44ee55ff6677889900');",
+         "aa11bb22cc33dd44ee55ff6677889900"),
+        ("client = Algolia::Search::Client.create('APPID1', 'bb11bb22cc33dd44ee55ff6677889900')", "bb11bb22cc33dd44ee55ff6677889900"),
     ],
     "crypto_argument": [
         ("sig = hmac.new(b'q8Zk3LmNp7Rt2Vx9', msg, hashlib.sha256).hexdigest()", "q8Zk3LmNp7Rt2Vx9"),
@@ -72,6 +76,10 @@ KINDS: dict[str, list[tuple[str, str]]] = {
         ("acct = Account.from_key('0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63')",
          "8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63"),
         ("totp = pyotp.TOTP('JBSWY3DPEHPK3PXPJBSWY3DP')", "JBSWY3DPEHPK3PXPJBSWY3DP"),
+        ("otp = pyotp.totp.TOTP('KRSXG5CTMVRXEZLU')", "KRSXG5CTMVRXEZLU"),
+        ('block, err := aes.NewCipher([]byte("32-byte-long-k3y-0123456789abcde"))', "32-byte-long-k3y-0123456789abcde"),
+        ("cipher = Cipher(algorithms.AES(b'Sixteen byte k3y'), modes.GCM(iv))", "Sixteen byte k3y"),
+        ("token = jwt.encode({'sub': 1}, key='Kw-Jwt-S3cret', algorithm='HS256')", "Kw-Jwt-S3cret"),
     ],
     "key_blob": [
         ("$ cat ~/.config/solana/id.json\n[174,47,154,16,202,193,206,113,199,190,53,133,169,175,31,56,222,53,138,189,224,216,117,173,"
@@ -127,6 +135,8 @@ KINDS: dict[str, list[tuple[str, str]]] = {
         ("$ cat passphrase.txt\ncorrect horse battery staple 42\n", "correct horse battery staple 42"),
         ("$ bw unlock --raw\nXk4mQ9zLp2WvRt7Vb2Nm9KqW4Xy8ZkLm3Np7Rt2Vx9Bc4Df6Gh1Jk5Lm8Nq0Ps3==\n", "Xk4mQ9zLp2WvRt7Vb2Nm9KqW4Xy8"),
         ("$ secret-tool lookup service smtp user me\nS3cretT00l-Pw\n", "S3cretT00l-Pw"),
+        ("$ pulumi config get dbPassword\nPulum1-Pw-x\n", "Pulum1-Pw-x"),
+        ("$ heroku config:get DATABASE_PASSWORD -a shop\nHer0ku-Db-Pw\n", "Her0ku-Db-Pw"),
     ],
     "webhook": [
         ("https://contoso.webhook.office.com/webhookb2/3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d@72f988bf-86f1-41af-91ab-2d7cd011db47"
@@ -178,6 +188,8 @@ KINDS: dict[str, list[tuple[str, str]]] = {
         ('<String><Key>Password</Key><Value ProtectInMemory="True">K33pass-Entry!</Value></String>', "K33pass-Entry!"),
         ("$ echo 53757065725365637265744b6579 | xxd -r -p > key.bin", "53757065725365637265744b6579"),
         ("await page.fill('#password', 'Playwr1ght-Pw');", "Playwr1ght-Pw"),
+        ("await page.getByLabel('Password').fill('L4bel-Fill-Pw');", "L4bel-Fill-Pw"),
+        ("snmpwalk -v2c -c S3cretComm 10.0.0.1", "S3cretComm"),
         ("cy.get('input[name=password]').type('Cypr3ss-Pw!')", "Cypr3ss-Pw!"),
         ('driver.find_element(By.ID, "password").send_keys("Sel3nium-Pw")', "Sel3nium-Pw"),
         ("conn.simple_bind_s('cn=admin,dc=example,dc=org', 'Ld4p-Bind-Pw')", "Ld4p-Bind-Pw"),
@@ -215,6 +227,12 @@ NEAR_MISSES = [
     "$ printenv PATH\n/usr/local/bin:/usr/bin\n",
     "$ terraform output vpc_id\n\"vpc-0abc\"\n",
     "rocommunity public localhost",
+    "snmpwalk -v2c -c public 10.0.0.1",
+    "echo $API_TOKEN\ncurl -H 'Authorization: Bearer $API_TOKEN' https://api\n",
+    "$ cat token_utils.py\nimport os\n",
+    "$ cat /etc/passwd\nroot:x:0:0:root:/root:/bin/bash\n",
+    "echo 'data' | gpg --encrypt -r me",
+    "page.getByLabel('Email').fill('alice@example.com')",
     "GET /hooks/github/push HTTP/1.1",
     "https://example.com/webhooks/stripe",
     "numbers = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]",
@@ -262,7 +280,7 @@ def test_markers_name_the_kind() -> None:
 def test_hostile_input_stays_linear() -> None:
     import time
 
-    texts = ["hmac.new(" * 3000, "\"name\": \"sid\", " * 3000, "echo 'x' " * 3000 + "| passwd", "[1," * 5000,
+    texts = ["Client(" * 4000, "page.fill('#password', " * 2000, "hmac.new(b'" * 3000, "\"name\": \"sid\", " * 3000, "echo 'x' " * 3000 + "| passwd", "[1," * 5000,
              "set -x " * 4000, "/hooks/" + "a1b2c3/" * 3000, "terraform output x\n" * 2000]
     for text in texts:
         started = time.perf_counter()
