@@ -73,12 +73,13 @@ CALLS: dict[str, tuple[int, str]] = {
     "ENV.fetch": (1, "env_name"), "os.getenv": (1, "env_name"), "os.environ.get": (1, "env_name"),
     "env": (1, "env_name"), "getenv": (1, "env_name"),
 }
-_CALL = re.compile(
-    r"(?<![\w$\\])\.?(?:[\w$]+(?:\.|::|\\))*(?P<name>" + "|".join(
-        re.escape(n.lstrip(".")).replace(r"\.", r"(?:\.|::)") for n in sorted(CALLS, key=len, reverse=True)
-    )
-    + r")[ \t]*\("
-)
+# Gate literal per call: its last name segment and "(", lower case (``new(``, ``fill(``); a call's
+# qualifier is then read backwards from the hit, so no regex scans the whole text.
+_CALL_GATES: dict[str, tuple[str, ...]] = {}
+for _name in CALLS:
+    _segment = _name.rsplit(".", 1)[-1]
+    _CALL_GATES[_segment.lower() + "("] = (*_CALL_GATES.get(_segment.lower() + "(", ()), _segment)
+_QUALIFIER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.:\\")
 _LITERAL = re.compile(
     r"""[ \t\r\n]*(?:\[\]byte\()?(?:[bBrRuU]{1,2})?(?P<q>["'`])(?P<value>(?:\\.|(?!(?P=q))[^\\\n\x00]){1,400})(?P=q)"""
 )
@@ -89,7 +90,8 @@ _CLIS = re.compile(
     r"|ngrok[ \t]+config[ \t]+add-authtoken|cachix[ \t]+authtoken|zrok[ \t]+enable)(?:(?<==)|[ \t]+)"
     r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{16,200})(?P=q)"
 )
-_GATES = ("(", "snyk", "wandb", "ngrok", "cachix", "zrok")
+_CLI_GATES = ("snyk", "wandb", "ngrok", "cachix", "zrok")
+_GATES = tuple(sorted({*_CALL_GATES, *_CLI_GATES}))
 
 
 _TOKEN = re.compile(r"""\\.|["'`()\[\]{},\n\x00]""")
@@ -170,20 +172,41 @@ def _call_key(qualified: str) -> str | None:
     return last if last in CALLS and (len(parts) > 1 or qualified.startswith(".")) else None
 
 
-def call_arguments(text: str) -> Iterator[Span]:
-    """Yield ``(start, end, "secret")`` for each literal secret argument of a call in :data:`CALLS`."""
-    for match in _CALL.finditer(text):
-        key = _call_key(text[match.start() : match.end("name")])
-        if key is None:
+def _call_sites(text: str, lowered: str, gates: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """``(qualifier start, position after "(", key)`` of each call in :data:`CALLS` whose gate is present."""
+    for gate in gates:
+        segments = _CALL_GATES.get(gate)
+        if segments is None:
             continue
+        pos = lowered.find(gate)
+        while pos != -1:
+            paren = pos + len(gate) - 1
+            if text[pos:paren] in segments:  # case-sensitive: ``Client(``, not ``client(``
+                start = pos
+                while start > 0 and pos - start < 80 and text[start - 1] in _QUALIFIER_CHARS:
+                    start -= 1
+                key = _call_key(text[start:paren])
+                if key is not None:
+                    yield start, paren + 1, key
+            pos = lowered.find(gate, paren + 1)
+
+
+def call_arguments(text: str, lowered: str | None = None, gates: frozenset[str] | None = None) -> Iterator[Span]:
+    """Yield ``(start, end, "secret")`` for each literal secret argument of a call in :data:`CALLS`
+    (``lowered``: ``text.lower()`` of the same length; ``gates``: the call gates present, all when None)."""
+    if lowered is None or len(lowered) != len(text):
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            return
+    for call_start, call_end, key in _call_sites(text, lowered, frozenset(_CALL_GATES) if gates is None else gates):
         index, condition = CALLS[key]
-        if condition == "twilio" and not _TWILIO_SID.match(text, match.end()):
+        if condition == "twilio" and not _TWILIO_SID.match(text, call_end):
             continue  # cheap test first: only an AC account SID makes ``Client(…)`` Twilio's
-        arguments = _arguments(text, match.end(), limit=index + 1)
+        arguments = _arguments(text, call_end, limit=index + 1)
         if condition == "password_field":
-            selector = text[max(0, match.start() - 120) : arguments[0][1] if arguments else match.end()]
+            selector = text[max(0, call_start - 120) : arguments[0][1] if arguments else call_end]
             if index == 0:
-                selector = text[max(0, match.start() - 120) : match.start()].rsplit("\n", 1)[-1]
+                selector = text[max(0, call_start - 120) : call_start].rsplit("\n", 1)[-1]
             if not _PASSWORD_FIELD.search(selector):
                 continue
         if condition == "env_name":
@@ -192,7 +215,7 @@ def call_arguments(text: str) -> Iterator[Span]:
                 continue
         value_span = _literal(text, arguments[index]) if len(arguments) > index else None
         if value_span is None and condition == "any":
-            value_span = _keyword_literal(text, match.end())
+            value_span = _keyword_literal(text, call_end)
         if value_span is None:
             continue
         if _accepted(text[value_span[0] : value_span[1]], condition):
@@ -200,9 +223,10 @@ def call_arguments(text: str) -> Iterator[Span]:
 
 
 def _call_argument_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
-    if "(" in gates:
-        yield from call_arguments(text)
-    if not gates.isdisjoint(_GATES[1:]):
+    present = gates.intersection(_CALL_GATES)
+    if present:
+        yield from call_arguments(text, lowered, present)
+    if not gates.isdisjoint(_CLI_GATES):
         for match in _CLIS.finditer(text):
             value = match.group("value")
             if not is_placeholder(value) and (looks_random(value) or any(c.isdigit() for c in value)):

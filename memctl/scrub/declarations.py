@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS, credential_word_kind
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder
@@ -33,50 +34,64 @@ __all__ = ["DECLARATION_DETECTORS", "EXTRA_PASSWORD_WORDS"]
 EXTRA_PASSWORD_WORDS = ("mật_khẩu", "mat_khau", "matkhau", "kata_sandi", "katasandi", "kata_laluan", "katalaluan")
 """Password words of languages the shared list lacks (Vietnamese, Indonesian, Malay)."""
 
-_NAME = r"(?P<name>[^\W\d][\w]{0,80})"
 _STRING = r"""(?P<q>["'`])(?P<value>(?:\\.|(?!(?P=q))[^\\\n\x00]){1,300})(?P=q)"""
 _TYPE = r"(?:&(?:'static[ \t]+)?str|[A-Za-z_][\w.]*(?:<[^<>\n=]{0,40}>)?(?:\[\])?[?!]?)"
-_FORMS = (
-    re.compile(r"#[ \t]*define[ \t]+" + _NAME + r"[ \t]+(?:[LuU]8?)?" + _STRING),
-    re.compile(r"(?<![\w.])" + _NAME + r"[ \t]*:[ \t]*" + _TYPE + r"[ \t]*=[ \t]*[bBrRuU]?" + _STRING),
-    re.compile(r"(?<![\w.])(?:var|const)[ \t]+" + _NAME + r"[ \t]+" + _TYPE + r"[ \t]*=[ \t]*" + _STRING),
-    re.compile(
-        r"(?<![\w.])(?:String|string|str|char[ \t]*\*|const[ \t]+char[ \t]*\*|char|NSString[ \t]*\*|std::string|var|auto)"
-        r"[ \t]*" + _NAME + r"(?:\[\d*\])?[ \t]*=[ \t]*@?" + _STRING
+_BARE = r"(?P<bare>[^\s\"'`;|&,\x00]{3,200})"
+# (what must end just before the name, or None; what must follow it). The name is the credential-named
+# identifier a root word was found in (see :func:`_credential_names`).
+_FORMS: tuple[tuple[re.Pattern[str] | None, re.Pattern[str]], ...] = (
+    (re.compile(r"#[ \t]*define[ \t]+$"), re.compile(r"[ \t]+(?:[LuU]8?)?" + _STRING)),
+    (None, re.compile(r"[ \t]*:[ \t]*" + _TYPE + r"[ \t]*=[ \t]*[bBrRuU]?" + _STRING)),
+    (re.compile(r"(?<![\w.])(?:var|const)[ \t]+$"), re.compile(r"[ \t]+" + _TYPE + r"[ \t]*=[ \t]*" + _STRING)),
+    (
+        re.compile(
+            r"(?<![\w.])(?:String|string|str|char[ \t]*\*|const[ \t]+char[ \t]*\*|char|NSString[ \t]*\*|std::string"
+            r"|var|auto)[ \t]*$"
+        ),
+        re.compile(r"(?:\[\d*\])?[ \t]*=[ \t]*@?" + _STRING),
     ),
-    re.compile(
-        r"(?<![\w-])(?:set[ \t]+(?:-[gUlxu]{1,3}[ \t]+)+|setenv[ \t]+)"
-        + _NAME
-        + r"[ \t]+(?:"
-        + _STRING
-        + r"|(?P<bare>[^\s\"'`;|&\x00]{3,200}))"
+    (
+        re.compile(r"(?<![\w-])(?:set[ \t]+(?:-[gUlxu]{1,3}[ \t]+)+|setenv[ \t]+)$"),
+        re.compile(r"[ \t]+(?:" + _STRING + r"|" + _BARE + r")"),
     ),
-    re.compile(
-        r"<(?P<ns>[\w.-]{1,40}):" + _NAME + r"(?:[ \t][^<>\n]{0,200})?>(?P<element>[^<>\n\x00]{1,300})</(?P=ns):(?P=name)>"
-    ),
-    re.compile(
-        r"(?<![\w])(?P<name>mật_khẩu|mat_khau|matkhau|kata_sandi|katasandi|kata_laluan|katalaluan)"
-        r"[\"']?[ \t]*[:=][ \t]*(?:" + _STRING + r"|(?P<bare>[^\s\"'`;,\x00]{3,200}))",
-        re.IGNORECASE,
+    (
+        re.compile(r"<(?P<ns>[\w.-]{1,40}):$"),
+        re.compile(r"(?:[ \t][^<>\n]{0,200})?>(?P<element>[^<>\n\x00]{1,300})</(?P<close>[\w.-]{1,40}:[\w]{1,80})>"),
     ),
 )
-_ROOTS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth", *EXTRA_PASSWORD_WORDS, *FOREIGN_PASSWORD_WORDS)
+_EXTRA_FORM = re.compile(r"[\"']?[ \t]*[:=][ \t]*(?:" + _STRING + r"|" + _BARE + r")")
+_ROOTS = ("pass", "pwd", "pw", "secret", "token", "key", *EXTRA_PASSWORD_WORDS, *FOREIGN_PASSWORD_WORDS)
 _GATES = tuple(sorted({root for root in _ROOTS if root not in {"mật_khẩu"}} | {"sandi", "laluan", "mật_khẩu"}))
 
 
-def _credential_lines(text: str, lowered: str, gates: frozenset[str]) -> list[tuple[int, int]]:
-    """``(start, end)`` of each line holding a credential root, in order, without repeats."""
-    starts: set[int] = set()
+_BEFORE = 80
+_AFTER = 400
+
+
+@lru_cache(maxsize=4096)
+def _names_credential(identifier: str) -> bool:
+    return identifier in EXTRA_PASSWORD_WORDS or credential_word_kind(identifier) is not None
+
+
+def _identifier_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _credential_names(text: str, lowered: str, gates: frozenset[str]) -> list[tuple[int, int]]:
+    """``(start, end)`` of each identifier holding a root word that names a credential, in order, no repeats."""
+    names: set[tuple[int, int]] = set()
     for root in gates:
         pos = lowered.find(root)
         while pos != -1:
-            starts.add(lowered.rfind("\n", 0, pos) + 1)
-            pos = lowered.find(root, pos + len(root))
-    lines = []
-    for start in sorted(starts):
-        end = text.find("\n", start)
-        lines.append((start, len(text) if end == -1 else end))
-    return lines
+            left, right = pos, pos + len(root)
+            while left > 0 and pos - left < 64 and _identifier_char(lowered[left - 1]):
+                left -= 1
+            while right < len(lowered) and right - pos < 64 and _identifier_char(lowered[right]):
+                right += 1
+            if _names_credential(text[left:right]):
+                names.add((left, right))
+            pos = lowered.find(root, right)
+    return sorted(names)
 
 
 def _declaration_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
@@ -84,18 +99,31 @@ def _declaration_spans(text: str, lowered: str | None, gates: frozenset[str]) ->
         lowered = text.lower()
         if len(lowered) != len(text):
             return
-    for line_start, line_end in _credential_lines(text, lowered, gates):
-        for form in _FORMS:
-            for match in form.finditer(text, line_start, line_end):
-                name = match.group("name")
-                extra = name.lower() in EXTRA_PASSWORD_WORDS
-                if not extra and credential_word_kind(name) is None:
+    for left, right in _credential_names(text, lowered, gates):
+        name = text[left:right]
+        extra = name.lower() in EXTRA_PASSWORD_WORDS
+        kind = "password" if extra or "pass" in name.lower() else "secret"
+        forms = ((None, _EXTRA_FORM),) if extra else _FORMS
+        for before, after in forms:
+            if before is None:
+                if left > 0 and (_identifier_char(text[left - 1]) or text[left - 1] == "."):
                     continue
-                group = next(g for g in ("value", "bare", "element") if g in form.groupindex and match.group(g) is not None)
-                value = match.group(group)
-                if len(value.strip()) < 3 or is_placeholder(value) or value.strip().lower() in {"str", "string"}:
+                prefix = None
+            else:
+                prefix = before.search(text, max(0, left - 48), left)
+                if prefix is None:
                     continue
-                yield match.start(group), match.end(group), "password" if extra or "pass" in name.lower() else "secret"
+            match = after.match(text, right)
+            if match is None:
+                continue
+            if "close" in after.groupindex and prefix is not None and match.group("close") != f"{prefix.group('ns')}:{name}":
+                continue
+            group = next(g for g in ("value", "bare", "element") if g in after.groupindex and match.group(g) is not None)
+            value = match.group(group)
+            if len(value.strip()) < 3 or is_placeholder(value) or value.strip().lower() in {"str", "string"}:
+                continue
+            yield match.start(group), match.end(group), kind
+            break
 
 
 DECLARATION_DETECTORS: tuple[Detector, ...] = (

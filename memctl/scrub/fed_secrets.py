@@ -78,6 +78,16 @@ _GATES = ("echo", "printf", "<<", "expect", "racadm", "net user", "expdp", "impd
           "eap", "\" \"", "\"\t\"", "password", "protectinmemory", "xxd")
 
 
+_GATED = (
+    (_EXPECT_SEND, "password", ("expect",)), (_PRAGMA, "secret", ("pragma", "attach")),
+    (_DOTNET, "secret", ("user-secrets",)), (_IPSEC, "secret", ("psk", "xauth", "eap")),
+    (_KEEPASS, "password", ("protectinmemory",)), (_XXD, "secret", ("xxd",)),
+)
+_POSITIONAL_GATES = ("racadm", "net user", "expdp", "impdp", "exp ", "imp ", "sqlldr", "dgmgrl", "rman", "setcookie",
+                     "snmp")
+_CONSUMER_WORDS = ("passwd", "kinit", "cryptsetup", "sudo", "vault", "pdbedit")
+
+
 def _unquoted(text: str, start: int, end: int) -> tuple[int, int]:
     value = text[start:end]
     if len(value) >= 2 and value[0] in "'\"" and value[-1] == value[0]:
@@ -92,7 +102,8 @@ def _ok(value: str) -> bool:
 
 
 def _fed_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
-    if "echo" in gates or "printf" in gates:
+    haystack = lowered if lowered is not None else text.lower()
+    if ("echo" in gates or "printf" in gates) and any(word in haystack for word in _CONSUMER_WORDS):
         for match in _PIPE.finditer(text):
             first = True
             for arg in _ARG.finditer(text, match.start("args"), match.end("args")):
@@ -104,7 +115,7 @@ def _fed_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterato
                 first = False
                 if _ok(value):
                     yield start, end, "password"
-    if "<<" in gates:
+    if "<<" in gates and any(word in haystack for word in _CONSUMER_WORDS):
         for match in _HERESTRING.finditer(text):
             start, end = _unquoted(text, *match.span("value"))
             if _ok(text[start:end]):
@@ -121,12 +132,13 @@ def _fed_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterato
                 if _ok(line):
                     yield value_start, value_start + len(line), "password"
                 pos = line_end + 1
-    for pattern, kind in ((_EXPECT_SEND, "password"), (_PRAGMA, "secret"), (_DOTNET, "secret"), (_IPSEC, "secret"),
-                          (_KEEPASS, "password"), (_XXD, "secret")):
+    for pattern, kind, needs in _GATED:
+        if gates.isdisjoint(needs):
+            continue
         for match in pattern.finditer(text):
             if _ok(match.group("value")):
                 yield match.start("value"), match.end("value"), kind
-    for match in _POSITIONAL.finditer(text):
+    for match in _POSITIONAL.finditer(text) if not gates.isdisjoint(_POSITIONAL_GATES) else ():
         group = next(g for g in ("racadm", "netuser", "oracle", "cookie", "snmp") if match.group(g) is not None)
         start, end = _unquoted(text, *match.span(group))
         if _ok(text[start:end]) and text[start:end].lower() not in _COMMUNITY_DEFAULTS:
@@ -141,7 +153,7 @@ def _fed_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterato
             value = match.group("value")
             if _ok(value) and (not _PLAIN_WORD.fullmatch(value) or value.startswith(("md5", "SCRAM-SHA-256$"))):
                 yield match.start("value"), match.end("value"), "password"
-    if "password" in gates:
+    if "password" in gates and ("machine " in haystack or "default " in haystack):
         for match in _NETRC_MULTI.finditer(text):
             yield match.start("value"), match.end("value"), "password"
 

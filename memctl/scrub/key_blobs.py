@@ -32,11 +32,13 @@ _KEYSTORE64 = re.compile(r"(?:/u3\+7Q|zs7Ozg)[A-Za-z0-9+/]{20,}={0,2}(?:(?:\\n|\
 _PKCS12 = re.compile(
     r"(?i:[\w.-]*(?:\.p12|\.pfx|\.jks|keystore))[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>MII[A-Za-z0-9+/]{40,}={0,2})"
 )
-_TOTP_LEAD = re.compile(
-    r"(?:enter this (?:key|code)(?: instead)?|setup key|set-up key|can'?t scan|cannot scan|unable to scan|manual(?:ly)? entry"
-    r"|enter (?:it )?manually|secret key|(?:2fa|mfa|totp|otp|two-factor|authenticator) (?:secret|seed|key))"
-    r"[^\n\x00]{0,60}?[:\n][ \t]*\n?[ \t]*"
+_TOTP_PHRASES = (
+    "enter this key", "enter this code", "setup key", "set-up key", "can't scan", "cant scan", "cannot scan",
+    "unable to scan", "manual entry", "manually enter", "enter manually", "enter it manually", "secret key",
+    "2fa secret", "mfa secret", "totp secret", "otp secret", "two-factor secret", "authenticator secret", "2fa key",
+    "mfa key", "totp key", "totp seed", "otp seed", "authenticator key",
 )
+_TOTP_REST = re.compile(r"[^\n\x00]{0,60}?[:\n][ \t]*\n?[ \t]*")
 _BASE32_GROUPS = re.compile(r"(?P<value>[A-Za-z2-7]{4,8}(?:[ -][A-Za-z2-7]{4,8}){3,15}|[A-Za-z2-7]{16,64})(?![A-Za-z0-9])")
 _GATES = ("[", "ls0tls1crudjti", "/u3+7q", "zs7ozg", "mii", "scan", "key", "secret", "manual", "seed")
 
@@ -72,13 +74,17 @@ def _key_blob_spans(text: str, lowered: str | None, gates: frozenset[str]) -> It
             yield match.start("value"), match.end("value"), "private_key"
     if lowered is None or gates.isdisjoint(("scan", "key", "secret", "manual", "seed")):
         return
-    for lead in _TOTP_LEAD.finditer(lowered):
-        match = _BASE32_GROUPS.match(text, lead.end())
-        if match is not None:
-            value = match.group("value")
-            compact = value.replace(" ", "").replace("-", "")
-            if len(compact) >= 16 and any(c in "234567" for c in compact):
-                yield match.start("value"), match.end("value"), "totp_seed"
+    for phrase in _TOTP_PHRASES:
+        pos = lowered.find(phrase)
+        while pos != -1:
+            lead = _TOTP_REST.match(lowered, pos + len(phrase))
+            match = _BASE32_GROUPS.match(text, lead.end()) if lead is not None else None
+            if match is not None:
+                value = match.group("value")
+                compact = value.replace(" ", "").replace("-", "")
+                if len(compact) >= 16 and any(c in "234567" for c in compact):
+                    yield match.start("value"), match.end("value"), "totp_seed"
+            pos = lowered.find(phrase, pos + len(phrase))
 
 
 KEY_BLOB_DETECTORS: tuple[Detector, ...] = (

@@ -30,13 +30,35 @@ _SESSION_NAME = (
 _NETSCAPE = re.compile(
     r"(?m)^(?:#HttpOnly_)?[\w.-]+\t(?:TRUE|FALSE)\t[^\t\n]*\t(?:TRUE|FALSE)\t\d+\t[^\t\n]+\t(?P<value>[^\t\n\x00]{8,4096}?)[ \t\r]*$"
 )
-_URL_SESSION = re.compile(r"(?i)[;?&](?:jsessionid|phpsessid|sessionid|session_id|sid)=(?P<value>[A-Za-z0-9._%-]{16,256})")
+_URL_NAMES = frozenset({"jsessionid", "phpsessid", "sessionid", "session_id", "sid"})
+_URL_VALUE = re.compile(r"[A-Za-z0-9._%-]{16,256}")
 _JSON_NAME_VALUE = re.compile(
     r"\"name\"[ \t]*:[ \t]*\"(?P<name>[^\"\n]{1,100})\"[ \t]*,[^{}]{0,400}?\"value\"[ \t]*:[ \t]*\"(?P<value>[^\"\n]{1,4096})\""
     r"|\"value\"[ \t]*:[ \t]*\"(?P<value2>[^\"\n]{1,4096})\"[ \t]*,[^{}]{0,400}?\"name\"[ \t]*:[ \t]*\"(?P<name2>[^\"\n]{1,100})\""
 )
-_PAIR = re.compile(r"(?i)(?<![\w.-])(?P<name>" + _SESSION_NAME + r")=(?P<value>[^\s;,\"'&<>\x00]{16,4096})")
+_PAIR = re.compile(r"(?i)(?P<name>" + _SESSION_NAME + r")=(?P<value>[^\s;,\"'&<>\x00]{16,4096})")
+# Where a session cookie's name can end (found in the lower-cased text, then read backwards).
+_PAIR_ENDS = ("session=", "sess=", "sid=", "token=", "sessionid=", "session_id=", "cookies=")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 _GATES = ("true\t", "false\t", "session", "sid", "\"value\"", "token")
+
+
+def _hits(haystack: str, literals: tuple[str, ...]) -> list[int]:
+    """Sorted ends of every occurrence of ``literals`` in ``haystack`` (no repeats)."""
+    ends: set[int] = set()
+    for literal in literals:
+        pos = haystack.find(literal)
+        while pos != -1:
+            ends.add(pos + len(literal))
+            pos = haystack.find(literal, pos + 1)
+    return sorted(ends)
+
+
+def _name_start(haystack: str, end: int, chars: frozenset[str]) -> int:
+    start = end
+    while start > 0 and end - start < 60 and haystack[start - 1] in chars:
+        start -= 1
+    return start
 
 
 def _session_cookie_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
@@ -44,9 +66,15 @@ def _session_cookie_spans(text: str, lowered: str | None, gates: frozenset[str])
         for match in _NETSCAPE.finditer(text):
             if not is_placeholder(match.group("value")):
                 yield match.start("value"), match.end("value"), "cookie"
-    if "session" in gates or "sid" in gates:
-        for match in _URL_SESSION.finditer(text):
-            yield match.start("value"), match.end("value"), "cookie"
+    haystack = lowered if lowered is not None and len(lowered) == len(text) else None
+    if haystack is None:
+        return
+    for end in _hits(haystack, ("sessionid=", "session_id=", "sessid=", "sid=")):
+        start = _name_start(haystack, end - 1, frozenset("abcdefghijklmnopqrstuvwxyz0123456789_"))
+        if start > 0 and haystack[start - 1] in ";?&" and haystack[start : end - 1] in _URL_NAMES:
+            value = _URL_VALUE.match(text, end)
+            if value is not None:
+                yield value.start(), value.end(), "cookie"
     if "\"value\"" in gates:
         for match in _JSON_NAME_VALUE.finditer(text):
             group = "value" if match.group("value") is not None else "value2"
@@ -57,7 +85,11 @@ def _session_cookie_spans(text: str, lowered: str | None, gates: frozenset[str])
             obj = text[max(0, match.start() - 300) : match.end() + 300]
             if re.fullmatch(_SESSION_NAME, name, re.IGNORECASE) or (looks_random(value) and "\"domain\"" in obj):
                 yield match.start(group), match.end(group), "cookie"
-    for match in _PAIR.finditer(text):
+    for end in _hits(haystack, _PAIR_ENDS):
+        start = _name_start(haystack, end - 1, _NAME_CHARS)
+        match = _PAIR.match(text, start)
+        if match is None or match.end("name") != end - 1:
+            continue
         value = match.group("value")
         if looks_random(value) or "%" in value or "--" in value:
             yield match.start("value"), match.end("value"), "cookie"
