@@ -59,6 +59,7 @@ _FORMS: tuple[tuple[re.Pattern[str] | None, re.Pattern[str]], ...] = (
         re.compile(r"(?:[ \t][^<>\n]{0,200})?>(?P<element>[^<>\n\x00]{1,300})</(?P<close>[\w.-]{1,40}:[\w]{1,80})>"),
     ),
 )
+_AFTER_NAME = frozenset({" ", "\t", ":", "=", "[", ">"})
 _EXTRA_FORM = re.compile(r"[\"']?[ \t]*[:=][ \t]*(?:" + _STRING + r"|" + _BARE + r")")
 _ROOTS = ("pass", "pwd", "pw", "secret", "token", "key", *EXTRA_PASSWORD_WORDS, *FOREIGN_PASSWORD_WORDS)
 _GATES = tuple(sorted({root for root in _ROOTS if root not in {"mật_khẩu"}} | {"sandi", "laluan", "mật_khẩu"}))
@@ -104,7 +105,12 @@ def _declaration_spans(text: str, lowered: str | None, gates: frozenset[str]) ->
         extra = name.lower() in EXTRA_PASSWORD_WORDS
         kind = "password" if extra or "pass" in name.lower() else "secret"
         forms = ((None, _EXTRA_FORM),) if extra else _FORMS
+        if not extra and text[right : right + 1] not in _AFTER_NAME:
+            continue  # a JSON key ("tokens": …), a call (token(…)), an attribute (key.x): no form applies
         for before, after in forms:
+            match = after.match(text, right)  # anchored: fails on the first character for most names
+            if match is None:
+                continue
             if before is None:
                 if left > 0 and (_identifier_char(text[left - 1]) or text[left - 1] == "."):
                     continue
@@ -113,9 +119,6 @@ def _declaration_spans(text: str, lowered: str | None, gates: frozenset[str]) ->
                 prefix = before.search(text, max(0, left - 48), left)
                 if prefix is None:
                     continue
-            match = after.match(text, right)
-            if match is None:
-                continue
             if "close" in after.groupindex and prefix is not None and match.group("close") != f"{prefix.group('ns')}:{name}":
                 continue
             group = next(g for g in ("value", "bare", "element") if g in after.groupindex and match.group(g) is not None)
