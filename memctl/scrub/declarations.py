@@ -59,8 +59,18 @@ _FORMS: tuple[tuple[re.Pattern[str] | None, re.Pattern[str]], ...] = (
         re.compile(r"(?:[ \t][^<>\n]{0,200})?>(?P<element>[^<>\n\x00]{1,300})</(?P<close>[\w.-]{1,40}:[\w]{1,80})>"),
     ),
 )
+# Per form of :data:`_FORMS`: (character before the name, first non-blank character after it) it allows.
+_QUICK = (
+    lambda previous, following, window: "define" in window and following in ("\"", "'", "`", "L", "u", "U"),
+    lambda previous, following, window: following == ":",
+    lambda previous, following, window: ("var" in window or "const" in window) and (following.isalpha() or following == "&"),
+    lambda previous, following, window: previous in (" ", "\t", "*") and following in ("=", "["),
+    lambda previous, following, window: "set" in window and following not in ("", "\n", "="),
+    lambda previous, following, window: previous == ":" and (following == ">" or following.isalpha()),
+)
 _AFTER_NAME = frozenset({" ", "\t", ":", "=", "[", ">"})
 _EXTRA_FORM = re.compile(r"[\"']?[ \t]*[:=][ \t]*(?:" + _STRING + r"|" + _BARE + r")")
+_EXTRA_ROOTS = frozenset({*EXTRA_PASSWORD_WORDS, "sandi", "laluan"})
 _ROOTS = ("pass", "pwd", "pw", "secret", "token", "key", *EXTRA_PASSWORD_WORDS, *FOREIGN_PASSWORD_WORDS)
 _GATES = tuple(sorted({root for root in _ROOTS if root not in {"mật_khẩu"}} | {"sandi", "laluan", "mật_khẩu"}))
 
@@ -78,20 +88,26 @@ def _identifier_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+_WORD_RUN = re.compile(r"\w{0,64}")
+
+
 def _credential_names(text: str, lowered: str, gates: frozenset[str]) -> list[tuple[int, int]]:
-    """``(start, end)`` of each identifier holding a root word that names a credential, in order, no repeats."""
+    """``(start, end)`` of each identifier holding a root word that names a credential and is followed by a
+    character a declaration can continue with (:data:`_AFTER_NAME`, or anything for the extra words); in order."""
     names: set[tuple[int, int]] = set()
-    for root in gates:
+    reversed_text: str | None = None
+    for root in gates.intersection(_GATES):
         pos = lowered.find(root)
         while pos != -1:
-            left, right = pos, pos + len(root)
-            while left > 0 and pos - left < 64 and _identifier_char(lowered[left - 1]):
-                left -= 1
-            while right < len(lowered) and right - pos < 64 and _identifier_char(lowered[right]):
-                right += 1
-            if _names_credential(text[left:right]):
-                names.add((left, right))
-            pos = lowered.find(root, right)
+            right = _WORD_RUN.match(lowered, pos + len(root)).end()
+            if lowered[right : right + 1] in _AFTER_NAME or root in _EXTRA_ROOTS:
+                if reversed_text is None:
+                    reversed_text = lowered[::-1]
+                back = _WORD_RUN.match(reversed_text, len(lowered) - pos).end() - (len(lowered) - pos)
+                left = pos - back
+                if _names_credential(text[left:right]):
+                    names.add((left, right))
+            pos = lowered.find(root, right if right > pos else pos + 1)
     return sorted(names)
 
 
@@ -105,10 +121,13 @@ def _declaration_spans(text: str, lowered: str | None, gates: frozenset[str]) ->
         extra = name.lower() in EXTRA_PASSWORD_WORDS
         kind = "password" if extra or "pass" in name.lower() else "secret"
         forms = ((None, _EXTRA_FORM),) if extra else _FORMS
-        if not extra and text[right : right + 1] not in _AFTER_NAME:
-            continue  # a JSON key ("tokens": …), a call (token(…)), an attribute (key.x): no form applies
-        for before, after in forms:
-            match = after.match(text, right)  # anchored: fails on the first character for most names
+        previous = text[left - 1 : left]
+        following = text[right : right + 40].lstrip(" \t")[:1]
+        window = text[max(0, left - 24) : left]
+        for index, (before, after) in enumerate(forms):
+            if not extra and not _QUICK[index](previous, following, window):
+                continue  # the characters around the name rule this form out
+            match = after.match(text, right)
             if match is None:
                 continue
             if before is None:
