@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterator
 
 from memctl.scrub.context_names import credential_word_kind
+from memctl.scrub.declarations import plain_words
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder, looks_random
 
 __all__ = ["CALLS", "CALL_ARGUMENT_DETECTORS", "call_arguments"]
@@ -156,6 +157,8 @@ def _keyword_literal(text: str, pos: int) -> tuple[int, int] | None:
 def _accepted(value: str, condition: str) -> bool:
     if len(value) < 4 or is_placeholder(value) or "{" in value and "}" in value:
         return False
+    if condition == "env_name" and plain_words(value):
+        return False  # os.environ.get("X_KEY", "test_key"): a word default, not a secret
     if condition == "random":
         return looks_random(value, min_len=16) or (len(value) >= 16 and any(c.isdigit() for c in value))
     return True

@@ -29,7 +29,7 @@ from functools import lru_cache
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS, credential_word_kind
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder
 
-__all__ = ["DECLARATION_DETECTORS", "EXTRA_PASSWORD_WORDS"]
+__all__ = ["DECLARATION_DETECTORS", "EXTRA_PASSWORD_WORDS", "plain_words"]
 
 EXTRA_PASSWORD_WORDS = ("mật_khẩu", "mat_khau", "matkhau", "kata_sandi", "katasandi", "kata_laluan", "katalaluan")
 """Password words of languages the shared list lacks (Vietnamese, Indonesian, Malay)."""
@@ -111,6 +111,15 @@ def _credential_names(text: str, lowered: str, gates: frozenset[str]) -> list[tu
     return sorted(names)
 
 
+_PLAIN_WORDS = re.compile(r"[a-z]+(?:[_\-. ][a-z]+)*|[A-Z][a-z]+(?:[_\-. ]?[A-Z]?[a-z]+)*")
+
+
+def plain_words(value: str) -> bool:
+    """True when ``value`` is lower-case or Capitalised words without digits (``upgrades``, ``test_key``,
+    ``Bearer``): what a token or key name holds as a label or default, not an issued secret."""
+    return _PLAIN_WORDS.fullmatch(value.strip()) is not None
+
+
 def _declaration_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
     if lowered is None:
         lowered = text.lower()
@@ -144,6 +153,8 @@ def _declaration_spans(text: str, lowered: str | None, gates: frozenset[str]) ->
             value = match.group(group)
             if len(value.strip()) < 3 or is_placeholder(value) or value.strip().lower() in {"str", "string"}:
                 continue
+            if kind == "secret" and plain_words(value):
+                continue  # upgrade_token: str = "upgrades": a token or key name with a word for a value
             yield match.start(group), match.end(group), kind
             break
 

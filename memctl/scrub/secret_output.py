@@ -54,7 +54,9 @@ _LABELLED = re.compile(
     r"(?im)^[ \t]*(?:new value|secretid|secret id|generated password|temporary password|initial password"
     r"|new password is|your new password is)[ \t]*[:=][ \t]*(?P<value>[^\s\x00]{6,200})[ \t]*$"
 )
-_READERS = re.compile(r"(?:^|[\s;&(])(?:cat|type|get-content|gc|head|bat|more|less)[ \t]+(?P<args>[^\n|>]*)$", re.I)
+# The whole command: a reader, flags, one to three file names (prose such as "type == PEM and passphrase
+# is …" or "less than max tokens" is not a command).
+_READERS = re.compile(r"(?:cat|type|get-content|gc|head|tail|bat)(?P<args>(?:[ \t]+-\S+)*(?:[ \t]+[^\s|>;&=]+){1,3})[ \t]*", re.I)
 # A file holding one secret: its base name says so, and it has no extension or a secret's own
 # (``token_utils.py``, ``secrets.yaml`` and ``/etc/passwd`` are not such files).
 _SECRET_FILE = re.compile(
@@ -65,8 +67,7 @@ _SECRET_FILE = re.compile(
 _PAIR = re.compile(r"[ \t]*[\w.\"'-]{1,64}[\"']?[ \t]*(?:=|:[ \t])")
 _GATES = ("terraform output", "printenv", "echo", "$env:", "config get", "config:get", "tokens create", "auth token", "--raw", "keyring get",
           "secret-tool", "lpass", "new value", "secretid", "secret id", "generated password", "temporary password",
-          "initial password", "new password is", "cat ", "type ", "get-content", "gc ", "head ", "bat ", "more ",
-          "less ")
+          "initial password", "new password is", "cat ", "type ", "get-content", "gc ", "head ", "tail ", "bat ")
 _CREDENTIAL_WORDS = ("pass", "secret", "token", "key", "credential")
 
 
@@ -171,7 +172,7 @@ def _secret_output_spans(text: str, lowered: str | None, gates: frozenset[str]) 
                 if " " not in value.strip() and _not_a_word(value) and not is_placeholder(value):
                     yield value_start, value_end, "secret"
             continue
-        reader = _READERS.search(command) if " " in command else None
+        reader = _READERS.fullmatch(command) if " " in command else None
         if reader is not None:
             files = [w.strip("\"'") for w in reader.group("args").split() if not w.startswith("-")]
             names = [f.replace("\\", "/").rsplit("/", 1)[-1] for f in files]

@@ -24,7 +24,7 @@ __all__ = ["SESSION_COOKIE_DETECTORS"]
 
 _SESSION_NAME = (
     r"(?:_[\w-]*_session|[\w.-]*session(?:id|_id|-token|_token)?|connect\.sid|sid|phpsessid|jsessionid"
-    r"|asp\.net_sessionid|\.aspnetcore\.(?:session|cookies)|remember_[\w]*token|[\w-]*auth[_-]?token|_gh_sess"
+    r"|asp\.net_sessionid|\.aspnetcore\.(?:session|cookies)|remember_[\w]*token|_gh_sess"
     r"|user_session|__host-[\w.-]+|__secure-[\w.-]+)"
 )
 _NETSCAPE = re.compile(
@@ -38,7 +38,7 @@ _JSON_NAME_VALUE = re.compile(
 )
 _PAIR = re.compile(r"(?i)(?P<name>" + _SESSION_NAME + r")=(?P<value>[^\s;,\"'&<>\x00]{16,4096})")
 # Where a session cookie's name can end (found in the lower-cased text, then read backwards).
-_PAIR_ENDS = ("session=", "sess=", "sid=", "token=", "sessionid=", "session_id=", "cookies=")
+_PAIR_ENDS = ("session=", "sess=", "sid=", "sessionid=", "session_id=", "cookies=", "_token=", "-token=")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 _GATES = ("true\t", "false\t", "session", "sid", "\"value\"", "token")
 

@@ -233,6 +233,11 @@ NEAR_MISSES = [
     "$ cat /etc/passwd\nroot:x:0:0:root:/root:/bin/bash\n",
     "echo 'data' | gpg --encrypt -r me",
     "page.getByLabel('Email').fill('alice@example.com')",
+    # seen in installed libraries' code (alembic, cognee, pyOpenSSL, fastembed): must stay
+    '        upgrade_token: str = "upgrades",',
+    'env_key = os.environ.get("NEO4J_ENCRYPTION_KEY", "test_key")',
+    'if type == FILETYPE_PEM and passphrase is not None:\n    raise ValueError(\n        "only PEM supports encryption"\n    )',
+    "the count is less than max tokens\n        return None\n",
     "GET /hooks/github/push HTTP/1.1",
     "https://example.com/webhooks/stripe",
     "numbers = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]",
