@@ -3,6 +3,7 @@
 :func:`not_a_secret` is asked about every span :func:`memctl.scrub.core.find_secrets` is about to
 accept, after :func:`memctl.scrub.public_values.public_span`. It drops:
 
+* a span holding one of our own ``[REDACTED:…]`` markers (a later pass reading it as a value);
 * a type where a value was expected: ``const DB_PASSWORD: &str = …`` (Rust), ``fn f(password: &str)``,
   ``password: String,`` (a struct field), ``token: Option<String>``: the span is a type name
   (``&str``, ``&'static str``, ``String``, ``Option<…>``, ``SecretString``…) followed by ``=``, ``,``,
@@ -44,6 +45,8 @@ def not_a_secret(text: str, start: int, end: int) -> bool:
     """True when ``text[start:end]``, a span a rule reported, is a type name, an elided
     documentation value or a tool's status prose (see the module docstring). Never raises."""
     value = text[start:end]
+    if "[REDACTED:" in value:
+        return True  # our own marker: a rule that read it as a value (``sessionid=[REDACTED:cookie]``)
     if _TYPE.fullmatch(value):
         return _AFTER_TYPE.match(text, end) is not None
     after = text[end : end + 3]

@@ -126,7 +126,7 @@ def _fed_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterato
                 line_end = text.find("\n", pos)
                 line_end = len(text) if line_end == -1 else line_end
                 line = text[pos:line_end].strip()
-                if line == tag or not line:
+                if line == tag or not line or "\x00" in line or line.startswith(("$ ", "# ", "> ")):
                     break
                 value_start = pos + len(text[pos:line_end]) - len(text[pos:line_end].lstrip())
                 if _ok(line):

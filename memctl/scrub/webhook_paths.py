@@ -50,7 +50,7 @@ def _webhook_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Ite
 
 WEBHOOK_PATH_DETECTORS: tuple[Detector, ...] = (
     detector(
-        "webhook_url",
+        "secret",  # the declared kind; findings carry ``webhook_url``
         finder=_webhook_spans,
         literals=_GATES,
         requires=_GATES,
