@@ -87,7 +87,7 @@ _LITERAL = re.compile(
 _TWILIO_SID = re.compile(r"""[ \t]*(?:[bu]?["'])?AC[0-9a-f]{32}""")
 _PASSWORD_FIELD = re.compile(r"pass|pwd|secret|pin\b|otp", re.IGNORECASE)
 _CLIS = re.compile(
-    r"(?:^|[\s;&|(`$])(?:snyk[ \t]+auth|snyk[ \t]+config[ \t]+set[ \t]+api=|wandb[ \t]+login(?:[ \t]+--relogin)?|ngrok[ \t]+authtoken"
+    r"(?:^|[\s;&|(`$\x00])(?:snyk[ \t]+auth|snyk[ \t]+config[ \t]+set[ \t]+api=|wandb[ \t]+login(?:[ \t]+--relogin)?|ngrok[ \t]+authtoken"
     r"|ngrok[ \t]+config[ \t]+add-authtoken|cachix[ \t]+authtoken|zrok[ \t]+enable)(?:(?<==)|[ \t]+)"
     r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00]{16,200})(?P=q)"
 )

@@ -40,7 +40,7 @@ _CONSUMERS = (
 )
 _LITERAL = r"""(?:'[^'\n\x00]*'|"(?:\\.|[^"\\\n\x00])*"|\$'[^'\n\x00]*'|[^\s|;&'"<>\x00]+)"""
 _PIPE = re.compile(
-    r"(?:^|[\s;&(])(?P<verb>echo|printf)(?:[ \t]+-[neE]{1,3})*(?P<args>(?:[ \t]+" + _LITERAL + r"){1,8})[ \t]*\|[ \t]*"
+    r"(?:^|[\s;&(\x00])(?P<verb>echo|printf)(?:[ \t]+-[neE]{1,3})*(?P<args>(?:[ \t]+" + _LITERAL + r"){1,8})[ \t]*\|[ \t]*"
     + _CONSUMERS
 )
 _ARG = re.compile(_LITERAL)
@@ -61,12 +61,12 @@ _PRAGMA = re.compile(r"(?i:pragma[ \t]+(?:\w+\.)?(?:re)?key[ \t]*=[ \t]*|attach[
                      r"(?P<q>[\"'])(?P<value>[^\"'\n\x00]{3,300})(?P=q)")
 _DOTNET = re.compile(r"dotnet[ \t]+user-secrets[ \t]+set[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'|\S+)[ \t]+"
                      r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00][^\"'\n\x00]*?)(?P=q)(?=[ \t]*(?:$|\n|--|-p|;|&))")
-_SNMP = re.compile(r"(?im)^[ \t]*(?:r[ow]community6?[ \t]+|com2sec6?[ \t]+(?:-\w+[ \t]+\S+[ \t]+)?\S+[ \t]+\S+[ \t]+)"
+_SNMP = re.compile(r"(?im)(?:^|(?<=\x00))[ \t]*(?:r[ow]community6?[ \t]+|com2sec6?[ \t]+(?:-\w+[ \t]+\S+[ \t]+)?\S+[ \t]+\S+[ \t]+)"
                    r"(?P<value>[^\s#\x00]{3,128})")
 _IPSEC = re.compile(r"(?m):[ \t]*(?:PSK|XAUTH|EAP|NTLM|P12[ \t]+\S+)[ \t]+(?P<q>[\"'])(?P<value>[^\"'\n\x00]{1,300})(?P=q)")
-_USERLIST = re.compile(r"(?m)^[ \t]*\"[^\"\s]{1,64}\"[ \t]+\"(?P<value>[^\"\n\x00]{4,300})\"[ \t]*\r?$")
+_USERLIST = re.compile(r"(?m)(?:^|(?<=\x00))[ \t]*\"[^\"\s]{1,64}\"[ \t]+\"(?P<value>[^\"\n\x00]{4,300})\"[ \t]*\r?$")
 _NETRC_MULTI = re.compile(
-    r"(?m)^[ \t]*(?:machine[ \t]+\S+|default)\b[^\n]*?[ \t]password[ \t]+(?P<value>\S+(?:[ \t]+(?!(?:machine|login|port|account|default|protocol|user)\b)\S+)+?)"
+    r"(?m)(?:^|(?<=\x00))[ \t]*(?:machine[ \t]+\S+|default)\b[^\n]*?[ \t]password[ \t]+(?P<value>\S+(?:[ \t]+(?!(?:machine|login|port|account|default|protocol|user)\b)\S+)+?)"
     r"(?=[ \t]+(?:machine|login|port|account|default|protocol|user)\b|[ \t]*\r?$)"
 )
 _KEEPASS = re.compile(r"<Value[ \t]+ProtectInMemory=\"True\"[ \t]*>(?P<value>[^<\x00]{1,1000})</Value>")

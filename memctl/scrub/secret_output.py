@@ -51,7 +51,7 @@ _PRINTERS = re.compile(
     r"[^\n|>]*$"
 )
 _LABELLED = re.compile(
-    r"(?im)^[ \t]*(?:new value|secretid|secret id|generated password|temporary password|initial password"
+    r"(?im)(?:^|(?<=\x00))[ \t]*(?:new value|secretid|secret id|generated password|temporary password|initial password"
     r"|new password is|your new password is)[ \t]*[:=][ \t]*(?P<value>[^\s\x00]{6,200})[ \t]*$"
 )
 # The whole command: a reader, flags, one to three file names (prose such as "type == PEM and passphrase
@@ -109,18 +109,19 @@ def _random_id(value: str) -> bool:
     )
 
 
+_LINE = re.compile(r"[^\n\x00]*")
+
+
 def _command_lines(text: str) -> Iterator[tuple[int, int, str, bool]]:
-    """``(start, end, command, prompted)`` of each line, the command without a leading prompt."""
-    start = 0
-    while start <= len(text):
-        end = text.find("\n", start)
-        end = len(text) if end == -1 else end
-        line = text[start:end]
+    """``(start, end, command, prompted)`` of each line (a field separator ends a line too), the command
+    without a leading prompt."""
+    for match in _LINE.finditer(text):
+        start, end = match.span()
+        if start == end:
+            continue
+        line = match.group(0)
         prompt = _PROMPT.match(line)
         yield start, end, line[prompt.end() :] if prompt else line.lstrip(), prompt is not None
-        if end == len(text):
-            return
-        start = end + 1
 
 
 def _terraform_json(text: str, line_end: int) -> Iterator[Span]:

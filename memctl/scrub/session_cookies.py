@@ -28,7 +28,7 @@ _SESSION_NAME = (
     r"|user_session|__host-[\w.-]+|__secure-[\w.-]+)"
 )
 _NETSCAPE = re.compile(
-    r"(?m)^(?:#HttpOnly_)?[\w.-]+\t(?:TRUE|FALSE)\t[^\t\n]*\t(?:TRUE|FALSE)\t\d+\t[^\t\n]+\t(?P<value>[^\t\n\x00]{8,4096}?)[ \t\r]*$"
+    r"(?m)(?:^|(?<=\x00))(?:#HttpOnly_)?[\w.-]+\t(?:TRUE|FALSE)\t[^\t\n]*\t(?:TRUE|FALSE)\t\d+\t[^\t\n]+\t(?P<value>[^\t\n\x00]{8,4096}?)[ \t\r]*$"
 )
 _URL_NAMES = frozenset({"jsessionid", "phpsessid", "sessionid", "session_id", "sid"})
 _URL_VALUE = re.compile(r"[A-Za-z0-9._%-]{16,256}")

@@ -291,3 +291,13 @@ def test_hostile_input_stays_linear() -> None:
         started = time.perf_counter()
         scrub(text)
         assert time.perf_counter() - started < 5.0, text[:40]
+
+
+def test_each_marker_is_counted_once_and_scrub_is_idempotent() -> None:
+    # A later pass must not read a marker as a value (sessionid=[REDACTED:cookie] was counted five times).
+    from memctl.scrub.core import MARKER_PATTERN
+
+    for _, text, _ in CASES:
+        result = scrub(text)
+        assert sum(result.counts.values()) == len(MARKER_PATTERN.findall(result.text)), text
+        assert scrub(result.text).text == result.text, text
