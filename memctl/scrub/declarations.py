@@ -35,7 +35,7 @@ EXTRA_PASSWORD_WORDS = ("mật_khẩu", "mat_khau", "matkhau", "kata_sandi", "ka
 """Password words of languages the shared list lacks (Vietnamese, Indonesian, Malay)."""
 
 _STRING = r"""(?P<q>["'`])(?P<value>(?:\\.|(?!(?P=q))[^\\\n\x00]){1,300})(?P=q)"""
-_TYPE = r"(?:&(?:'static[ \t]+)?str|[A-Za-z_][\w.]*(?:<[^<>\n=]{0,40}>)?(?:\[\])?[?!]?)"
+_TYPE = r"(?:&(?:'static[ \t]+)?str|[A-Za-z_][\w.]*(?:<[^<>\n=\x00]{0,40}>)?(?:\[\])?[?!]?)"
 _BARE = r"(?P<bare>[^\s\"'`;|&,\x00]{3,200})"
 # (what must end just before the name, or None; what must follow it). The name is the credential-named
 # identifier a root word was found in (see :func:`_credential_names`).
@@ -56,7 +56,7 @@ _FORMS: tuple[tuple[re.Pattern[str] | None, re.Pattern[str]], ...] = (
     ),
     (
         re.compile(r"<(?P<ns>[\w.-]{1,40}):$"),
-        re.compile(r"(?:[ \t][^<>\n]{0,200})?>(?P<element>[^<>\n\x00]{1,300})</(?P<close>[\w.-]{1,40}:[\w]{1,80})>"),
+        re.compile(r"(?:[ \t][^<>\n\x00]{0,200})?>(?P<element>[^<>\n\x00]{1,300})</(?P<close>[\w.-]{1,40}:[\w]{1,80})>"),
     ),
 )
 # Per form of :data:`_FORMS`: (character before the name, first non-blank character after it) it allows.

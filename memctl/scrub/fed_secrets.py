@@ -44,20 +44,20 @@ _PIPE = re.compile(
     + _CONSUMERS
 )
 _ARG = re.compile(_LITERAL)
-_HERESTRING = re.compile(_CONSUMERS + r"[^\n|<]*<<<[ \t]*(?P<value>" + _LITERAL + r")")
-_HEREDOC = re.compile(_CONSUMERS + r"[^\n|<]*<<-?[ \t]*(?P<q>['\"]?)(?P<tag>[A-Za-z_]\w*)(?P=q)[^\n]*\n")
+_HERESTRING = re.compile(_CONSUMERS + r"[^\n|<\x00]*<<<[ \t]*(?P<value>" + _LITERAL + r")")
+_HEREDOC = re.compile(_CONSUMERS + r"[^\n|<\x00]*<<-?[ \t]*(?P<q>['\"]?)(?P<tag>[A-Za-z_]\w*)(?P=q)[^\n\x00]*\n")
 _EXPECT_SEND = re.compile(
-    r"(?i:expect)[^\n]*(?i:pass(?:word|phrase)?|assword|pin|secret|token)[^\n]*\n?[^\n]*?"
+    r"(?i:expect)[^\n\x00]*(?i:pass(?:word|phrase)?|assword|pin|secret|token)[^\n\x00]*\n?[^\n\x00]*?"
     r"\b(?:exp_)?send[ \t]+(?:--[ \t]+)?\"(?P<value>(?:\\[^rn]|[^\"\\\n])+?)(?:\\[rn])*\""
 )
 _POSITIONAL = re.compile(
-    r"(?:racadm\b[^\n|]*?[ \t]-p[ \t]+(?P<racadm>[^\s'\"]+|'[^'\n]+'|\"[^\"\n]+\")"
+    r"(?:racadm\b[^\n|\x00]*?[ \t]-p[ \t]+(?P<racadm>[^\s'\"]+|'[^'\n]+'|\"[^\"\n]+\")"
     r"|\bnet[ \t]+user[ \t]+(?:\"[^\"\n]+\"|[^\s/\"]+)[ \t]+(?P<netuser>[^\s/*\"][^\s\"]*|\"[^\"\n]+\")(?=[ \t]*(?:/|$|\n))"
     r"|\b(?:(?:expdp|impdp|exp|imp|sqlldr|dgmgrl)[ \t]+|rman[ \t]+target(?:=|[ \t]+))(?:userid=)?[\w$#.]+/(?P<oracle>[^\s@/]+)@"
-    r"|\berl\b[^\n|]*?-setcookie[ \t]+(?P<cookie>[^\s'\"]+|'[^'\n]+')"
-    r"|\bsnmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|df|netstat|status)\b[^\n|]*?[ \t]-c[ \t]*(?P<snmp>[^\s'\"]+|'[^'\n]+'))"
+    r"|\berl\b[^\n|\x00]*?-setcookie[ \t]+(?P<cookie>[^\s'\"]+|'[^'\n]+')"
+    r"|\bsnmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|df|netstat|status)\b[^\n|\x00]*?[ \t]-c[ \t]*(?P<snmp>[^\s'\"]+|'[^'\n]+'))"
 )
-_PRAGMA = re.compile(r"(?i:pragma[ \t]+(?:\w+\.)?(?:re)?key[ \t]*=[ \t]*|attach[ \t]+database[^\n]*?[ \t]key[ \t]+)"
+_PRAGMA = re.compile(r"(?i:pragma[ \t]+(?:\w+\.)?(?:re)?key[ \t]*=[ \t]*|attach[ \t]+database[^\n\x00]*?[ \t]key[ \t]+)"
                      r"(?P<q>[\"'])(?P<value>[^\"'\n\x00]{3,300})(?P=q)")
 _DOTNET = re.compile(r"dotnet[ \t]+user-secrets[ \t]+set[ \t]+(?:\"[^\"\n]+\"|'[^'\n]+'|\S+)[ \t]+"
                      r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00][^\"'\n\x00]*?)(?P=q)(?=[ \t]*(?:$|\n|--|-p|;|&))")
@@ -66,7 +66,7 @@ _SNMP = re.compile(r"(?im)(?:^|(?<=\x00))[ \t]*(?:r[ow]community6?[ \t]+|com2sec
 _IPSEC = re.compile(r"(?m):[ \t]*(?:PSK|XAUTH|EAP|NTLM|P12[ \t]+\S+)[ \t]+(?P<q>[\"'])(?P<value>[^\"'\n\x00]{1,300})(?P=q)")
 _USERLIST = re.compile(r"(?m)(?:^|(?<=\x00))[ \t]*\"[^\"\s]{1,64}\"[ \t]+\"(?P<value>[^\"\n\x00]{4,300})\"[ \t]*\r?$")
 _NETRC_MULTI = re.compile(
-    r"(?m)(?:^|(?<=\x00))[ \t]*(?:machine[ \t]+\S+|default)\b[^\n]*?[ \t]password[ \t]+(?P<value>\S+(?:[ \t]+(?!(?:machine|login|port|account|default|protocol|user)\b)\S+)+?)"
+    r"(?m)(?:^|(?<=\x00))[ \t]*(?:machine[ \t]+\S+|default)\b[^\n\x00]*?[ \t]password[ \t]+(?P<value>\S+(?:[ \t]+(?!(?:machine|login|port|account|default|protocol|user)\b)\S+)+?)"
     r"(?=[ \t]+(?:machine|login|port|account|default|protocol|user)\b|[ \t]*\r?$)"
 )
 _KEEPASS = re.compile(r"<Value[ \t]+ProtectInMemory=\"True\"[ \t]*>(?P<value>[^<\x00]{1,1000})</Value>")

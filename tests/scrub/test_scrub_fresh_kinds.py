@@ -271,6 +271,12 @@ def test_kinds_are_caught_in_a_joined_session() -> None:
     for (_, text, secret), out in zip(CASES, scrubbed, strict=False):
         assert _caught(secret, out), text
     assert scrubbed[len(CASES) :] == NEAR_MISSES
+    # a rule never reads across the field separator: joined equals one by one (a here-document opener
+    # in one field once took the next field's lines as its body)
+    assert scrubbed == [scrub(text).text for text in texts]
+    fields = ["vault login is what the service uses.", '{"command": "cat >> .env <<\'EOF\'\\nx\\nEOF"}',
+              "$ cat .env\nplain line here\n"]
+    assert scrub_texts(fields)[0] == [scrub(field).text for field in fields]
 
 
 def test_markers_name_the_kind() -> None:
