@@ -1,11 +1,11 @@
 """Vendor tokens identified by their prefix and body alone, with no key name or vendor word near them.
 
-The catalog engine (:mod:`memctl.scrub.catalog`) misses these for one of two reasons, checked
-against kingfisher-secret-scanner 1.5.0: its rule requires a vendor keyword within a few
-characters of the token (Resend, Notion, Neon, Tencent, NuGet, Twitter bearer, Fly, Figma
-user tokens, LaunchDarkly, Grafana, HubSpot, Atlassian), or it has no rule for the format
-(AWS session tokens, Nostr ``nsec1``, Perplexity, Tavily, Cerebras, 1Password service
-accounts). A prefix alone is not enough here (``re_export``, ``secret_santa``, ``api-gateway``
+The catalog engine (:mod:`memctl.scrub.catalog`, kingfisher-secret-scanner 1.5.0) missed each of
+these in probes where no vendor word stood near the token (Resend, Notion, Neon, Tencent, NuGet,
+Twitter bearer, Fly, Figma user tokens, LaunchDarkly, Grafana, HubSpot, Atlassian, AWS session
+tokens, Nostr ``nsec1``, Perplexity, Tavily, Cerebras, 1Password service accounts): its rules for
+several of them want a keyword within a few characters, and some formats have no rule (the
+engine's rule files were not audited one by one). A prefix alone is not enough here (``re_export``, ``secret_santa``, ``api-gateway``
 are identifiers), so each rule also requires the body's documented alphabet and length, and a
 random-looking body: a digit with a letter, or mixed case (:func:`memctl.scrub.detector.looks_random`),
 after the prefix. A token must start at a word boundary.
