@@ -58,17 +58,22 @@ from dataclasses import dataclass, field
 from detect_secrets.plugins.slack import SlackDetector
 
 from memctl.encodings import base64_bytes, printable_text
+from memctl.scrub.call_arguments import CALL_ARGUMENT_DETECTORS
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
 from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
+from memctl.scrub.declarations import DECLARATION_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, is_placeholder_word, underscored_body_random
 from memctl.scrub.device_config import DEVICE_CONFIG_DETECTORS
 from memctl.scrub.encoded import encoded_secret_detector
 from memctl.scrub.entropy import ENTROPY_DETECTORS
+from memctl.scrub.false_values import not_a_secret
+from memctl.scrub.fed_secrets import FED_SECRET_DETECTORS
 from memctl.scrub.gates import HIT_WORDS, GateIndex
 from memctl.scrub.http import HTTP_DETECTORS
+from memctl.scrub.key_blobs import KEY_BLOB_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
@@ -77,11 +82,15 @@ from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.public_values import public_span
 from memctl.scrub.recovery_codes import RECOVERY_CODE_DETECTORS
+from memctl.scrub.secret_output import SECRET_OUTPUT_DETECTORS
+from memctl.scrub.session_cookies import SESSION_COOKIE_DETECTORS
 from memctl.scrub.setup_output import SETUP_OUTPUT_DETECTORS
 from memctl.scrub.shared_keys import SHARED_KEY_DETECTORS
 from memctl.scrub.sql_values import SQL_VALUE_DETECTORS
 from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
+from memctl.scrub.vendor_prefixes import VENDOR_PREFIX_DETECTORS
+from memctl.scrub.webhook_paths import WEBHOOK_PATH_DETECTORS
 
 __all__ = [
     "DETECTORS",
@@ -186,6 +195,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         # Vendor tokens of the maintained catalog (memctl.scrub.catalog): before the key-name rules,
         # so a token under ``API_TOKEN=`` is named by its issuer; the rules above win on overlap.
         CATALOG_DETECTOR,
+        *VENDOR_PREFIX_DETECTORS,  # prefix tokens the catalog wants a vendor word for
         *KEYWORD_DETECTORS,
         *CREDENTIAL_KEY_DETECTORS,
         # Context the rules above do not read: other languages and formats, statements, prose.
@@ -197,6 +207,13 @@ def _build_detectors() -> tuple[Detector, ...]:
         *LAYOUT_DETECTORS,
         *POSITIONAL_CALL_DETECTORS,
         *PRINTED_TOKEN_DETECTORS,
+        *CALL_ARGUMENT_DETECTORS,
+        *DECLARATION_DETECTORS,
+        *KEY_BLOB_DETECTORS,
+        *SECRET_OUTPUT_DETECTORS,
+        *WEBHOOK_PATH_DETECTORS,
+        *SESSION_COOKIE_DETECTORS,
+        *FED_SECRET_DETECTORS,
         *SHARED_KEY_DETECTORS,
         *RECOVERY_CODE_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
@@ -258,6 +275,8 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
                 continue  # starts inside an earlier span
             if public_span(text, start, end, kind):
                 continue  # publishable keys, fingerprints, SOPS metadata, ARNs, filler
+            if not_a_secret(text, start, end):
+                continue  # a type name, an elided documentation value, a tool's status line
             if is_placeholder_word(text[start:end]):
                 continue  # a JSON null/true or REPLACE_ME a rule took with its comma: not a secret, keep the text
             last = bisect_right(starts, end - 1)

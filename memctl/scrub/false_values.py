@@ -1,0 +1,64 @@
+"""Spans a rule took that are not secrets: type names, elided documentation values, status prose.
+
+:func:`not_a_secret` is asked about every span :func:`memctl.scrub.core.find_secrets` is about to
+accept, after :func:`memctl.scrub.public_values.public_span`. It drops:
+
+* a span holding one of our own ``[REDACTED:…]`` markers (a later pass reading it as a value);
+* a type where a value was expected: ``const DB_PASSWORD: &str = …`` (Rust), ``fn f(password: &str)``,
+  ``password: String,`` (a struct field), ``token: Option<String>``: the span is a type name
+  (``&str``, ``&'static str``, ``String``, ``Option<…>``, ``SecretString``…) followed by ``=``, ``,``,
+  ``)`` or the end of the line;
+* an elided value written for documentation or display: a prefix and ``...``/``…`` (``sk_live_...``,
+  ``ghp_...``) or a few characters on either side of ``...``/``…``/``***`` (``sk-...4f2a``,
+  ``ghp_…a1b2``); a real token has no ellipsis in it, and the visible part is too short to use;
+* a status line a tool prints after a credential word: ``passwd: password updated successfully``,
+  ``Password: authentication token manipulation error``: two or more lower-case words, one of them a
+  credential noun or a status word (:data:`_STATUS_WORDS`). A passphrase of plain words with no such
+  word (``correct horse battery staple``) is still a secret;
+* a script verb a key-name rule read as the value of ``expect "password:" { send "…" }``: the span
+  is only braces, quotes and ``send``/``exp_send``/``expect``/``then``/``do``.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["not_a_secret"]
+
+_TYPE = re.compile(
+    r"&(?:'\w+[ \t]+)?(?:mut[ \t]+)?(?:str|\[u8\]|String)|(?:Option|Box|Rc|Arc|Cow|Secret)<[^<>\n]{1,40}>"
+    r"|String|SecretString|SecretStr|SecretBytes|Secret|CString|OsString|Vec<u8>|\[u8;[ \t]*\d+\]"
+)
+_AFTER_TYPE = re.compile(r"[ \t]*(?:=|,|\)|;|>|$|\n|\{)")
+_ELIDED_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9]{0,10}[_-](?:[A-Za-z0-9]{1,8}[_-])*[A-Za-z0-9]{0,6}")
+_ELIDED = re.compile(r"[\w-]{0,16}(?:\.{3,}|…|\*{3,})[\w-]{0,8}")
+_STATUS_WORDS = frozenset({
+    "password", "passwords", "passwd", "passphrase", "token", "tokens", "secret", "key", "keys", "authentication",
+    "updated", "successfully", "changed", "unchanged", "expired", "reset", "required", "incorrect", "invalid",
+    "failed", "failure", "mismatch", "error", "denied", "accepted", "set", "saved", "removed", "missing",
+})
+_WORD = re.compile(r"[a-z]+")
+_SCRIPT_VERB = re.compile(r"[\s{}()\[\]\"';]*(?:send|exp_send|send_user|expect|then|do)[\s{}()\[\]\"';]*")
+
+
+def not_a_secret(text: str, start: int, end: int) -> bool:
+    """True when ``text[start:end]``, a span a rule reported, is a type name, an elided
+    documentation value or a tool's status prose (see the module docstring). Never raises."""
+    value = text[start:end]
+    if "[REDACTED:" in value:
+        return True  # our own marker: a rule that read it as a value (``sessionid=[REDACTED:cookie]``)
+    if _TYPE.fullmatch(value):
+        return _AFTER_TYPE.match(text, end) is not None
+    after = text[end : end + 3]
+    if (after == "..." or after[:1] == "…") and _ELIDED_PREFIX.fullmatch(value) and len(value) <= 24:
+        return True
+    if _ELIDED.fullmatch(value):
+        return True
+    if _SCRIPT_VERB.fullmatch(value):
+        return True
+    words = value.strip().rstrip(".!").split()
+    return (
+        len(words) >= 2
+        and all(_WORD.fullmatch(word) for word in words)
+        and any(word in _STATUS_WORDS for word in words)
+    )
