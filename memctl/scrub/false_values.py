@@ -16,7 +16,12 @@ accept, after :func:`memctl.scrub.public_values.public_span`. It drops:
   credential noun or a status word (:data:`_STATUS_WORDS`). A passphrase of plain words with no such
   word (``correct horse battery staple``) is still a secret;
 * a script verb a key-name rule read as the value of ``expect "password:" { send "…" }``: the span
-  is only braces, quotes and ``send``/``exp_send``/``expect``/``then``/``do``.
+  is only braces, quotes and ``send``/``exp_send``/``expect``/``then``/``do``;
+* the name of a hashing or encryption algorithm where a prose or key-name rule expected a password
+  ("パスワードは argon2id でハッシュ化", "Passwords: bcrypt, cost 12", ``password_hash: sha256``): how
+  passwords are stored, not one (a fresh attacker's benign note lost this way). The names are the
+  algorithms of Python's ``hashlib``/``passlib`` and the OWASP Password Storage Cheat Sheet, with
+  their usual spellings (``sha-256``, ``pbkdf2-sha256``, ``aes-256-gcm``).
 """
 
 from __future__ import annotations
@@ -38,6 +43,13 @@ _STATUS_WORDS = frozenset({
     "failed", "failure", "mismatch", "error", "denied", "accepted", "set", "saved", "removed", "missing",
 })
 _WORD = re.compile(r"[a-z]+")
+_ALGORITHM = re.compile(
+    r"(?:argon2(?:id|i|d)?|bcrypt|scrypt|yescrypt|pbkdf2(?:[_-]?(?:hmac[_-]?)?sha[_-]?(?:1|256|512))?"
+    r"|sha[_-]?(?:1|224|256|384|512)(?:crypt)?|sha3[_-]?(?:256|512)|md5(?:crypt)?|blake2[bs]?|blake3|ntlm"
+    r"|hmac[_-]?sha[_-]?(?:1|256|384|512)|aes(?:[_-]?(?:128|192|256))?(?:[_-]?(?:gcm|cbc|ctr|siv))?"
+    r"|chacha20(?:[_-]?poly1305)?|x?salsa20|rsa(?:[_-]?(?:2048|3072|4096))?|ed25519|ecdsa|plaintext|cleartext)",
+    re.IGNORECASE,
+)
 _SCRIPT_VERB = re.compile(r"[\s{}()\[\]\"';]*(?:send|exp_send|send_user|expect|then|do)[\s{}()\[\]\"';]*")
 
 
@@ -55,6 +67,8 @@ def not_a_secret(text: str, start: int, end: int) -> bool:
     if _ELIDED.fullmatch(value):
         return True
     if _SCRIPT_VERB.fullmatch(value):
+        return True
+    if _ALGORITHM.fullmatch(value.strip().strip("\"'`.,;:")):
         return True
     words = value.strip().rstrip(".!").split()
     return (

@@ -177,7 +177,11 @@ def _secret_output_spans(text: str, lowered: str | None, gates: frozenset[str]) 
         if reader is not None:
             files = [w.strip("\"'") for w in reader.group("args").split() if not w.startswith("-")]
             names = [f.replace("\\", "/").rsplit("/", 1)[-1] for f in files]
-            if any(_SECRET_FILE.fullmatch(n) and n not in {"passwd", "shadow"} for n in names):
+            # A declaration, not a command: Go/TypeScript `type Secret struct {`, `type Token = string`. Windows'
+            # `type` prints a file named with an extension or a path; a brace or parenthesis is code.
+            code = any(c in reader.group("args") for c in "{}()") or (
+                command.lstrip().lower().startswith("type") and not any("." in f or "/" in f or "\\" in f for f in files))
+            if not code and any(_SECRET_FILE.fullmatch(n) and n not in {"passwd", "shadow"} for n in names):
                 yield from _file_lines(text, end)
     haystack = lowered if lowered is not None else text.lower()
     for match in _LABELLED.finditer(text):
