@@ -295,7 +295,7 @@ def _view_reasons(view: str, *, packages: bool = True) -> list[str]:
         reasons.append("normative:obligation")
     reasons.extend(form_reasons(view))  # shape checks that do not depend on any word list (low_risk_form)
     reasons.extend(kind_reasons(plain, view, packages=packages))  # properties of the kinds without trigger words (low_risk_kinds)
-    reasons.extend(disguise_reasons(view))  # ciphers, pictographs, controls reported off, redefinitions (low_risk_disguise)
+    reasons.extend(disguise_reasons(view, transforms=packages))  # ciphers, pictographs, controls reported off, redefinitions (low_risk_disguise)
     return reasons
 
 

@@ -144,15 +144,17 @@ _ENV_CONFUSED = _rx(r"(?:staging|test|testing|dev|development|qa|sandbox|preview
 _PUBLIC_FIRST = _rx(r"internal\b[^.;\n]{0,60}(?:resolv\w+|install\w+|fetch\w+|pull\w+)[^.;\n]{0,40}public")
 
 
-def disguise_reasons(raw: str) -> list[str]:
+def disguise_reasons(raw: str, *, transforms: bool = True) -> list[str]:
     """The ``disguise:<kind>`` reasons (module doc) of ``raw`` (one view of a memory's text, any ``str``),
-    in the doc's order; ``[]`` when none. Never raises on a ``str``."""
+    in the doc's order; ``[]`` when none. ``transforms`` False skips the cipher, pictograph and digit-word
+    checks (they read the letters as written: the plain and homoglyph-folded views are enough, and the 26
+    transformed readings cost more than the other checks). Never raises on a ``str``."""
     reasons: list[str] = []
-    if _cipher(raw):
+    if transforms and _cipher(raw):
         reasons.append("disguise:cipher")
-    if _pictographs(raw):
+    if transforms and _pictographs(raw):
         reasons.append("disguise:pictographs")
-    if _digit_words(raw):
+    if transforms and _digit_words(raw):
         reasons.append("disguise:digit_words")
     if _CONTROL_OFF.search(raw) or _LIVE_AS_TEST.search(raw):
         reasons.append("disguise:control_off")
