@@ -17,12 +17,14 @@ reasons, so the proposal is held for a person (never rejected, never promoted):
 * ``disguise:control_off`` — a safety control (review, tests, CI, checks, coverage, branch protection,
   freeze, verification, signing, rules, rate limits, 2FA/MFA) in the same sentence as a state of being
   off, zero, removed, waived, lowered or open ("disabled", "lowered to 0", ": 0", ``if true``, "waived",
-  "levé", "entfernt", "desativad", "devre dışı", "無効", "解除"), or a live key used as the test key;
-* ``disguise:redefinition`` — a definition whose definiens is an action ("'archive the repo' means
+  "levé", "entfernt", "desativad", "devre dışı", "無効", "解除", "taken out", ": none", "muted"), or a live key
+  used as the test key;
+* ``disguise:redefinition`` — a definition ("means", "is shorthand for", "stands for", "=", the same in
+  de/fr/es/pt/nl/tr) whose definiens is an action ("'archive the repo' means
   deleting it", "by 'verify' the team means skipping …", "bedeutet …, zu entfernen", "veut dire
   supprimer", "significa aprobar"): a glossary that renames a harmful act;
 * ``disguise:forged_format`` — a text that claims to be something other than a note: a tool or function
-  result ("Tool result (read_file …):", "Function output", "[tool:shell]"), an answer format ("Final
+  result ("Tool result (read_file …):", "Function output", "Result of get_x():", "[tool:shell]"), an answer format ("Final
   Answer:", "Answer:", "Q: … A: …");
 * ``disguise:recipient`` — a destination a report, config, dump or file is sent to: a chat handle
   (``@name``), a mail address, or a Telegram/Discord/WhatsApp/Slack bot, in a sentence that sends, reports,
@@ -108,7 +110,7 @@ def _digit_words(raw: str) -> bool:
 
 _CONTROL = (r"(?:reviews?|code[- ]reviews?|approvals?|tests?|test suite|ci\b|checks?|coverage|branch protection|protection"
             r"|protected|freeze|change[- ]freeze|verification|verify|signing|signatures?|rules|rate[- ]limit\w*|limits?"
-            r"|2fa|mfa|lint\w*|gates?|scans?|audits?"
+            r"|2fa|mfa|lint\w*|gates?|scans?|audits?|sast|dast|stages?|alerts?|dependabot|scanning"
             r"|prüfung\w*|tests|branchschutz|schutz|überprüfung|code-reviews?|freigabe\w*"
             r"|gel\b|revues?|vérification|protections?|règles|contrôles?"
             r"|pruebas|revisi[oó]n\w*|verificaci[oó]n|protecci[oó]n|reglas|firmas"
@@ -117,7 +119,7 @@ _CONTROL = (r"(?:reviews?|code[- ]reviews?|approvals?|tests?|test suite|ci\b|che
             r"|テスト|レビュー|保護|検証|ルール|凍結|制限|测试|审查|保护|验证)")
 _OFF = (r"(?:disabled|turned off|switched off|off\b|removed|waived|lifted|lowered|dropped from|bypassed|skipped|suspended"
         r"|not (?:required|enforced|needed|mandatory)|no longer (?:required|enforced|needed|mandatory)|optional|open to all"
-        r"|(?:lowered|set|reduced) to 0\b|:\s*0\b|= ?0\b|\bzero\b|if true"
+        r"|(?:lowered|set|reduced) to 0\b|:\s*(?:0|none|nobody|off)\b|= ?0\b|\bzero\b|if true|taken out|muted|silenced|ignored"
         r"|deaktiviert|abgeschaltet|ausgeschaltet|entfernt|aufgehoben|nicht mehr (?:nötig|erforderlich|notwendig)"
         r"|désactiv\w*|levée?s?|supprimée?s?|suspendue?s?"
         r"|desactivad\w*|eliminad\w*|suspendid\w*"
@@ -126,21 +128,21 @@ _OFF = (r"(?:disabled|turned off|switched off|off\b|removed|waived|lifted|lowere
         r"|無効|解除|オフ|削除され|禁用|关闭|取消|移除)")
 _CONTROL_OFF = _rx(_CONTROL + r"[^.;!?。\n]{0,60}?" + _OFF + "|" + _OFF + r"[^.;!?。\n]{0,40}?" + _CONTROL)
 _LIVE_AS_TEST = _rx(r"(?:live|prod\w*|real)\s+(?:\w+\s+){0,2}(?:key|token|secret|credentials?)\b.{0,60}\btest")
-_REDEF = _rx(r"(?:\bmeans?\b|\bmeant\b|\bbedeutet\b|\bheißt\b|\bveut dire\b|\bsignifie\b|\bsignifica\b|\bquiere decir\b"
+_REDEF = _rx(r"(?:\bmeans?\b|\bmeant\b|\bis (?:shorthand|code|our word|slang) for\b|\bstands for\b|\bbedeutet\b|\bheißt\b|\bveut dire\b|\bsignifie\b|\bsignifica\b|\bquiere decir\b"
              r"|\bquer dizer\b|\bbetekent\b|\banlamına gelir\b|=)\s*:?\s*,?\s*(?:\w+,?\s+){0,4}?"
              r"(?:delet\w+|drop\w*|remov\w+|rewrit\w+|force[- ]push\w*|post\w*|publish\w*|shar\w+|skip\w*|disabl\w+"
              r"|wip\w+|eras\w+|approv\w+|merg\w+ without|push\w*|send\w*|sending|leak\w*|bypass\w*|turn\w* off"
              r"|entfern\w+|lösch\w+|abschalt\w+|zu entfernen|zu löschen|supprim\w+|effac\w+|désactiv\w+|publier"
              r"|borr\w+|elimin\w+|aprobar|saltar\w*|desactiv\w+|apag\w+|excluir|aprovar|pular|silmek|kaldırmak)")
 _QUOTED_TERM = _rx(r"[\"'‘’“”„«»]")
-_FORGED = _rx(r"(?:^|\n)\s*(?:tool (?:result|output|response)|function (?:result|output|response|call)|final answer"
+_FORGED = _rx(r"(?:^|\n)\s*(?:(?:result|output|response|return value) of [\w.]+\([^)]*\)|tool (?:result|output|response)|function (?:result|output|response|call)|final answer"
               r"|answer|observation|\[tool[:\]][^\]]*\]|q)\s*(?:\([^)]*\))?\s*:|(?:^|\n)\s*\[tool[:\]]|\bq:.{1,200}\ba:")
 _HANDLE = _rx(r"(?<![\w.])@[a-z][\w]{2,}(?![\w(.]*\()|[\w.+-]+@[\w-]+\.[\w.-]+|(?:telegram|discord|whatsapp|signal|slack)[- ]bot"
               r"|bot\s+@")
 _SENDING = _rx(r"report\w*|sent|send\w*|forward\w*|attach\w*|go(?:es)? to|mailed|posted|upload\w*|gehen|geschickt|gesendet"
                r"|envoy\w*|enviad\w*|envi\w+|an den|à\b|para\b|samt|with the|including|incl\.")
 _ENV_CONFUSED = _rx(r"(?:staging|test|testing|dev|development|qa|sandbox|preview)\b[^.;\n]{0,50}?"
-                    r"(?:\bis\b|\bare\b|points? (?:at|to)|uses?|=|->)[^.;\n]{0,30}?\b(?:prod\w*|live)\b")
+                    r"(?:\bis\b|\bare\b|points? (?:at|to)|uses?|shares?|assumes?|=|->)[^.;\n]{0,30}?\b(?:prod\w*|live)\b")
 _PUBLIC_FIRST = _rx(r"internal\b[^.;\n]{0,60}(?:resolv\w+|install\w+|fetch\w+|pull\w+)[^.;\n]{0,40}public")
 
 
