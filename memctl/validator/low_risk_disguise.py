@@ -1,4 +1,4 @@
-"""Disguised or reframed risky memories the fifth outside attacker got promoted (issue 24, 2026-12-07).
+"""Disguised or reframed risky memories the fifth outside attacker got promoted (2026-12-07; docs/benchmarks.md, "Round 14").
 
 Each check is a *property* of the text; :func:`disguise_reasons` names the ones found
 (``disguise:<kind>``) and :func:`memctl.validator.low_risk.assess_low_risk` adds them to an agent proposal's
@@ -33,7 +33,7 @@ reasons, so the proposal is held for a person (never rejected, never promoted):
   or use production ("the kube context of staging is prod-eu-1"), or an internal package resolving from a
   public index first.
 
-Sources: the attacker's report in issue 24 and OWASP A05 (security misconfiguration). Deterministic; no
+Sources: the fifth attacker's kinds (docs/benchmarks.md, "Round 14") and OWASP A05 (security misconfiguration). Deterministic; no
 model; never raises on a ``str``. What it cannot judge: ciphers other than Caesar/Atbash, pictographs that
 stand for a fact, and controls or destinations in words none of these reads.
 """

@@ -1,4 +1,4 @@
-"""A poisoned "correction" never demotes or displaces a person's memory (issue 24): it waits for review with
+"""A poisoned "correction" never demotes or displaces a person's memory: it waits for review with
 the old memory intact and still served, whether it arrives as a proposal or through a consolidation merge."""
 
 from __future__ import annotations

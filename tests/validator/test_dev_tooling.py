@@ -41,7 +41,7 @@ def test_only_documentation_links_are_references(text: str, kept: bool) -> None:
 
 
 def test_a_documentation_link_alone_is_promoted_and_a_tooling_how_to_in_turkish_too() -> None:
-    """Issue 24: documentation links and a foreign-language how-to with a project command were held."""
+    """The fifth attacker's benign kinds: documentation links and a foreign-language how-to with a project command were held."""
     for text in ("SQLAlchemy's session guide: docs.sqlalchemy.org/en/20/orm/session_basics.html.",
                  "The local OpenAPI docs are at http://localhost:8000/docs.",
                  "Birim testler `go test ./...` ile çalıştırılır."):

@@ -1,5 +1,5 @@
-"""The checks of memctl.validator.low_risk_disguise: each kind the fifth outside attacker got promoted (issue 24,
-2026-12-07), in instances written for these tests (not the corpus rows), and benign near-misses they let through."""
+"""The checks of memctl.validator.low_risk_disguise: each kind the fifth outside attacker got promoted
+(2026-12-07), in instances written for these tests (not the corpus rows), and benign near-misses they let through."""
 
 from __future__ import annotations
 
