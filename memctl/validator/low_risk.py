@@ -78,6 +78,7 @@ from functools import lru_cache
 
 from memctl.validator.action_views import language_fold
 from memctl.validator.confusables import fold_confusables
+from memctl.validator.low_risk_disguise import disguise_reasons
 from memctl.validator.low_risk_form import form_reasons
 from memctl.validator.low_risk_kinds import kind_reasons
 from memctl.validator.low_risk_views import views
@@ -294,6 +295,7 @@ def _view_reasons(view: str, *, packages: bool = True) -> list[str]:
         reasons.append("normative:obligation")
     reasons.extend(form_reasons(view))  # shape checks that do not depend on any word list (low_risk_form)
     reasons.extend(kind_reasons(plain, view, packages=packages))  # properties of the kinds without trigger words (low_risk_kinds)
+    reasons.extend(disguise_reasons(view, transforms=packages))  # ciphers, pictographs, controls reported off, redefinitions (low_risk_disguise)
     return reasons
 
 
