@@ -1,4 +1,4 @@
-"""Kinds a second outside attacker got through (issue 23): vendor prefixes with no key name,
+"""Kinds a second outside attacker got through: vendor prefixes with no key name,
 positional SDK/crypto/CLI arguments, key blobs, code declarations, secret-printing commands,
 webhook paths, session cookies, secrets fed to commands; and false redactions of near-misses.
 

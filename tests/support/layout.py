@@ -82,7 +82,8 @@ PLACED = {
     "test_opencode_titles.py": "ingest",  # placeholder titles never reach a note or a topic's routing text
     "test_opencode_revert.py": "ingest",  # undone turns never reach the transcript, the model or the note
     "test_llama_runtime.py": "embedded",  # the embedded backend's llama.cpp runtime
-    "test_low_risk_kinds.py": "validator",  # what a memory would do, read as properties (exposure, deferred, …)
+    "test_low_risk_kinds.py": "validator",
+    "test_low_risk_disguise.py": "validator",  # ciphers, pictographs, controls off, redefinitions, forged formats  # what a memory would do, read as properties (exposure, deferred, …)
     "test_dev_tooling.py": "validator",  # project tooling commands and documentation links judged like facts
     "test_worker_home.py": "graph",  # Cognee's workers start with HOME inside the data home
     "test_blank_values.py": "cli",  # empty or blank values and paths of the wrong kind, refused before a command runs
