@@ -154,16 +154,24 @@ def decide_merge(text: str, members: list[UserMemoryFile]) -> TrustDecision:
     action-bearing and :func:`memctl.validator.low_risk.assess_low_risk` says so), so a merge is never
     trusted as more than its least trusted member; a merge that claims trust or an origin is held even
     when every member was a person's. A merge of a person's memory with any member that was not a person's
-    choice is held (``displaces_person:<path>``) whatever its text: consolidation keeps the newest wording,
-    so an agent's "correction" merged with a person's memory would otherwise replace it; held, the members
-    stay in ``user/`` and are still served until a person decides. Deterministic; never raises.
+    choice is held (``displaces_person:<path>``) whatever its text when the newest member is not a person's:
+    consolidation keeps the newest wording, so an agent's "correction" merged with a person's memory would
+    otherwise replace it; held, the members stay in ``user/`` and are still served until a person decides.
+    When a person's member is strictly the newest (a person approved a correction of an agent's fact), the merge keeps
+    their wording and is judged as above. Deterministic; never raises.
     """
     action = classify_action(text)
     if claims_trust(text):
         return TrustDecision(held=True, reasons=("trust_claim",), action=action.reasons)
     if all(m.person_chosen for m in members):
         return TrustDecision(held=False, action=action.reasons)
-    displaced = tuple(m for m in members if m.person_chosen)
+    # Consolidation keeps the newest member's wording on a conflict: when that member is a person's, the merge
+    # keeps what the person chose (their approved correction of an agent's fact merges as usual); when it is an
+    # agent's, the person's memory would be replaced.
+    person_newest = max((m.created for m in members if m.person_chosen), default="")
+    others_newest = max((m.created for m in members if not m.person_chosen), default="")
+    # A tie is not the person's: which wording consolidation keeps is then not theirs to rely on.
+    displaced = tuple(m for m in members if m.person_chosen) if others_newest >= person_newest else ()
     if displaced:  # a person's memory is never replaced by a merge with an agent's text without a person
         return TrustDecision(held=True, reasons=tuple(f"displaces_person:{m.path}" for m in displaced),
                              action=action.reasons, superseded=displaced)

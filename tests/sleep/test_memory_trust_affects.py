@@ -154,3 +154,20 @@ def test_a_note_in_another_script_that_replaces_a_memory_is_held(old: str, new: 
     assert f"supersedes:{memory.path}" in decision.reasons
     unrelated = _memory("The docs are built with MkDocs.", person=True)
     assert not any(r.startswith("supersedes:") for r in decide(new, origin="agent", path=PATH, memories=[unrelated]).reasons)
+
+
+def test_a_merge_keeps_a_persons_wording_when_their_memory_is_the_newest() -> None:
+    """A person approved an agent's correction of an older agent fact: consolidation keeps the newest wording,
+    the person's, so the merge is judged like any other, not held as displacing them."""
+    old = UserMemoryFile(path="user/topics/beta/20261101T000000Z-aaaaaa.md", sha="0" * 64, kind="note",
+                         text="Deploys of beta use the blue pipeline.", created="2026-11-01T00:00:00.000Z",
+                         topic="beta", session=None, person_chosen=False)
+    approved = UserMemoryFile(path="user/topics/beta/20261120T000000Z-bbbbbb.md", sha="1" * 64, kind="note",
+                              text="Deploys of beta use the green pipeline since November.",
+                              created="2026-11-20T00:00:00.000Z", topic="beta", session=None, person_chosen=True)
+    merged = "Deploys of beta use the green pipeline since November (the blue one before)."
+    assert not any(r.startswith("displaces_person") for r in decide_merge(merged, [old, approved]).reasons)
+    # the same two with the agent's member the newer one: its wording would replace the person's
+    newer_agent = UserMemoryFile(path=old.path, sha=old.sha, kind="note", text=old.text,
+                                 created="2026-11-25T00:00:00.000Z", topic="beta", session=None, person_chosen=False)
+    assert decide_merge(merged, [newer_agent, approved]).reasons == (f"displaces_person:{approved.path}",)
