@@ -59,8 +59,8 @@ def test_a_bad_environment_variable_is_named_with_its_value(clean_environment, m
     ("workers = 0\n", "workers: Input should be greater than or equal to 1"),
     ("head_fraction = 0\n", "head_fraction: Input should be greater than 0"),
     ("max_attempts_per_run = 11\n", "max_attempts_per_run: Input should be less than or equal to 10"),
-    ("ollama_host = 'not a url::'\n", "ollama_host: Value error, not a host:port or URL"),
-    ("OLLAMA_HOST = 'not a url::'\n", "OLLAMA_HOST: Value error, not a host:port or URL"),
+    ("ollama_host = 'not a url::'\n", "ollama_host: Value error, expected host:port or http(s)://host:port"),
+    ("OLLAMA_HOST = 'not a url::'\n", "OLLAMA_HOST: Value error, expected host:port or http(s)://host:port"),
     ("embedding_dimensions = 'x'\n", "embedding_dimensions: Input should be a valid integer"),
 ])
 def test_a_bad_config_file_key_is_named_with_the_file(clean_environment, monkeypatch, tmp_path, content, problem):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import tracemalloc
 from pathlib import Path
@@ -386,7 +387,9 @@ def test_fork_copies_across_files_left_out(tmp_path: Path) -> None:
 def test_doctor_lists_the_history_and_warns_before_claude_code_deletes_unread_sessions(tmp_path: Path) -> None:
     from memctl.doctor import check_claude_code
 
-    C.write(C.session_file(tmp_path), C.simple_turn())
+    path = C.session_file(tmp_path)
+    C.write(path, C.simple_turn())
+    os.utime(path, (C.BASE_MS / 1000, C.BASE_MS / 1000))  # the file's own time, not today's: no clock in the test
     now = C.BASE_MS + 26 * 86_400_000  # the session is 26 days old
     ok = check_claude_code(tmp_path, {f"claude-code.{C.SESSION}"}, now_ms=now)
     assert ok.status == "ok" and "1 sessions" in ok.detail and "2.1.332" in ok.detail
