@@ -79,3 +79,16 @@ def test_remember_defaults_the_session_like_ask(tmp_path: Path) -> None:
     assert staged["session"] == "cli"
     assert list((tmp_path / "home" / "store" / "staging" / "sessions").iterdir()) == [
         tmp_path / "home" / "store" / "staging" / "sessions" / "cli"]
+
+
+def test_python_dash_m_memctl_is_the_cli(tmp_path: Path) -> None:
+    """A fresh helper reached for ``python -m memctl`` (only ``python -m memctl.cli`` existed): same CLI, same
+    exit codes."""
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    version = subprocess.run([sys.executable, "-m", "memctl", "--version"], capture_output=True, text=True,
+                             cwd=tmp_path, env=env, timeout=120)
+    assert version.returncode == 0 and version.stdout.startswith("memctl ")
+    typo = subprocess.run([sys.executable, "-m", "memctl", "nosuch"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=120)
+    assert typo.returncode == 2 and "No such command" in typo.stderr and "Traceback" not in typo.stderr
