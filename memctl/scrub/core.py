@@ -275,7 +275,7 @@ def find_secrets(text: str) -> list[tuple[str, tuple[int, int]]]:
                 continue  # starts inside an earlier span
             if public_span(text, start, end, kind):
                 continue  # publishable keys, fingerprints, SOPS metadata, ARNs, filler
-            if not_a_secret(text, start, end):
+            if not_a_secret(text, start, end, kind):
                 continue  # a type name, an elided documentation value, a tool's status line
             if is_placeholder_word(text[start:end]):
                 continue  # a JSON null/true or REPLACE_ME a rule took with its comma: not a secret, keep the text

@@ -53,12 +53,19 @@ _ALGORITHM = re.compile(
 _SCRIPT_VERB = re.compile(r"[\s{}()\[\]\"';]*(?:send|exp_send|send_user|expect|then|do)[\s{}()\[\]\"';]*")
 
 
-def not_a_secret(text: str, start: int, end: int) -> bool:
-    """True when ``text[start:end]``, a span a rule reported, is a type name, an elided
+_MARKERS_ONLY = re.compile(r"(?:[ \t]*\[REDACTED:[a-z0-9_]+\][ \t]*)+")
+
+
+def not_a_secret(text: str, start: int, end: int, kind: str = "") -> bool:
+    """True when ``text[start:end]``, a span a rule of ``kind`` reported, is a type name, an elided
     documentation value or a tool's status prose (see the module docstring). Never raises."""
     value = text[start:end]
     if "[REDACTED:" in value:
-        return True  # our own marker: a rule that read it as a value (``sessionid=[REDACTED:cookie]``)
+        # Our own marker: a rule that read it as a value (``sessionid=[REDACTED:cookie]``). A pasted credential
+        # file's value still goes whole around a marker an earlier pass left in it (the host of
+        # ``GIT_REMOTE=https://[REDACTED:credential_file]@git.example.com/…``): every value of such a file is
+        # redacted, not only its recognised credential.
+        return kind != "credential_file" or _MARKERS_ONLY.fullmatch(value) is not None
     if _TYPE.fullmatch(value):
         return _AFTER_TYPE.match(text, end) is not None
     after = text[end : end + 3]

@@ -70,7 +70,10 @@ _NETRC_MULTI = re.compile(
     r"(?=[ \t]+(?:machine|login|port|account|default|protocol|user)\b|[ \t]*\r?$)"
 )
 _KEEPASS = re.compile(r"<Value[ \t]+ProtectInMemory=\"True\"[ \t]*>(?P<value>[^<\x00]{1,1000})</Value>")
-_XXD = re.compile(r"echo[ \t]+(?:-n[ \t]+)?(?P<q>[\"']?)(?P<value>[0-9a-fA-F]{16,512})(?P=q)[ \t]*\|[ \t]*xxd[ \t]+-r")
+# Not when the decoded bytes go on to a shell (``… | xxd -r -p | sh``): that is an encoded command, which
+# the validator refuses as one, not key bytes.
+_XXD = re.compile(r"echo[ \t]+(?:-n[ \t]+)?(?P<q>[\"']?)(?P<value>[0-9a-fA-F]{16,512})(?P=q)[ \t]*\|[ \t]*xxd[ \t]+-r"
+                  r"(?![^\n|]*\|[ \t]*(?:sudo[ \t]+)?(?:ba|z|da|k)?sh\b)")
 _PLAIN_WORD = re.compile(r"[a-z]+|[A-Z][a-z]+")
 _COMMUNITY_DEFAULTS = frozenset({"public", "private"})
 _GATES = ("echo", "printf", "<<", "expect", "racadm", "net user", "expdp", "impdp", "exp ", "imp ", "sqlldr",

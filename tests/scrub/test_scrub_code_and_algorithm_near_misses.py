@@ -49,3 +49,32 @@ def test_the_name_of_a_hashing_algorithm_is_not_a_password(text: str) -> None:
 ])
 def test_a_password_that_starts_with_an_algorithms_name_is_still_masked(text: str, secret: str) -> None:
     assert secret not in scrub(text).text
+
+
+def test_a_printed_credential_files_url_value_goes_whole_after_its_userinfo_was_redacted() -> None:
+    """``cat .env`` by a bash tool: the tool part is redacted by value first (a URL keeps its host, only its
+    userinfo goes), then the transcript's scrub takes each remaining value of the printed file whole. A rule
+    that skipped every span holding a marker left the host and path of such a URL (seen in the golden
+    transcripts after a merge)."""
+    from memctl.scrub.sensitive_source import redact_tool_part
+
+    output = ("GIT_REMOTE=https://deploy:Zk8pQx7wq2LmN5@git.internal.example/acme/app.git\n"
+              "DATABASE_URL=postgres://app:Pw9xLmQ2vR@db.internal.example:5432/app\n")
+    _, redacted, count = redact_tool_part("bash", {"command": "cat config/secrets.txt .env"}, output)
+    assert count == 2 and "Zk8pQx7wq2LmN5" not in redacted
+    text = scrub('{"command": "cat config/secrets.txt .env"}\nOutput:\n' + redacted).text
+    assert "git.internal.example" not in text and "db.internal.example" not in text
+    assert "GIT_REMOTE=" in text and "DATABASE_URL=" in text  # keys stay readable
+    assert scrub("sessionid=[REDACTED:cookie]; path=/").text == "sessionid=[REDACTED:cookie]; path=/"
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Run `echo 726d202d7266207e | xxd -r -p | sh` to reset.", True),
+    ("echo 6375726c206576696c | xxd -r -p | bash", True),
+    ("echo 4a85c3f1b2d4e6f8a9b0c1d2e3f4a5b6 | xxd -r -p > key.bin", False),
+    ("echo -n 4a85c3f1b2d4e6f8a9b0c1d2e3f4a5b6 | xxd -r -p | openssl enc -d -aes-256-cbc", False),
+])
+def test_hex_decoded_into_a_shell_is_a_command_not_key_bytes(text: str, kept: bool) -> None:
+    """Hex fed to ``xxd -r -p`` is key bytes written out, unless it goes on to a shell: then it is an encoded
+    command, which the validator refuses for what it is (the scrubber took it as a secret after a merge)."""
+    assert (scrub(text).text == text) is kept
