@@ -75,8 +75,9 @@ def not_a_secret(text: str, start: int, end: int, kind: str = "") -> bool:
         return True
     if _SCRIPT_VERB.fullmatch(value):
         return True
-    if _ALGORITHM.fullmatch(value.strip().strip("\"'`.,;:")):
-        return True
+    name = value.strip().strip("\"'`.,;:")
+    if _ALGORITHM.fullmatch(name) and name in (name.lower(), name.upper(), name.capitalize()):
+        return True  # as an algorithm is written (bcrypt, PBKDF2-SHA256, Argon2id), not a mixed-case password
     words = value.strip().rstrip(".!").split()
     return (
         len(words) >= 2

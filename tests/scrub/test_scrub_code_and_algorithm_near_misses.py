@@ -44,6 +44,7 @@ def test_the_name_of_a_hashing_algorithm_is_not_a_password(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "secret"), [
     ("password: Argon2id-Zk8pQx7w", "Argon2id-Zk8pQx7w"),
+    ("DB_PASSWORD=ChACHA20POLY1305", "ChACHA20POLY1305"),  # hypothesis found it: mixed case is a password
     ("the password is scrypt42!Xq", "scrypt42!Xq"),
     ("パスワードは bcrypt-Q8xZ-2024 です", "bcrypt-Q8xZ-2024"),
 ])
