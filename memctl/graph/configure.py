@@ -34,8 +34,7 @@ from memctl.graph.environment import pin_environment
 from memctl.graph.errors import GraphConfigError, GraphMemoryError
 from memctl.graph.offline import ensure_offline_assets
 from memctl.graph.relocate import ensure_location
-from memctl.graph.worker_home import confine_workers
-from memctl.graph.worker_signals import shield_workers
+from memctl.graph.worker_spawn import confine_workers, shield_workers
 
 __all__ = ["BackgroundConfigure", "close", "configure", "configured_home", "is_configured", "quiet", "require_configured",
            "run_sync"]

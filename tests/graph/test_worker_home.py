@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.graph.worker_home import confine_workers
+from memctl.graph.worker_spawn import confine_workers
 
 
 def _write_home(out: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cognee_db_workers import harness
 
-from memctl.graph.worker_signals import shield_workers
+from memctl.graph.worker_spawn import shield_workers
 
 
 def blocked_signals(queue) -> None:  # noqa: ANN001 - a multiprocessing queue
