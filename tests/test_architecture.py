@@ -254,9 +254,6 @@ LONG_MODULES = {
     # one rule per poisoning category (credential transfer, destruction, unreviewed action, consent,
     # safety off, encoded, AI-addressed), each with its patterns; one entry point, find_poisoning
     "memctl.validator.poisoning": "the memory-poisoning recogniser",
-    # MemoryStore's API: read, write, delete, list, verify over the versions and the audit chain; the
-    # steps, versions, audit and provenance already live in their own modules
-    "memctl.store.memory_store": "the versioned store's public API",
 }
 
 

@@ -17,7 +17,8 @@ from memctl.store.errors import (
     StoreError,
     UnknownVersionError,
 )
-from memctl.store.memory_store import ABSENT_SHA, MemoryStore, StoreVerifyReport, VersionInfo
+from memctl.store.memory_store import ABSENT_SHA, MemoryStore, VersionInfo
+from memctl.store.verify import StoreVerifyReport
 
 __all__ = [
     "ABSENT_SHA", "AuditIntegrityError", "ChangeNotAppliedError", "ConcurrencyError", "CorruptVersionError", "InvalidContentError", "InvalidPathError",

@@ -20,6 +20,7 @@ import unicodedata
 from memctl.store.errors import InvalidContentError, InvalidPathError, ReadOnlyPrefixError
 
 PUBLIC_PREFIXES = ("memory", "user", "staging", "review")
+TMP_PREFIX = ".memctl-"  # the store's temp files: short (leaves room for names up to NAME_MAX), never addressable
 INTERNAL_PREFIXES = ("audit", "versions")
 
 # Who may write under each public prefix. ``None``: any actor (quarantine).
@@ -149,3 +150,12 @@ def check_may_write(canonical_path: str, actor: str) -> None:
     if allowed is not None and actor not in allowed:
         who = ", ".join(sorted(allowed)) or "nobody"
         raise ReadOnlyPrefixError(f"{prefix}/ is read-only to actor {actor!r} (only {who} may write it): {canonical_path}")
+
+
+def is_canonical(path: str) -> bool:
+    """Whether ``path`` is already in canonical form (what :func:`normalize_path` returns for it); False for a path
+    :func:`normalize_path` refuses."""
+    try:
+        return normalize_path(path) == path
+    except InvalidPathError:
+        return False
