@@ -48,7 +48,8 @@ INSTRUCTIONS = (
 )
 _CODE_NAMES = {value: name for name, value in vars(exit_codes).items() if name.isupper() and isinstance(value, int)}
 
-TopicsArg = Annotated[list[str] | None, Field(
+# A blank topic (" ") is refused here as empty, not looked up and reported as "unknown topic".
+TopicsArg = Annotated[list[Annotated[str, Field(pattern=r"\S")]] | None, Field(
     description="Optional: search only these topics (1-2 slugs or project names from memory_topics). "
                 "Leave empty to let memctl pick the topics that match the query.",
     max_length=2)]
@@ -60,7 +61,8 @@ def invalid_arguments(tool: str, exc: ValidationError) -> str:
     problems = []
     for error in exc.errors(include_url=False):
         where = ".".join(str(part) for part in error["loc"] if part != "arguments") or "arguments"
-        empty = error["type"] == "string_too_short" and error.get("input") is not None and not str(error["input"]).strip()
+        empty = (error["type"] in ("string_too_short", "string_pattern_mismatch") and error.get("input") is not None
+                 and not str(error["input"]).strip())
         problems.append(f"{where}: {'is empty' if empty else error['msg']}")
     usage = exit_codes.USAGE
     return (f"invalid arguments to {tool}: {'; '.join(problems)} "

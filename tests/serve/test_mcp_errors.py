@@ -31,6 +31,10 @@ def _call(tmp_path: Path, tool: str, arguments: dict) -> tuple[bool, str]:
 @pytest.mark.parametrize(("tool", "arguments", "expected"), [
     ("memory_search", {"query": ""}, "invalid arguments to memory_search: query: is empty (memctl exit code 2 USAGE)"),
     ("memory_ask", {"question": ""}, "invalid arguments to memory_ask: question: is empty (memctl exit code 2 USAGE)"),
+    ("memory_search", {"query": "x", "topics": [" "]},
+     "invalid arguments to memory_search: topics.0: is empty (memctl exit code 2 USAGE)"),
+    ("memory_ask", {"question": "x", "topics": ["orders", ""]},
+     "invalid arguments to memory_ask: topics.1: is empty (memctl exit code 2 USAGE)"),
     ("memory_search", {"query": "x", "top_k": 99},
      "invalid arguments to memory_search: top_k: Input should be less than or equal to 50 (memctl exit code 2 USAGE)"),
 ])
