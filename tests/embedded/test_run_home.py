@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memctl.embedded import run_home
-from memctl.embedded.run_home import main, prepare, run_key
+from memctl.embedded.run_home import main, prepare, run_key as _run_key
 
 
 @pytest.fixture
@@ -28,6 +28,11 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 ENV = {"HOME": "/home/someone", "MEMCTL_CONFIG": "x"}
+
+
+def run_key(repo: Path, mode: str, environ: dict[str, str]) -> str:
+    """The key with the fake checkout's package folder as the memctl that runs."""
+    return _run_key(repo, mode, environ, package=repo / "memctl")
 
 
 @pytest.mark.parametrize("change", ["package file", "pyproject", "pins", "sample", "sample wal", "mode", "model",
@@ -72,13 +77,15 @@ def test_a_config_file_is_part_of_the_key(repo: Path, tmp_path: Path, monkeypatc
 
 
 def test_a_home_is_reused_until_fresh_and_other_keys_are_removed(repo: Path) -> None:
-    home, reused = prepare(repo, "ollama", environ=ENV)
+    home, reused = prepare(repo, "ollama", environ=ENV, package=repo / "memctl")
     assert not reused and home.parent.parent == run_home.homes_root() and not home.exists()
+    assert home.parent.is_dir()  # memctl refuses a --home whose parent is missing (the first clean-clone run did)
     (home / "store").mkdir(parents=True)  # what an ingest leaves
-    assert prepare(repo, "ollama", environ=ENV) == (home, True)
-    assert prepare(repo, "ollama", fresh=True, environ=ENV) == (home, False) and not home.exists()
+    assert prepare(repo, "ollama", environ=ENV, package=repo / "memctl") == (home, True)
+    assert prepare(repo, "ollama", fresh=True, environ=ENV, package=repo / "memctl") == (home, False) and not home.exists()
+    assert home.parent.is_dir()
     (home / "store").mkdir(parents=True)
-    other, reused = prepare(repo, "embedded:subset", environ=ENV)
+    other, reused = prepare(repo, "embedded:subset", environ=ENV, package=repo / "memctl")
     assert other != home and not reused and not home.parent.exists()  # the stale home is gone
 
 
@@ -88,5 +95,5 @@ def test_the_command_prints_the_home_and_refuses_a_non_checkout(repo: Path, tmp_
     home, state = capsys.readouterr().out.rstrip("\n").split("\t")
     assert Path(home).name == "home" and state == "new"
     assert main([str(tmp_path / "nowhere"), "ollama"]) == 2
-    assert "is not a memctl checkout" in capsys.readouterr().err
+    assert "has no bundled sample" in capsys.readouterr().err
     assert main([str(repo)]) == 2
