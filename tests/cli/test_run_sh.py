@@ -109,9 +109,11 @@ def test_an_invalid_configuration_is_one_line_and_doctors_exit_code(project, tmp
 
 
 def test_with_the_models_it_ingests_for_real_and_asks(project):
-    with FakeOllama() as fake:
+    with FakeOllama() as fake:  # one server for both runs: OLLAMA_HOST is part of the home's key
         result = run_sh(project, fake.url)
         distill_calls = fake.counts["/api/chat"] + fake.counts["/api/generate"]
+        again = run_sh(project, fake.url)
+        again_calls = fake.counts["/api/chat"] + fake.counts["/api/generate"] - distill_calls
     assert result.returncode == 0, result.stderr[-3000:]
     assert distill_calls >= 7 and "(dry run)" not in result.stdout
     assert "cognify" in result.stdout and "distilled" in result.stdout
@@ -124,27 +126,14 @@ def test_with_the_models_it_ingests_for_real_and_asks(project):
     assert str(home) in result.stderr.strip().splitlines()[-1] and "reusing" not in result.stderr
 
     # Again: the same home, said on one line; the checkpoint skips what is ingested, so no distill call.
-    with FakeOllama() as fake:
-        again = run_sh(project, fake.url)
-        distill_calls = fake.counts["/api/chat"] + fake.counts["/api/generate"]
     assert again.returncode == 0, again.stderr[-3000:]
     assert [line for line in again.stderr.splitlines() if line.startswith("run.sh: reusing")] == [
         f"run.sh: reusing the sample's memory from an earlier ./run.sh of this checkout in {home} "
         "(what is already ingested is skipped; RUN_SH_FRESH=1 starts over)"]
     assert CALC_SESSION in again.stdout[again.stdout.index("sources"):]
-    assert distill_calls <= 2  # the router and the answer: nothing distilled again
+    assert again_calls <= 2  # the router and the answer: nothing distilled again
 
-    # RUN_SH_FRESH=1 starts over in the same place; a changed sample gets another home and the stale one goes.
-    with FakeOllama() as fake:
-        fresh = run_sh(project, fake.url, RUN_SH_FRESH="1")
-    assert fresh.returncode == 0 and "reusing" not in fresh.stderr and _samples(project) == [home]
-    with (project / "tests" / "fixtures" / "opencode-1.18" / "opencode.db").open("ab") as db:
-        db.write(b"\0" * 4096)  # a changed sample (one more free page)
-    with FakeOllama() as fake:
-        changed = run_sh(project, fake.url)
-    assert changed.returncode == 0 and "reusing" not in changed.stderr, changed.stderr[-3000:]
-    (other,) = _samples(project)
-    assert other != home and not home.exists()
+    # RUN_SH_FRESH=1, a changed checkout or sample: tests/embedded/test_run_home.py (each a whole ingest again here).
 
 
 def test_the_first_run_says_it_is_installing_before_the_quiet_pip(project: Path) -> None:
