@@ -44,12 +44,13 @@ def project(tmp_path: Path) -> Path:
 
 def run_sh(project: Path, ollama_host: str, **variables: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "OLLAMA_HOST": ollama_host, "TMPDIR": str(project.parent / "tmp"), "COLUMNS": "200",
-           "PYTHONPATH": str(REPO), **variables}
+           "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(project.parent / "cache"), **variables}
     return subprocess.run(["bash", str(project / "run.sh")], capture_output=True, text=True, timeout=600, env=env)
 
 
 def _samples(project: Path) -> list[Path]:
-    return sorted((project.parent / "tmp").glob("memctl-sample.*"))
+    """The data homes run.sh left: the sample's (under the user cache dir) and any throw-away one."""
+    return sorted([*(project.parent / "tmp").glob("memctl-*"), *(project.parent / "cache").glob("memctl/run-sh/*/home")])
 
 
 @pytest.mark.parametrize("server,fix", [
@@ -108,9 +109,11 @@ def test_an_invalid_configuration_is_one_line_and_doctors_exit_code(project, tmp
 
 
 def test_with_the_models_it_ingests_for_real_and_asks(project):
-    with FakeOllama() as fake:
+    with FakeOllama() as fake:  # one server for both runs: OLLAMA_HOST is part of the home's key
         result = run_sh(project, fake.url)
         distill_calls = fake.counts["/api/chat"] + fake.counts["/api/generate"]
+        again = run_sh(project, fake.url)
+        again_calls = fake.counts["/api/chat"] + fake.counts["/api/generate"] - distill_calls
     assert result.returncode == 0, result.stderr[-3000:]
     assert distill_calls >= 7 and "(dry run)" not in result.stdout
     assert "cognify" in result.stdout and "distilled" in result.stdout
@@ -120,7 +123,17 @@ def test_with_the_models_it_ingests_for_real_and_asks(project):
     assert strangers == [] and "\x1b" not in result.stdout + result.stderr
     (home,) = _samples(project)
     assert (home / "store" / "memory" / "alpha" / f"{CALC_SESSION}.md").is_file()
-    assert str(home) in result.stderr.strip().splitlines()[-1]
+    assert str(home) in result.stderr.strip().splitlines()[-1] and "reusing" not in result.stderr
+
+    # Again: the same home, said on one line; the checkpoint skips what is ingested, so no distill call.
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert [line for line in again.stderr.splitlines() if line.startswith("run.sh: reusing")] == [
+        f"run.sh: reusing the sample's memory from an earlier ./run.sh of this checkout in {home} "
+        "(what is already ingested is skipped; RUN_SH_FRESH=1 starts over)"]
+    assert CALC_SESSION in again.stdout[again.stdout.index("sources"):]
+    assert again_calls <= 2  # the router and the answer: nothing distilled again
+
+    # RUN_SH_FRESH=1, a changed checkout or sample: tests/embedded/test_run_home.py (each a whole ingest again here).
 
 
 def test_the_first_run_says_it_is_installing_before_the_quiet_pip(project: Path) -> None:
@@ -134,7 +147,7 @@ def test_the_first_run_says_it_is_installing_before_the_quiet_pip(project: Path)
     result = run_sh(project, "http://127.0.0.1:9", RUN_SH_EMBEDDED="0")
     assert result.returncode == 0, result.stderr[-3000:]
     first = result.stderr.splitlines()[0]
-    assert first.startswith("run.sh: installing memctl") and "several minutes" in first
+    assert first.startswith("run.sh: installing memctl") and "into .venv (first run: " in first
     assert "install" in log.read_text() and (project / ".venv" / ".installed-run").exists()
     again = run_sh(project, "http://127.0.0.1:9", RUN_SH_EMBEDDED="0")  # installed: no such line
     assert "installing memctl" not in again.stderr

@@ -21,8 +21,9 @@ JUNK_SESSIONS = ("ses_dd586074bffeT9AQrwa2SB0fm4", "ses_dd585f727ffespuFM7cU78Zj
 pytestmark = pytest.mark.e2e
 
 
-def _memctl(*args: str, home: Path, timeout: int = 900) -> subprocess.CompletedProcess:
-    env = {**os.environ, "MEMCTL_MODEL_BACKEND": "embedded", "MEMCTL_SETTLE_MINUTES": "0", "PYTHONPATH": str(REPO)}
+def _memctl(*args: str, home: Path, timeout: int = 900, **variables: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "MEMCTL_MODEL_BACKEND": "embedded", "MEMCTL_SETTLE_MINUTES": "0", "PYTHONPATH": str(REPO),
+           **variables}
     return subprocess.run([sys.executable, "-m", "memctl.cli.main", *args, "--home", str(home)], env=env,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -47,6 +48,14 @@ def test_ingest_and_ask_on_the_embedded_backend(tmp_path: Path) -> None:
     text = "\n".join(n.read_text() for n in notes)
     assert "transcript size" not in text  # the fake server's canned bullet: this came from the real model
     assert not (home / "graph_rejections.json").exists() or json.loads((home / "graph_rejections.json").read_text()) in ([], {})
+    # ./run.sh's second run: the same sample into the same home is a checkpointed no-op, no model call.
+    trace = tmp_path / "again.jsonl"
+    again = _memctl("ingest", "--db", str(sample / "opencode.db"), *sessions, "--json", home=home,
+                    MEMCTL_EMBEDDED_TRACE=str(trace))
+    assert again.returncode == 0, again.stderr[-3000:]
+    repeat = json.loads(again.stdout)
+    assert repeat["already_done"] == 4 and repeat["distilled"] == 0, repeat
+    assert not trace.exists() or '"chat' not in trace.read_text()
     answer = _memctl("ask", "--json", "What was wrong with add() in calc.py?", home=home, timeout=600)
     assert answer.returncode == 0, answer.stderr[-3000:]
     result = json.loads(answer.stdout)

@@ -82,6 +82,7 @@ PLACED = {
     "test_opencode_titles.py": "ingest",  # placeholder titles never reach a note or a topic's routing text
     "test_opencode_revert.py": "ingest",  # undone turns never reach the transcript, the model or the note
     "test_llama_runtime.py": "embedded",  # the embedded backend's llama.cpp runtime
+    "test_run_home.py": "embedded",  # ./run.sh's sample home, reused by the next run of the same checkout
     "test_low_risk_kinds.py": "validator",
     "test_low_risk_disguise.py": "validator",  # ciphers, pictographs, controls off, redefinitions, forged formats  # what a memory would do, read as properties (exposure, deferred, …)
     "test_dev_tooling.py": "validator",  # project tooling commands and documentation links judged like facts
