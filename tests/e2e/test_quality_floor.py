@@ -60,7 +60,7 @@ def test_hybrid_floor_per_kind(figures: dict, kind: str, hit1: float, hit5: floa
 
 
 @pytest.mark.parametrize("kind", ["direct", "paraphrase"])
-def test_memctl_is_not_worse_than_lexical_search_of_the_raw_history(figures: dict, kind: str) -> None:
+def test_memctl_is_not_worse_than_searching_the_raw_history(figures: dict, kind: str) -> None:
     """memctl >= BM25, dense and RRF over the raw sessions at hit@1 and hit@5 (measured on paraphrases: memctl
     0.643 / 1.0, raw dense 0.571 / 1.0; before the dense list's sentence term memctl was 0.571 / 0.857)."""
     got, raw = figures["hybrid_by_kind"][kind], figures["raw_by_kind"][kind]
