@@ -165,8 +165,18 @@ class Settings(BaseSettings):
         "A BM25 hit counts by (share of the question's words its note holds) to this power (0: plain RRF)."))
     # Dense note retrieval (memctl.ask.retrieval.dense_hits): weight of the embedding list in the fusion;
     # 0: no dense list (graph and BM25 only, no embedding request at retrieval).
-    fusion_dense_weight: float = Field(default=1.0, ge=0, description=(
+    # 1.25: the dense list (with its sentence term) is the best single list on paraphrases; a little above the
+    # graph's 1.0 it wins their ties (same fused score from ranks 1 and 2 swapped). Measured on two fixtures
+    # (docs/benchmarks.md, "Late interaction at sentence level"); 1.5 gave the same figures.
+    fusion_dense_weight: float = Field(default=1.25, ge=0, description=(
         "Weight of the dense (embedding) notes list in the fusion (0: no dense list, no embedding request)."))
+    # Late interaction (memctl.catalog.late_interaction): the dense list scores each note by
+    # (1 - share) x the cosine of its whole text + share x the best cosine of one of its sentences
+    # (multi-vector matching, as ColBERT's MaxSim, at sentence level). 0: the whole-text cosine alone (and
+    # no sentence is embedded). 0.5 weighs the two alike; measured in docs/benchmarks.md.
+    fusion_dense_sentence_share: float = Field(default=0.5, ge=0, le=1, description=(
+        "Share of the best-matching sentence in the dense notes list's score, against the note's whole text "
+        "(0: whole text only, no sentence embedded)."))
     # Turn-level evidence (memctl.catalog.turn_index): BM25 and dense lists over the transcripts' turns.
     fusion_turns_weight: float = Field(default=1.0, ge=0, description=(
         "Weight of the BM25 list over transcript turns in the fusion (0: none)."))
@@ -174,7 +184,10 @@ class Settings(BaseSettings):
     # paraphrases' sessions out of the top 5 that the note vectors held (docs/benchmarks.md).
     fusion_turn_dense_weight: float = Field(default=0.0, ge=0, description=(
         "Weight of the dense list over transcript turns in the fusion (0: none, and ingest embeds no turn)."))
-    graph_widen_hits: int = Field(default=0, ge=0, le=20, description=(
+    # 2: the graph also searches the topics of the 2 best dense hits, so a misrouted question's graph list
+    # does not outvote the dense list with hits of the wrong topic only (docs/benchmarks.md, "Late
+    # interaction at sentence level").
+    graph_widen_hits: int = Field(default=2, ge=0, le=20, description=(
         "The graph also searches the topics of this many best dense hits (notes and turns), so a routing "
         "mistake cannot hide a session from it (0: the routed topics only)."))
     max_context_chars: int = Field(default=12000, ge=500, description=(

@@ -14,8 +14,10 @@
 3. Dense list: the question's cosine similarity to every note's vector over
    the same topics (:meth:`memctl.catalog.topic_profiles.TopicProfiles.similarities`:
    the embedding router's cached note vectors, rebuilt incrementally; the
-   question is embedded once for routing and retrieval). It finds a
-   paraphrase whose words and extracted entities miss. An unreachable
+   question is embedded once for routing and retrieval), mixed with the
+   best cosine of one of the note's sentences (late interaction at sentence
+   level, :mod:`memctl.catalog.late_interaction`, ``fusion_dense_sentence_share``).
+   It finds a paraphrase whose words and extracted entities miss. An unreachable
    embedding model leaves the dense list empty, never fails retrieval.
    ``fusion_dense_weight`` 0 turns it off.
 4. Turn lists: BM25 (each hit counted by the share of the question's words
@@ -224,6 +226,7 @@ def dense_hits(question: str, topics: list[str], settings: Settings, home: DataH
     if settings.fusion_dense_weight <= 0 or not topics:
         return []
     try:
+        # the cosine, mixed with the best sentence's when fusion_dense_sentence_share > 0 (as routing scores)
         _topics, sims = TopicProfiles(settings, home).similarities(question, index)
     except (ModelError, OSError, StoreError):
         return []

@@ -21,6 +21,13 @@ unit-norm row per key::
      "paths": ["" for the names vector, else the note's store path, one per key],
      "dim": 768, "byteorder": "little"}\n<len(keys) × dim float32>
 
+With ``fusion_dense_sentence_share`` > 0 the header also holds ``"parts"``
+(the sha256 of each sentence of the notes, :func:`sentences`) and
+``"part_of"`` (per key, the indices of its sentences), and their vectors
+follow the keys' rows: dense note retrieval scores a note by its best
+sentence too (:mod:`memctl.catalog.late_interaction`). A file without them
+is rebuilt once when the share is turned on.
+
 When the model and the fingerprint match, the vectors serve without reading
 a note. Otherwise the notes are read, each text's sha256 is looked up, only
 texts without a vector are embedded, and the rows of notes no longer there
@@ -39,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import sys
 from array import array
 from dataclasses import dataclass
@@ -57,10 +65,13 @@ from memctl.graph.plain_text import plain
 from memctl.ollama_client import ModelError, embed
 from memctl.store import MemoryStore, StoreError
 
-PROFILE_VERSION = 2  # 2: the note path of each vector ("paths"), for dense note retrieval
+PROFILE_VERSION = 2  # 2: the note path of each vector ("paths"), for dense note retrieval (sentence vectors,
+#   optional, ride in version 2: a file without them loads; code that does not know them rebuilds a file with them)
 _clients: dict[tuple, object] = {}
 _questions: dict[tuple, array] = {}  # (model, host, question) → its vector: routing and retrieval embed it once
 QUESTION_CACHE = 256
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
+MIN_SENTENCE_CHARS = 12
 NOTE_CHARS = 1500  # a note's title and summary fit; the long tail of a note adds little to "what is it about"
 
 
@@ -102,6 +113,8 @@ class _ProfileHeader(BaseModel):
     keys: list[StrictStr]
     paths: list[StrictStr]
     dim: int
+    parts: list[StrictStr] | None = None
+    part_of: list[list[int]] | None = None
 
 
 @dataclass
@@ -114,6 +127,33 @@ class _Profile:
     keys: list[str]
     vectors: list[array]
     paths: list[str]
+    parts: list[str] | None = None  # sha256 of each sentence embedded (None: sentence vectors off)
+    part_vectors: list[array] | None = None  # parts[i]'s vector
+    part_of: list[list[int]] | None = None  # per key, indices into parts of that text's sentences
+
+
+@dataclass(frozen=True)
+class NoteVectors:
+    """What dense note retrieval scores a question with (:meth:`TopicProfiles.note_vectors`).
+
+    ``query``: the question's unit vector; ``notes``: note store path → (its unit vector, its sentences' unit
+    vectors: empty when ``fusion_dense_sentence_share`` is 0).
+    """
+
+    query: array
+    notes: dict[str, tuple[array, tuple[array, ...]]]
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of an embedded note text (:func:`note_text`): its lines, each cut after ``.``, ``;``,
+    ``!`` or ``?`` followed by a space; list markers and heading marks stripped; pieces under
+    :data:`MIN_SENTENCE_CHARS` characters or of one word dropped (deduplicated, order kept)."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        piece = piece.strip().lstrip("-*#> ").strip()
+        if len(piece) >= MIN_SENTENCE_CHARS and len(piece.split()) >= 2 and piece not in out:
+            out.append(piece)
+    return out
 
 
 def _dot(a: array, b: array) -> float:
@@ -146,13 +186,32 @@ class TopicProfiles:
         return self.similarities(question, index)[0]
 
     def similarities(self, question: str, index: TopicIndex) -> tuple[dict[str, float], dict[str, float]]:
-        """``(topic → best cosine, note store path → cosine)`` of ``question`` over every topic's profile
-        (−1..1); one ``/api/embed`` request at most (none when the question was embedded before in this
-        process and every profile is current).
+        """``(topic → best score, note store path → score)`` of ``question`` over every topic's profile
+        (−1..1): the cosine, or with ``fusion_dense_sentence_share`` > 0 the cosine mixed with the best
+        sentence's (:func:`memctl.catalog.late_interaction.note_score`); one ``/api/embed`` request at most
+        (none when the question was embedded before in this process and every profile is current).
 
         Raises:
             ModelError: the embedding model is unreachable, missing, slow or answers garbage.
         """
+        query, profiles = self._current(question, index)
+        from memctl.catalog.late_interaction import note_score
+
+        share = self.settings.fusion_dense_sentence_share if self._split else 0.0
+        topics: dict[str, float] = {}
+        notes: dict[str, float] = {}
+        for slug, profile in profiles.items():
+            if not profile.vectors or len(profile.vectors[0]) != len(query):
+                continue
+            sims = [note_score(query, v, self._parts(profile, i), share) for i, v in enumerate(profile.vectors)]
+            topics[slug] = max(sims)
+            for path, sim in zip(profile.paths, sims):
+                if path:
+                    notes[path] = max(sim, notes.get(path, -1.0))
+        return topics, notes
+
+    def _current(self, question: str, index: TopicIndex) -> tuple[array, dict[str, _Profile]]:
+        """``(question's vector, topic → current profile)``, the profiles of the question's vector size."""
         query, profiles = self._update(index, question)
         assert query is not None
         if any(len(v) != len(query) for p in profiles.values() for v in p.vectors):
@@ -161,17 +220,14 @@ class TopicProfiles:
             _questions.pop(self._question_key(question), None)
             query, profiles = self._update(index, question, dim=len(query))
             assert query is not None
-        topics: dict[str, float] = {}
-        notes: dict[str, float] = {}
-        for slug, profile in profiles.items():
-            if not profile.vectors or len(profile.vectors[0]) != len(query):
-                continue
-            sims = [_dot(query, v) for v in profile.vectors]
-            topics[slug] = max(sims)
-            for path, sim in zip(profile.paths, sims):
-                if path:
-                    notes[path] = max(sim, notes.get(path, -1.0))
-        return topics, notes
+        return query, profiles
+
+    @staticmethod
+    def _parts(profile: _Profile, i: int) -> tuple[array, ...]:
+        """The sentence vectors of ``profile``'s text ``i`` (none when the profile has no sentence vectors)."""
+        if profile.part_of is None or profile.part_vectors is None:
+            return ()
+        return tuple(profile.part_vectors[p] for p in profile.part_of[i])
 
     def question_vector(self, question: str, index: TopicIndex) -> array:
         """``question``'s unit-norm embedding (float32), the one routing and :meth:`similarities` use: no
@@ -186,6 +242,28 @@ class TopicProfiles:
         query, _profiles = self._update(index, question)
         assert query is not None
         return query
+
+    def note_vectors(self, question: str, index: TopicIndex) -> NoteVectors:
+        """The question's vector with every note's vector and its sentences' vectors (see :class:`NoteVectors`);
+        one ``/api/embed`` request at most, none when all of it was embedded before.
+
+        Raises:
+            ModelError: the embedding model is unreachable, missing, slow or answers garbage.
+        """
+        query, profiles = self._current(question, index)
+        notes: dict[str, tuple[array, tuple[array, ...]]] = {}
+        for profile in profiles.values():
+            if not profile.vectors or len(profile.vectors[0]) != len(query):
+                continue
+            for i, (path, vector) in enumerate(zip(profile.paths, profile.vectors)):
+                if path:
+                    notes[path] = (vector, self._parts(profile, i))
+        return NoteVectors(query, notes)
+
+    @property
+    def _split(self) -> bool:
+        """Whether sentence vectors are kept (``fusion_dense_sentence_share`` > 0 and a dense list at all)."""
+        return self.settings.fusion_dense_sentence_share > 0 and self.settings.fusion_dense_weight > 0
 
     def _question_key(self, question: str) -> tuple:
         return (self.settings.embedding_model, self.settings.ollama_base_url, question)
@@ -217,6 +295,8 @@ class TopicProfiles:
             profile = self._load(slug)
             if profile is not None and dim is not None and any(len(v) != dim for v in profile.vectors):
                 profile = None
+            if profile is not None and self._split and profile.part_of is None:
+                profile = None  # made without sentence vectors: the dense list needs them (re-embedded once)
             cached[slug] = profile
             if profile is not None and profile.fingerprint == fingerprint:
                 continue
@@ -229,7 +309,15 @@ class TopicProfiles:
         if cached_query is not None and dim is not None and len(cached_query) != dim:
             cached_query = None
         head = [] if question is None or cached_query is not None else [question]
-        to_embed = [*head, *(texts_by_sha[s] for s in missing)]
+        # Sentence vectors: each sentence of a stale profile's note texts gets one, embedded in the same request;
+        # a sentence any current profile holds (by its sha256) is not sent again.
+        split = ({sha: {_sha(x): x for x in sentences(t)} for need in wanted.values() for sha, (path, t) in need.items()
+                  if path} if self._split else {})
+        known_parts = {k: v for p in cached.values() if p is not None and p.parts is not None and p.part_vectors
+                       for k, v in zip(p.parts, p.part_vectors) if dim is None or len(v) == dim}
+        new_parts = list(dict.fromkeys(k for by in split.values() for k in by if k not in known_parts))
+        part_texts = {k: x for by in split.values() for k, x in by.items()}
+        to_embed = [*head, *(texts_by_sha[s] for s in missing), *(part_texts[k] for k in new_parts)]
         vectors = self._embed(to_embed) if to_embed else []
         self.embedded = len(missing)
         query = vectors[0] if head else cached_query
@@ -237,7 +325,8 @@ class TopicProfiles:
             if len(_questions) >= QUESTION_CACHE:
                 _questions.pop(next(iter(_questions)))
             _questions[self._question_key(question)] = vectors[0]
-        fresh = dict(zip(missing, vectors[len(head):]))
+        fresh = dict(zip(missing, vectors[len(head):len(head) + len(missing)]))
+        known_parts.update(zip(new_parts, vectors[len(head) + len(missing):]))
         profiles: dict[str, _Profile] = {}
         for slug in index.slugs:
             profile = cached[slug]
@@ -246,6 +335,11 @@ class TopicProfiles:
                 profile = _Profile(self.settings.embedding_model, fingerprints[slug], keys,
                                    [fresh[k] if k in fresh else known[k] for k in keys],
                                    [wanted[slug][k][0] for k in keys])
+                if self._split:
+                    parts = list(dict.fromkeys(p for k in keys for p in split.get(k, {})))
+                    at = {p: i for i, p in enumerate(parts)}
+                    profile.parts, profile.part_vectors = parts, [known_parts[p] for p in parts]
+                    profile.part_of = [[at[p] for p in split.get(k, {})] for k in keys]
                 self._save(slug, profile)
             assert profile is not None
             profiles[slug] = profile
@@ -304,24 +398,29 @@ class TopicProfiles:
         try:
             header, _, body = path.read_bytes().partition(b"\n")
             meta = parse_state(header, _ProfileHeader, path=path)
-            keys, dim, paths = meta.keys, meta.dim, meta.paths
+            keys, dim, paths, parts, part_of = meta.keys, meta.dim, meta.paths, meta.parts, meta.part_of
             flat = array("f")
             flat.frombytes(body)
         except (OSError, ValueError, StateFileError):
             return None  # missing, emptied or torn by hand, or another format: rebuilt
+        rows = len(keys) + len(parts or [])
         if (meta.version != PROFILE_VERSION or meta.model != self.settings.embedding_model
-                or meta.byteorder != sys.byteorder or len(flat) != len(keys) * dim
-                or len(paths) != len(keys)):
+                or meta.byteorder != sys.byteorder or len(flat) != rows * dim
+                or len(paths) != len(keys) or (parts is None) != (part_of is None)
+                or (part_of is not None and (len(part_of) != len(keys)
+                                             or any(not 0 <= p < len(parts or []) for ps in part_of for p in ps)))):
             return None
-        return _Profile(meta.model, str(meta.fingerprint), keys,
-                        [flat[i * dim:(i + 1) * dim] for i in range(len(keys))], paths)
+        vectors = [flat[i * dim:(i + 1) * dim] for i in range(rows)]
+        return _Profile(meta.model, str(meta.fingerprint), keys, vectors[:len(keys)], paths, parts,
+                        None if parts is None else vectors[len(keys):], part_of)
 
     def _save(self, slug: str, profile: _Profile) -> None:
         dim = len(profile.vectors[0]) if profile.vectors else 0
         header = json.dumps({"version": PROFILE_VERSION, "model": profile.model, "fingerprint": profile.fingerprint,
-                             "keys": profile.keys, "paths": profile.paths, "dim": dim, "byteorder": sys.byteorder})
+                             "keys": profile.keys, "paths": profile.paths, "dim": dim, "byteorder": sys.byteorder,
+                             "parts": profile.parts, "part_of": profile.part_of})
         flat = array("f")
-        for vector in profile.vectors:
+        for vector in [*profile.vectors, *(profile.part_vectors or [])]:
             flat.extend(vector)
         try:
             self.home.route_cache.mkdir(parents=True, exist_ok=True)
@@ -330,4 +429,4 @@ class TopicProfiles:
             pass  # a read-only home: the profile serves from memory this time
 
 
-__all__ = ["NOTE_CHARS", "PROFILE_VERSION", "TopicProfiles", "names_text", "note_text"]
+__all__ = ["NOTE_CHARS", "PROFILE_VERSION", "NoteVectors", "TopicProfiles", "names_text", "note_text", "sentences"]

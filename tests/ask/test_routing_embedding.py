@@ -72,6 +72,13 @@ def _embed_inputs(server: FakeOllama) -> list[list[str]]:
             for path, _model, body in server.calls if path == "/api/embed"]
 
 
+@pytest.fixture(autouse=True)
+def _whole_text_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the note and name texts a profile embeds; the sentence vectors kept beside them
+    (``fusion_dense_sentence_share``) have their own tests (tests/catalog/test_late_interaction.py)."""
+    monkeypatch.setenv("MEMCTL_FUSION_DENSE_SENTENCE_SHARE", "0")
+
+
 @pytest.fixture
 def server():
     with FakeOllama() as fake:

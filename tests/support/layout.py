@@ -90,6 +90,7 @@ PLACED = {
     "test_blank_values.py": "cli",  # empty or blank values and paths of the wrong kind, refused before a command runs
     "test_everyday_input.py": "cli",  # bad input a new user types: empty paths, missing homes, typos
     "test_turn_index.py": "catalog",  # the turn index is part of the catalog of what was ingested
+    "test_late_interaction.py": "catalog",  # the dense notes list's sentence term and its cached vectors
     "test_cli_summary_tables.py": "cli",
     "test_memory_trust_affects.py": "sleep",  # sleep holds an agent fact by what it affects
 }
