@@ -80,6 +80,8 @@ class Detector:
     requires: tuple[str, ...] = ()
     literals: tuple[str, ...] = ()
     _anchor_patterns: tuple[re.Pattern[str], ...] = field(default=(), repr=False, compare=False)
+    # Per anchor: the ``requires`` literal every hit of it starts with, or None (see :func:`_anchor_literal`).
+    _anchor_literals: tuple[str | None, ...] = field(default=(), repr=False, compare=False)
 
     def kind_of(self, match: re.Match[str]) -> str:
         """The kind of secret ``match`` found (see ``kind_groups``)."""
@@ -117,7 +119,7 @@ class Detector:
             return
         assert self.pattern is not None
         if self.anchors and lowered is not None:
-            yield from self._gated_spans(text, lowered)
+            yield from self._gated_spans(text, lowered, gates)
             return
         for match in self.pattern.finditer(text):
             if self.anchor_filter is not None and not self.anchor_filter(text, match.start() + self.anchor_back):
@@ -126,10 +128,12 @@ class Detector:
             if span is not None:
                 yield span
 
-    def _gated_spans(self, text: str, lowered: str) -> Iterator[Span]:
+    def _gated_spans(self, text: str, lowered: str, gates: frozenset[str] | None = None) -> Iterator[Span]:
         assert self.pattern is not None
         positions: set[int] = set()
-        for gate in self._anchor_patterns:
+        for gate, literal in zip(self._anchor_patterns, self._anchor_literals or (None,) * len(self.anchors)):
+            if literal is not None and gates is not None and literal not in gates:
+                continue  # every hit of this anchor starts with a literal absent from the text: no scan
             if "at" in gate.groupindex:
                 positions.update(hit.start("at") for hit in gate.finditer(lowered))
             else:
@@ -196,7 +200,20 @@ def detector(
         requires=requires,
         literals=literals,
         _anchor_patterns=tuple(re.compile(a) for a in anchors),
+        _anchor_literals=tuple(_anchor_literal(a, requires) for a in anchors),
     )
+
+
+def _anchor_literal(anchor: str, requires: tuple[str, ...]) -> str | None:
+    """The longest of ``requires`` that the gate regex ``anchor`` starts with as plain letters (not followed by a
+    quantifier that could make its last letter optional), or None: then every hit of ``anchor`` holds it, and the
+    anchor's scan is skipped when the gate index says it is absent (``secret`` and ``token`` of one rule)."""
+    best = None
+    for literal in requires:
+        if anchor.startswith(literal) and literal.isalnum() and anchor[len(literal) : len(literal) + 1] not in ("?", "*", "{"):
+            if best is None or len(literal) > len(best):
+                best = literal
+    return best
 
 
 # ---------------------------------------------------------------------------
