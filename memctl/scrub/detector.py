@@ -82,6 +82,8 @@ class Detector:
     _anchor_patterns: tuple[re.Pattern[str], ...] = field(default=(), repr=False, compare=False)
     # Per anchor: the ``requires`` literal every hit of it starts with, or None (see :func:`_anchor_literal`).
     _anchor_literals: tuple[str | None, ...] = field(default=(), repr=False, compare=False)
+    # ``requires`` as a set: ``gates.isdisjoint`` then walks the few present literals, not every required one.
+    _requires_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def kind_of(self, match: re.Match[str]) -> str:
         """The kind of secret ``match`` found (see ``kind_groups``)."""
@@ -112,7 +114,7 @@ class Detector:
         if wanted and gates is None:
             haystack = lowered if lowered is not None else text.lower()
             gates = frozenset(literal for literal in wanted if literal in haystack)
-        if self.requires and gates is not None and gates.isdisjoint(self.requires):
+        if self.requires and gates is not None and gates.isdisjoint(self._requires_set):
             return
         if self.finder is not None:
             yield from (self.finder(text, lowered, gates) if self.literals else self.finder(text, lowered))
@@ -201,6 +203,7 @@ def detector(
         literals=literals,
         _anchor_patterns=tuple(re.compile(a) for a in anchors),
         _anchor_literals=tuple(_anchor_literal(a, requires) for a in anchors),
+        _requires_set=frozenset(requires),
     )
 
 
@@ -292,6 +295,8 @@ def is_placeholder(value: str) -> bool:
         return _TEMPLATE.match(stripped) is not None
     if stripped.startswith(_PLACEHOLDER_PREFIXES) or stripped.lower().startswith(("your_", "your-", "yourpass")):
         return True
+    if _YOUR_VALUE.search(stripped) or _HCL_REFERENCE.fullmatch(stripped):
+        return True  # sk-your-key-here, <prefix>_YOUR_TOKEN_HERE; data.vault_generic_secret.db.data["password"]
     if "{" in stripped and (_FORMAT_FIELD.search(stripped) or "${" in stripped):
         return True  # a template: f"{prefix}-secret", "${DB_PASSWORD}"
     if stripped[0] == "*" and _YAML_ALIAS.fullmatch(stripped):
@@ -320,6 +325,12 @@ _DOC_VALUE = re.compile(r"EXAMPLE(?:KEY)?$|^[A-Za-z]{2,12}[-_](?:[xX]{8,}|[*]{8,
 
 
 _YAML_ALIAS = re.compile(r"\*[a-z_][a-z0-9_-]*")
+# A documentation value that addresses the reader: "sk-your-key-here", "ghp_YOUR_TOKEN", "xoxb-your-token".
+_YOUR_VALUE = re.compile(r"(?i)(?:^|[-_.])your[-_.][a-z]+(?:[-_.][a-z]+)*$|(?i:[-_.]here)$")
+# A Terraform/HCL reference to another value: data.<type>.<name>.<attr>[…], var.x, local.x, module.m.output.
+_HCL_REFERENCE = re.compile(
+    r"(?:data|module)\.[a-z_][\w-]*\.[\w-]+(?:\.[\w-]+|\[[^\]\n]{1,80}\])*|(?:var|local)\.[a-z_]\w*(?:\.[\w-]+|\[[^\]\n]{1,80}\])*"
+)
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{58,}={0,2}")
 
 
