@@ -19,8 +19,9 @@ Shapes (each vendor's documentation or its keys' published format):
 * Vercel access token: 24 characters of ``[A-Za-z0-9]`` with both cases and a digit;
 * Plaid secret: 30 lower-case hex; Twilio auth token and API secret: 32 lower-case hex;
 * Cloudinary API secret: 27 characters of ``[A-Za-z0-9_-]`` with both cases and a digit;
-* Datadog API key 32 hex, application key 40 hex; Algolia admin key 32 hex; Mailgun, SendGrid and
-  others carry prefixes and are the catalog's.
+* Datadog API key 32 hex, application key 40 hex; Algolia admin key 32 hex; Snyk API token a UUID; Weights &
+  Biases (``wandb``) and Particle access tokens 40 hex; Jenkins API token 32-34 hex; Coinbase API secret 32-88
+  base64 characters with both cases and a digit; Mailgun, SendGrid and others carry prefixes and are the catalog's.
 
 Kind ``secret``. The vendor names are gate literals: a text naming no vendor costs nothing.
 """
@@ -36,6 +37,7 @@ __all__ = ["VENDOR_VALUE_DETECTORS"]
 
 _MIXED40 = r"[A-Za-z0-9/+]{40}"
 _HEX = "[0-9a-f]"
+_UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # vendor name (lower case, as the gate index finds it) -> value regexes of its secrets
 _SHAPES: dict[str, tuple[str, ...]] = {
     "aws": (_MIXED40,),
@@ -50,6 +52,11 @@ _SHAPES: dict[str, tuple[str, ...]] = {
     "cloudinary": ("[A-Za-z0-9_-]{27}",),
     "datadog": (f"{_HEX}{{32}}", f"{_HEX}{{40}}"),
     "algolia": (f"{_HEX}{{32}}",),
+    "snyk": (_UUID,),
+    "wandb": (f"{_HEX}{{40}}",),
+    "particle": (f"{_HEX}{{40}}",),
+    "jenkins": (f"{_HEX}{{32,34}}",),
+    "coinbase": ("[A-Za-z0-9/+]{32,88}={0,2}",),
 }
 _REACH = 100
 _RUN = re.compile(r"[A-Za-z0-9/+_-]{20,90}")
@@ -66,7 +73,7 @@ _IDENTIFIER_WORDS = re.compile(
 def _random_enough(value: str) -> bool:
     """Hex of the right length is the shape itself (issued hex keys); other alphabets need both cases and a
     digit, or base32's digits: words, paths and identifiers have not."""
-    if all(c in "0123456789abcdef" for c in value):
+    if all(c in "0123456789abcdef-" for c in value):  # hex, or a UUID (Snyk's API tokens are UUIDs)
         return sum(c.isdigit() for c in value) >= 3 and sum(c.isalpha() for c in value) >= 3
     if all(c in "abcdefghijklmnopqrstuvwxyz234567" for c in value):
         return sum(c.isdigit() for c in value) >= 4

@@ -48,6 +48,18 @@ KINDS: dict[str, list[tuple[str, str]]] = {
         ('cloudinary का api secret: Rt5-Gh2Kq9_Lm7Np3Vx8Zc4Wb1J',
          'Rt5-Gh2Kq9_Lm7Np3Vx8Zc4Wb1J'),
     ],
+    "vendor_prose_more": [
+        ("De Snyk API token voor CI is 5b1e9c2a-7d4f-4a3e-9c8b-2f6d0e1a7b34",
+         "5b1e9c2a-7d4f-4a3e-9c8b-2f6d0e1a7b34"),
+        ("wandb のキーは 3c9e1a7f5b2d8e4c6a0f3b9d7e1c5a2f8b4d6e0a です",
+         "3c9e1a7f5b2d8e4c6a0f3b9d7e1c5a2f8b4d6e0a"),
+        ("o token da Particle: 7f2a9c4e1b8d3f6a0e5c9b2d7f4a1e8c3b6d0f9a",
+         "7f2a9c4e1b8d3f6a0e5c9b2d7f4a1e8c3b6d0f9a"),
+        ("Jenkins API-Token für den Bot: 1192d4f7a0c3e6b9d2f5a8c1e4b7d0a3f6",
+         "1192d4f7a0c3e6b9d2f5a8c1e4b7d0a3f6"),
+        ("a secret da coinbase é Qm9vLz8xK2pT7wR4nV6bY1cH3dF5gJ0sLk9+ZxQa",
+         "Qm9vLz8xK2pT7wR4nV6bY1cH3dF5gJ0sLk9+ZxQa"),
+    ],
     'launchdarkly': [
         ('LD_SDK=sdk-3f2a9c1e-7b4d-4e8f-a6c2-9d1b5e7f3a08',
          'sdk-3f2a9c1e-7b4d-4e8f-a6c2-9d1b5e7f3a08'),
@@ -222,6 +234,8 @@ NEAR_MISSES: list[str] = [
     'Luhn-invalid card number: 4539 1488 0343 6468',
     'the sbox table follows',
     'twilio account SID AC0f3b2c9d8e7a6b5c4d3e2f1a0b9c8d7e and zone id 023e105f4ecef8ad9ca31a8372d0c353',
+    "the Snyk org id is 5b1e9c2a-7d4f-4a3e-9c8b-2f6d0e1a7b34",
+    "Jenkins build 3f2a9c1e7b4d4e8fa6c29d1b5e7f3a08 commit passed",
 ]
 
 CASES = [(kind, text, secret) for kind, items in KINDS.items() for text, secret in items]
