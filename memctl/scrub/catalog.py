@@ -246,6 +246,7 @@ def _unescaped_spans(scanner, data: bytes) -> list[tuple[int, int, object]]:
             for f in scanner.scan(copy, timeout=_SCAN_TIMEOUT_S)]
 
 
+_LOOPBACK = re.compile(rb"@(?:localhost|127\.0\.0\.1|\[::1\])(?![\w.-])")
 _MARKER_BYTES = re.compile(rb"\[REDACTED:[a-z0-9_]+\]")
 
 
@@ -295,6 +296,8 @@ def catalog_spans(text: str, lowered: str | None = None) -> Iterator[Span]:
             at = data.find(password.encode("utf-8", "surrogatepass"), start, end)
             if at >= 0:
                 start, end = at, at + len(password.encode("utf-8", "surrogatepass"))  # URI: host stays
+                if data[max(0, start - (end - start) - 1) : start] == data[start:end] + b":" and _LOOPBACK.match(data, end):
+                    continue  # postgres://postgres:postgres@localhost: a local service's default (as memctl.scrub.http)
         elif finding.rule_id in _USER_PASSWORD_RULES:
             colon = data.find(b":", start, end)
             if colon > start:

@@ -138,6 +138,11 @@ def _name_at(text: str, pos: int, length: int) -> tuple[int, int]:
     return start, end
 
 
+# A Markdown heading whose first word is the name (Capitalised, as headings are written), and a plain word after it.
+_MARKDOWN_HEADING = re.compile(r"(?:^|\n|\x00)[ \t]{0,3}#{1,6}[ \t]+[A-Z][A-Za-z]*(?:[ \t]+[A-Za-z]+){0,2}$")
+_HEADING_WORD = re.compile(r"[a-z]+(?:[ \t]+[a-z]+)*[ \t]*(?:$|\n|\x00)")
+
+
 def _value_after(text: str, name: str, name_end: int, kind: str, config_line: bool) -> Span | None:
     sep_match = _SEPARATOR.match(text, name_end)
     if sep_match is None:
@@ -150,6 +155,8 @@ def _value_after(text: str, name: str, name_end: int, kind: str, config_line: bo
     sep = {"：": ":", "＝": "="}.get(sep, sep)
     if sep in {" ", "\t"} and not config_line:
         return None
+    if sep in {" ", "\t"} and _HEADING_WORD.match(text, pos) and _MARKDOWN_HEADING.search(text, max(0, name_end - 80), name_end):
+        return None  # "# Secrets management", "## Token rotation": a Markdown heading, not "key value"
     out_kind = "password" if kind == "password" else "secret"
     if text.startswith(("|", ">"), pos) and sep == ":":
         return _block_scalar(text, pos, out_kind)

@@ -28,6 +28,10 @@ The rules live in one module per job, each naming the sources of its formats:
   device configurations; :mod:`memctl.scrub.sql_values`: ``INSERT`` rows and
   encryption functions' keys;
 * :mod:`memctl.scrub.recovery_codes`: two-factor recovery codes under their heading;
+* :mod:`memctl.scrub.vendor_values`: vendor secrets with no prefix by their shape after the vendor's
+  name, in any language; :mod:`memctl.scrub.payment_cards`: Luhn-valid card numbers after a card
+  word; :mod:`memctl.scrub.byte_keys`: keys written as byte arrays; :mod:`memctl.scrub.marked_secrets`:
+  CloudFormation ``NoEcho`` defaults and password-manager export fields;
 * :mod:`memctl.scrub.public_values`: what is never reported (publishable keys,
   fingerprints, SOPS metadata, secret ARNs, documentation filler).
 
@@ -58,6 +62,7 @@ from dataclasses import dataclass, field
 from detect_secrets.plugins.slack import SlackDetector
 
 from memctl.encodings import base64_bytes, printable_text
+from memctl.scrub.byte_keys import BYTE_KEY_DETECTORS
 from memctl.scrub.call_arguments import CALL_ARGUMENT_DETECTORS
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
 from memctl.scrub.command import COMMAND_DETECTORS
@@ -77,6 +82,8 @@ from memctl.scrub.key_blobs import KEY_BLOB_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
+from memctl.scrub.marked_secrets import MARKED_SECRET_DETECTORS
+from memctl.scrub.payment_cards import PAYMENT_CARD_DETECTORS
 from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
 from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
@@ -90,6 +97,7 @@ from memctl.scrub.sql_values import SQL_VALUE_DETECTORS
 from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
 from memctl.scrub.vendor_prefixes import VENDOR_PREFIX_DETECTORS
+from memctl.scrub.vendor_values import VENDOR_VALUE_DETECTORS
 from memctl.scrub.webhook_paths import WEBHOOK_PATH_DETECTORS
 
 __all__ = [
@@ -149,6 +157,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         # Multi-line blocks first: they contain base64 that other detectors could partly match.
         PRIVATE_KEY_DETECTOR,
         *KEY_MATERIAL_DETECTORS,
+        *BYTE_KEY_DETECTORS,  # before the key-name rules, which would read "bytes([0x7d" as a value
         # A base64 run holding a secret goes whole, before any rule sees part of it.
         encoded_secret_detector(lambda text: find_secrets(text)),
         detector(
@@ -216,6 +225,9 @@ def _build_detectors() -> tuple[Detector, ...]:
         *FED_SECRET_DETECTORS,
         *SHARED_KEY_DETECTORS,
         *RECOVERY_CODE_DETECTORS,
+        *VENDOR_VALUE_DETECTORS,  # vendor secrets with no prefix, by shape after the vendor's name
+        *PAYMENT_CARD_DETECTORS,
+        *MARKED_SECRET_DETECTORS,
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )

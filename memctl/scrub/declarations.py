@@ -23,11 +23,13 @@ properties of a credential (``password_file``, ``token_count``) stay.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
 
 from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS, credential_word_kind
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.gates import positions
 
 __all__ = ["DECLARATION_DETECTORS", "EXTRA_PASSWORD_WORDS", "plain_words"]
 
@@ -96,19 +98,50 @@ def _credential_names(text: str, lowered: str, gates: frozenset[str]) -> list[tu
     character a declaration can continue with (:data:`_AFTER_NAME`, or anything for the extra words); in order."""
     names: set[tuple[int, int]] = set()
     reversed_text: str | None = None
+    words = tuple(word for word in _WINDOW_WORDS if word in gates)
     for root in gates.intersection(_GATES):
-        pos = lowered.find(root)
-        while pos != -1:
+        extra = root in _EXTRA_ROOTS
+        hits = positions(lowered, root)
+        resume = 0
+        for pos in hits if extra else candidate_hits(lowered, root, hits, words):
+            if pos < resume:
+                continue  # inside the identifier of an earlier hit
             right = _WORD_RUN.match(lowered, pos + len(root)).end()
-            if lowered[right : right + 1] in _AFTER_NAME or root in _EXTRA_ROOTS:
-                if reversed_text is None:
-                    reversed_text = lowered[::-1]
-                back = _WORD_RUN.match(reversed_text, len(lowered) - pos).end() - (len(lowered) - pos)
-                left = pos - back
-                if _names_credential(text[left:right]):
-                    names.add((left, right))
-            pos = lowered.find(root, right if right > pos else pos + 1)
+            resume = right if right > pos else pos + 1
+            if not extra and lowered[right : right + 1] not in _AFTER_NAME:
+                continue
+            if reversed_text is None:
+                reversed_text = lowered[::-1]
+            back = _WORD_RUN.match(reversed_text, len(lowered) - pos).end() - (len(lowered) - pos)
+            left = pos - back
+            if _names_credential(text[left:right]):
+                names.add((left, right))
     return sorted(names)
+
+
+def candidate_hits(lowered: str, root: str, hits: tuple[int, ...], words: tuple[str, ...]) -> list[int]:
+    """The hits of ``root`` (sorted starts in ``lowered``) that a form of :data:`_FORMS` may follow: a necessary
+    condition of their ``_QUICK`` tests, widened. Either the first non-blank character after the name is ``:``,
+    ``=`` or ``[`` (one C-level scan, :data:`_FOLLOWED`), or a form's keyword (``words``: those of
+    :data:`_WINDOW_WORDS` present in the text) or a ``:`` (namespaced XML) is in the 88 characters before the hit
+    (the 24-character window before a name of up to 64), found from each such mark (``str.find``) instead of a test
+    per hit: a typical session has ~140 prose hits of "token" and a few dozen marks. In order, no repeats."""
+    keep = {match.start() for match in _FOLLOWED[root].finditer(lowered)} if root in _FOLLOWED else set(hits)
+    for mark in (":", *words):
+        at = lowered.find(mark)
+        while at != -1:
+            first = bisect_left(hits, at + len(mark))
+            last = bisect_right(hits, at + _BEFORE_REACH)
+            keep.update(hits[first:last])
+            at = lowered.find(mark, at + 1)
+    return sorted(keep)
+
+
+# root -> the root where the first non-blank character after its name (a \w run of up to 64) is ":", "=" or "["
+# within 40 characters (the forms' separators), for the lowered text.
+_FOLLOWED = {root: re.compile(re.escape(root) + r"(?=\w{0,64}[ \t]{0,39}[:=\[])") for root in _GATES}
+_BEFORE_REACH = 88
+_WINDOW_WORDS = ("define", "var", "const", "set")
 
 
 _PLAIN_WORDS = re.compile(r"[a-z]+(?:[_\-. ][a-z]+)*|[A-Z][a-z]+(?:[_\-. ]?[A-Z]?[a-z]+)*")
@@ -163,7 +196,7 @@ DECLARATION_DETECTORS: tuple[Detector, ...] = (
     detector(
         "password",
         finder=_declaration_spans,
-        literals=_GATES,
+        literals=(*_GATES, *_WINDOW_WORDS),
         requires=_GATES,
         origin="memctl: typed declarations, #define, fish/csh set, namespaced XML (see memctl.scrub.declarations)",
     ),

@@ -80,6 +80,10 @@ class Detector:
     requires: tuple[str, ...] = ()
     literals: tuple[str, ...] = ()
     _anchor_patterns: tuple[re.Pattern[str], ...] = field(default=(), repr=False, compare=False)
+    # Per anchor: the ``requires`` literal every hit of it starts with, or None (see :func:`_anchor_literal`).
+    _anchor_literals: tuple[str | None, ...] = field(default=(), repr=False, compare=False)
+    # ``requires`` as a set: ``gates.isdisjoint`` then walks the few present literals, not every required one.
+    _requires_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def kind_of(self, match: re.Match[str]) -> str:
         """The kind of secret ``match`` found (see ``kind_groups``)."""
@@ -110,14 +114,14 @@ class Detector:
         if wanted and gates is None:
             haystack = lowered if lowered is not None else text.lower()
             gates = frozenset(literal for literal in wanted if literal in haystack)
-        if self.requires and gates is not None and gates.isdisjoint(self.requires):
+        if self.requires and gates is not None and gates.isdisjoint(self._requires_set):
             return
         if self.finder is not None:
             yield from (self.finder(text, lowered, gates) if self.literals else self.finder(text, lowered))
             return
         assert self.pattern is not None
         if self.anchors and lowered is not None:
-            yield from self._gated_spans(text, lowered)
+            yield from self._gated_spans(text, lowered, gates)
             return
         for match in self.pattern.finditer(text):
             if self.anchor_filter is not None and not self.anchor_filter(text, match.start() + self.anchor_back):
@@ -126,10 +130,12 @@ class Detector:
             if span is not None:
                 yield span
 
-    def _gated_spans(self, text: str, lowered: str) -> Iterator[Span]:
+    def _gated_spans(self, text: str, lowered: str, gates: frozenset[str] | None = None) -> Iterator[Span]:
         assert self.pattern is not None
         positions: set[int] = set()
-        for gate in self._anchor_patterns:
+        for gate, literal in zip(self._anchor_patterns, self._anchor_literals or (None,) * len(self.anchors)):
+            if literal is not None and gates is not None and literal not in gates:
+                continue  # every hit of this anchor starts with a literal absent from the text: no scan
             if "at" in gate.groupindex:
                 positions.update(hit.start("at") for hit in gate.finditer(lowered))
             else:
@@ -196,7 +202,21 @@ def detector(
         requires=requires,
         literals=literals,
         _anchor_patterns=tuple(re.compile(a) for a in anchors),
+        _anchor_literals=tuple(_anchor_literal(a, requires) for a in anchors),
+        _requires_set=frozenset(requires),
     )
+
+
+def _anchor_literal(anchor: str, requires: tuple[str, ...]) -> str | None:
+    """The longest of ``requires`` that the gate regex ``anchor`` starts with as plain letters (not followed by a
+    quantifier that could make its last letter optional), or None: then every hit of ``anchor`` holds it, and the
+    anchor's scan is skipped when the gate index says it is absent (``secret`` and ``token`` of one rule)."""
+    best = None
+    for literal in requires:
+        if anchor.startswith(literal) and literal.isalnum() and anchor[len(literal) : len(literal) + 1] not in ("?", "*", "{"):
+            if best is None or len(literal) > len(best):
+                best = literal
+    return best
 
 
 # ---------------------------------------------------------------------------
@@ -275,6 +295,8 @@ def is_placeholder(value: str) -> bool:
         return _TEMPLATE.match(stripped) is not None
     if stripped.startswith(_PLACEHOLDER_PREFIXES) or stripped.lower().startswith(("your_", "your-", "yourpass")):
         return True
+    if _YOUR_VALUE.search(stripped) or _HCL_REFERENCE.fullmatch(stripped):
+        return True  # sk-your-key-here, <prefix>_YOUR_TOKEN_HERE; data.vault_generic_secret.db.data["password"]
     if "{" in stripped and (_FORMAT_FIELD.search(stripped) or "${" in stripped):
         return True  # a template: f"{prefix}-secret", "${DB_PASSWORD}"
     if stripped[0] == "*" and _YAML_ALIAS.fullmatch(stripped):
@@ -303,6 +325,12 @@ _DOC_VALUE = re.compile(r"EXAMPLE(?:KEY)?$|^[A-Za-z]{2,12}[-_](?:[xX]{8,}|[*]{8,
 
 
 _YAML_ALIAS = re.compile(r"\*[a-z_][a-z0-9_-]*")
+# A documentation value that addresses the reader: "sk-your-key-here", "ghp_YOUR_TOKEN", "xoxb-your-token".
+_YOUR_VALUE = re.compile(r"(?i)(?:^|[-_.])your[-_.][a-z]+(?:[-_.][a-z]+)*$|(?i:[-_.]here)$")
+# A Terraform/HCL reference to another value: data.<type>.<name>.<attr>[…], var.x, local.x, module.m.output.
+_HCL_REFERENCE = re.compile(
+    r"(?:data|module)\.[a-z_][\w-]*\.[\w-]+(?:\.[\w-]+|\[[^\]\n]{1,80}\])*|(?:var|local)\.[a-z_]\w*(?:\.[\w-]+|\[[^\]\n]{1,80}\])*"
+)
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{58,}={0,2}")
 
 

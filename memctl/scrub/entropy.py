@@ -121,6 +121,9 @@ def _ascii_word(lowered: str, pos: int, end: int) -> tuple[str, int]:
 
 
 
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,24}(?::\d{1,5})?(?:/[\w./-]*)?")
+
+
 def _near_head(pos: int, heads: tuple[int, ...]) -> bool:
     """True when a head starts within :data:`_HEAD_REACH` after ``pos``."""
     i = bisect_left(heads, pos)
@@ -164,6 +167,8 @@ def _entropy_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Ite
             ]:
                 run_end = _RUN_TAIL.match(text, head.end()).end()  # type: ignore[union-attr]
                 run = text[head.start() : run_end]
+                if text[head.start() - 1 : head.start()] == "@" and _HOST.fullmatch(run):
+                    continue  # the host after a URL's (redacted) userinfo: https://[REDACTED:…]@o450123.ingest.sentry.io/55
                 if len(run) <= 256 and random_run(run) and not sealed_ciphertext(text, head.start(), run) and not is_placeholder(run):
                     taken.add(head.start())
                     yield head.start(), run_end - (len(run) - len(run.rstrip(".-_~"))), "secret"

@@ -56,6 +56,11 @@ _SCRIPT_VERB = re.compile(r"[\s{}()\[\]\"';]*(?:send|exp_send|send_user|expect|t
 _MARKERS_ONLY = re.compile(r"(?:[ \t]*\[REDACTED:[a-z0-9_]+\][ \t]*)+")
 
 
+# A Ruby symbol that names a credential attribute (``:api_token``, ``:password_digest``): an identifier with a
+# "_" (a literal password such as ``hunter2`` after " :" in a .properties line still counts).
+_RUBY_SYMBOL = re.compile(r"[a-z_][a-z0-9]*(?:_[a-z0-9]+)+[?!]?(?:$|[ \t]*[,)])")
+
+
 def not_a_secret(text: str, start: int, end: int, kind: str = "") -> bool:
     """True when ``text[start:end]``, a span a rule of ``kind`` reported, is a type name, an elided
     documentation value or a tool's status prose (see the module docstring). Never raises."""
@@ -66,6 +71,8 @@ def not_a_secret(text: str, start: int, end: int, kind: str = "") -> bool:
         # ``GIT_REMOTE=https://[REDACTED:credential_file]@git.example.com/…``): every value of such a file is
         # redacted, not only its recognised credential.
         return kind != "credential_file" or _MARKERS_ONLY.fullmatch(value) is not None
+    if start >= 2 and text[start - 1] == ":" and text[start - 2] in " \t(," and _RUBY_SYMBOL.match(value):
+        return True  # has_secure_token :api_token: a Ruby symbol naming an attribute, not "key: value"
     if _TYPE.fullmatch(value):
         return _AFTER_TYPE.match(text, end) is not None
     after = text[end : end + 3]

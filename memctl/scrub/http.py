@@ -176,6 +176,9 @@ def _accept_basic_auth_field(match: re.Match[str]) -> bool:
 # --- URL userinfo -----------------------------------------------------------------
 
 
+_LOOPBACK = re.compile(r"@(?:localhost|127\.0\.0\.1|\[::1\])(?![\w.-])")
+
+
 def _accept_url_credentials(match: re.Match[str]) -> bool | tuple[int, int]:
     """``user:password@`` with a real password, or a credential-shaped user alone (DSN key)."""
     password = match.group("password")
@@ -184,6 +187,8 @@ def _accept_url_credentials(match: re.Match[str]) -> bool | tuple[int, int]:
             return False
         if "/" in password and password.split("/", 1)[0].isdigit():
             return False  # host:8080/path/user@example: a port and a path, not a password
+        if password == match.group("user") and _LOOPBACK.match(match.string, match.end("cred")):
+            return False  # postgres://postgres:postgres@localhost: a local service's default, as .env.example files hold
         return match.span("cred")
     user = match.group("user")
     if is_placeholder(user) or not credential_shaped(user, min_len=20):

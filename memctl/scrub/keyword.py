@@ -136,8 +136,8 @@ def is_credential_name(name: str) -> bool:
     ``password_file``). Used for flags and ``config set`` keys; same word list
     as the assignment detectors."""
     segments = [s.lower() for s in _KEY_SEGMENT_SPLIT.split(name.strip("-_.")) if s]
-    if not segments or segments[-1] in NON_SECRET_KEY_SUFFIXES:
-        return False
+    if not segments or segments[-1] in NON_SECRET_KEY_SUFFIXES or segments[0] == "existing":
+        return False  # token_count; Helm's existingSecret/existingSecretPasswordKey name a Secret object, not a value
     joined = "".join(segments)
     for index, segment in enumerate(segments):
         if segment in {"password", "passwd", "pwd", "passphrase", "passwort", "pass", "pw", "secret", "secrets",
@@ -255,7 +255,9 @@ def _accept_keyword(match: re.Match[str], *, secret_kind: bool) -> bool | tuple[
     suffix = match.group("suffix")
     key_lower = key.lower().lstrip("-")
 
-    # Keys that name a property of a secret (token_count, password_reset, …).
+    # Keys that name a property of a secret (token_count, password_reset, …), or another object (Helm's existingSecret).
+    if key_lower.startswith("existing"):
+        return False
     if suffix:
         last = _KEY_SEGMENT_SPLIT.split(key)[-1].lower()
         if last in _ID_SUFFIXES:

@@ -19,6 +19,10 @@ Forms (argument order from each API's reference):
   ``RestClient(auth_id, auth_token)``, Algolia ``algoliasearch(app_id, api_key)``/
   ``SearchClient.create``, MessageBird ``messagebird(access_key)``: only a credential-shaped
   literal (16+ characters, random-looking or hex), so ``Client("localhost", "admin")`` stays;
+* other languages' drivers and clients: Perl DBI ``DBI->connect($dsn, $user, $password)``, MySQL
+  Connector/C++ ``driver->connect(host, user, password)`` and the C API ``mysql_real_connect(conn, host,
+  user, password, …)``, MicroPython/CircuitPython/Arduino ``wlan.connect(ssid, key)``/``WiFi.begin(ssid,
+  pass)``, Paho MQTT ``username_pw_set(user, password)``, lua-resty-redis ``red:auth(password)``;
 * Go ``database/sql`` DSNs of go-sql-driver/mysql: ``user:password@tcp(host:port)/db``,
   ``@unix(/path)``, ``@/dbname``.
 
@@ -50,6 +54,14 @@ _CALLS: dict[str, int] = {
     "client(": 1, "client.new(": 1, "twilio.init(": 1, "twilioclient.init(": 1, "twilio(": 1,
     "(\"twilio\")(": 1, "('twilio')(": 1, "algoliasearch(": 1, "searchclient.create(": 1,
     "messagebird(": 0,
+    # Drivers of other languages: Perl DBI ``DBI->connect($dsn, $user, $password, \%attr)``, MySQL Connector/C++
+    # ``driver->connect(host, user, password)``, the C API ``mysql_real_connect(mysql, host, user, passwd, db, …)``;
+    # MicroPython/CircuitPython/Arduino Wi-Fi joins ``wlan.connect(ssid, key)``, ``wifi.radio.connect(ssid,
+    # password)``, ``WiFi.begin(ssid, pass)``; Eclipse Paho ``username_pw_set(username, password)``;
+    # lua-resty-redis ``red:auth(password)`` and node-redis ``client.auth(password)``.
+    "dbi->connect(": 2, "dbi->connect_cached(": 2, "driver->connect(": 2, "instance()->connect(": 2,
+    "mysql_real_connect(": 3, "wlan.connect(": 1, "sta_if.connect(": 1, "sta.connect(": 1, "station.connect(": 1,
+    "radio.connect(": 1, "wifi.begin(": 1, "username_pw_set(": 1, ":auth(": 0, "redis.auth(": 0,
 }
 _SHAPED_CALLS = frozenset({"client(", "client.new(", "twilio.init(", "twilioclient.init(", "twilio(", "(\"twilio\")(",
                            "('twilio')(", "algoliasearch(", "searchclient.create(", "messagebird("})

@@ -40,7 +40,10 @@ _PAIR = re.compile(r"(?i)(?P<name>" + _SESSION_NAME + r")=(?P<value>[^\s;,\"'&<>
 # Where a session cookie's name can end (found in the lower-cased text, then read backwards).
 _PAIR_ENDS = ("session=", "sess=", "sid=", "sessionid=", "session_id=", "cookies=", "_token=", "-token=")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
-_GATES = ("true\t", "false\t", "session", "sid", "\"value\"", "token")
+_URL_ENDS = ("sessionid=", "session_id=", "sessid=", "sid=")
+# Every form holds one of these: the Netscape jar's flag fields, a URL name's or a cookie name's end, cookie JSON's
+# "value" key. Only the ends present in the text (the one gate scan says which) are searched.
+_GATES = tuple(sorted({"true\t", "false\t", "\"value\"", *_URL_ENDS, *_PAIR_ENDS}))
 
 
 def _hits(haystack: str, literals: tuple[str, ...]) -> list[int]:
@@ -69,7 +72,7 @@ def _session_cookie_spans(text: str, lowered: str | None, gates: frozenset[str])
     haystack = lowered if lowered is not None and len(lowered) == len(text) else None
     if haystack is None:
         return
-    for end in _hits(haystack, ("sessionid=", "session_id=", "sessid=", "sid=")):
+    for end in _hits(haystack, tuple(end for end in _URL_ENDS if end in gates)):
         start = _name_start(haystack, end - 1, frozenset("abcdefghijklmnopqrstuvwxyz0123456789_"))
         if start > 0 and haystack[start - 1] in ";?&" and haystack[start : end - 1] in _URL_NAMES:
             value = _URL_VALUE.match(text, end)
@@ -85,7 +88,7 @@ def _session_cookie_spans(text: str, lowered: str | None, gates: frozenset[str])
             obj = text[max(0, match.start() - 300) : match.end() + 300]
             if re.fullmatch(_SESSION_NAME, name, re.IGNORECASE) or (looks_random(value) and "\"domain\"" in obj):
                 yield match.start(group), match.end(group), "cookie"
-    for end in _hits(haystack, _PAIR_ENDS):
+    for end in _hits(haystack, tuple(end for end in _PAIR_ENDS if end in gates)):
         start = _name_start(haystack, end - 1, _NAME_CHARS)
         match = _PAIR.match(text, start)
         if match is None or match.end("name") != end - 1:

@@ -218,7 +218,13 @@ BRIEF_KINDS = {
 
 
 def test_every_kind_has_a_positive_case() -> None:
-    from tests.scrub import test_scrub_command, test_scrub_formats, test_scrub_fourth_kinds, test_scrub_values
+    from tests.scrub import (
+        test_scrub_command,
+        test_scrub_formats,
+        test_scrub_fourth_kinds,
+        test_scrub_held_out_kinds,
+        test_scrub_values,
+    )
 
     covered = {m[len("[REDACTED:") : -1] for _, _, expected in POSITIVE_CASES for m in MARKER_PATTERN.findall(expected)}
     assert BRIEF_KINDS <= covered
@@ -228,6 +234,7 @@ def test_every_kind_has_a_positive_case() -> None:
     texts += [token for _, token in test_scrub_formats.CASES]
     texts += [PEM, "data:text/plain;base64,REJfUEFTU1dPUkQ9RkFLRTAwMDA="]
     texts += [text for cases in test_scrub_fourth_kinds.KINDS.values() for text, _ in cases]
+    texts += [text for cases in test_scrub_held_out_kinds.KINDS.values() for text, _ in cases]
     texts += ["5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"]  # the Bitcoin wiki's WIF example
     for text in texts:
         covered |= set(scrub(text).counts)

@@ -242,3 +242,27 @@ def test_positions_reports_overlapping_hits_of_any_word() -> None:
         text = "".join(rng.choice("ab") for _ in range(rng.randrange(0, 30)))
         word = "".join(rng.choice("ab") for _ in range(rng.randrange(1, 4)))
         assert positions(text, word) == tuple(i for i in range(len(text)) if text.startswith(word, i))
+
+
+_DECLARATION_PIECES = (*_PIECES, "const ", "var ", "#define ", ": str = ", ": String = ", "String ", "char *", "set -x ",
+                       "setenv ", "<db:", "</db:", ">", '"', "'", "`", "[]", " = ", ":", "L", "password", "DB_PASSWORD",
+                       "apiToken", "Hx7qLm2Pz9", "mat_khau", "kata_sandi", "reset ", "variable ")
+
+
+def test_declaration_hits_are_skipped_only_when_no_form_can_follow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The precheck of memctl.scrub.declarations (scrubcost branch) against the walk of every hit."""
+    import memctl.scrub.declarations as declarations
+
+    rng = random.Random(17)
+    texts = ["".join(rng.choice(_DECLARATION_PIECES) for _ in range(rng.randrange(1, 30))) for _ in range(6000)]
+    texts += [("word " * rng.randrange(0, 30)) + text for text in texts[:2000]] + _corpus_texts()
+
+    def spans(text: str) -> list:
+        lowered = text.lower()
+        lowered = lowered if len(lowered) == len(text) else None
+        return list(declarations._declaration_spans(text, lowered, scrub_module._GATES.present(text.lower())))
+
+    fast = [spans(text) for text in texts]
+    assert sum(bool(found) for found in fast) > 100  # the texts hold declarations
+    monkeypatch.setattr(declarations, "candidate_hits", lambda lowered, root, hits, words: list(hits))
+    assert [spans(text) for text in texts] == fast
