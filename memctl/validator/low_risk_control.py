@@ -34,8 +34,9 @@ look-alike-folded views, so a text with any of them is held for a person, never 
   stop-word coverage, not a list per language: letters of Cyrillic alphabets other than Russian's
   (і ї є ґ ў), or a Latin-script text of four or more words in which no read language (English, German,
   French, Spanish, Portuguese, Dutch) has a fifth of the words as its stop words — held only when it names
-  a control by an international stem (verif, token, auth, review, scan, main, ssl, key, admin, push …),
-  since a weakening in such a language is a word no rule knows;
+  a control by an international stem (verif, token, auth, review, scan, ssl, admin, push …) and no
+  protection by its name (bcrypt, Argon2, a vault …), since a weakening in such a language is a word no
+  rule knows;
 * ``property:not_prose`` — a text of low natural-language likelihood: four or more NATO spelling-alphabet
   words, most words in pig latin (ending in "ay" after a moved consonant), or an acrostic (the first
   letters of four or more lines spelling a command or control word: ``rm -rf``, ``curl``, ``sudo``,
@@ -143,6 +144,10 @@ _CONTROL_STEM = re.compile(
     r"|перевір|провер|пароль|доступ|безпек|безопас|ssh|cred|firewall|cors|csrf|encrypt|krypt|cifr|шифр|2fa|mfa"
     r"|otp|sandbox|expir|wygas|scad|kedalu|klucz|chiav|chave|clave|nyckel|kunci", _I)
 
+_PROTECTION_NAME = re.compile(r"bcrypt|scrypt|argon2|pbkdf2|vault|1password|keychain|secrets manager|\bkms\b|\bhsm\b", _I)
+"""Names of a protection, the same in every language: an unread text that names one records it (a residual risk:
+"not hashed with Argon2" in an unread language passes)."""
+
 _NATO = frozenset("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima mike november "
                   "oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray x-ray yankee zulu".split())
 _PIG = re.compile(r"^[a-z]+(?:ay|way|yay)$")
@@ -207,7 +212,7 @@ def control_reasons(text: str) -> list[str]:
         reasons.append("property:no_limit")
     if _INSTRUCTIONS_IN_CODE.search(text):
         reasons.append("property:instructions_in_code")
-    if unread_language(text) and _CONTROL_STEM.search(text):
+    if unread_language(text) and _CONTROL_STEM.search(text) and not _PROTECTION_NAME.search(text):
         reasons.append("property:unread_language")
     if _not_prose(text):
         reasons.append("property:not_prose")
