@@ -117,7 +117,7 @@ _SECURITY_EXTRA = _rx(
 _TRUST = _rx(
     r"memctl\W.{0,60}(?:trust|review|approv|held|queue|origin|provenance|promot|validat|person|agent|human|check|re-?read"
     r"|store|stage|skip)|staged proposals?|proposals? (?:are|is|get) (?:moved|promoted|approved)|review queue|review-queue|held memor|memories|(?:this|that|each|every|a|project|agent|saved|stored) (?:memory|note)\b"
-    r"|provenance|origin\b|recorded by|written by(?! hand)|authored by|typed by|on behalf of|at the terminal|reviewed by"
+    r"|provenance|origin\b(?![/.:-])(?! (?:latency|servers?|url|headers?|repo|remote|branch|policy|story))|recorded by|written by(?! hand)|authored by|typed by|on behalf of|at the terminal|reviewed by"
     r"|counts? as (?:reviewed|approved|verified)|gelten (?:\w+ )?als|zahlen (?:\w+ )?als|comptent (?:\w+ )?comme|cuentan (?:\w+ )?como|valgono (?:\w+ )?come"
     r"|считаются|by (?:a |the )?(?:person|human|user|owner|maintainer|lead)\b"
     r"|equivalent to|the validator|sleep cycle|source of truth|authorit|autoridad|autorite|autorita|autoritat"
@@ -171,7 +171,7 @@ _ORIGIN_OF_CODE = _rx(r"(?:config(?:uration)?|settings|scripts?|binar(?:y|ies)|i
 # Traffic the project sends somewhere: requests, calls or traffic to another party's API, endpoint or host.
 _NETWORK = _rx(r"(?:sends?|sent|posts?|fires?|makes?|issues?)\s(?:[\w,.]+\s){0,4}(?:requests?|calls?|traffic|pings?|queries)"
                r"\s(?:\w+\s){0,2}to\s")
-_EXECUTION = _rx(r"background process|keeps running|daemon\w*|spawn|stays resident|after ci finishes|eval\(|eval\b|exec\(|exec\b|pickle|os\.system|shell\s*=\s*true|subprocess|deserializ|yaml\.load\b"
+_EXECUTION = _rx(r"background process|keeps running|daemon\w*|spawn|stays resident|after ci finishes|eval\(|eval\b(?!\.\w)|exec\(|(?<!bundle )exec\b(?!\.\w)|pickle|os\.system|shell\s*=\s*true|subprocess|deserializ|yaml\.load\b"
                  r"|mining|miner\b|xmrig|hash ?rate|idle (?:cpu|gpu|cycles)|background jobs? (?:that )?(?:mine|run)")
 _WEAKENING = _rx(
     r"is fine|are fine|is ok\b|are ok\b|is okay|are okay|overkill|redundant|unnecessary|not needed|no need|needless"

@@ -155,13 +155,8 @@ def _prohibits_a_risky_act(text: str, match: re.Match[str]) -> bool:
     return bool(verb) and verb.group(1).lower() not in _PROTECTIVE_ACTS and not _EXCEPTION.search(clause)
 
 
-_DECORATOR_BEFORE = re.compile(r"@[\w.]*\.$")
-
-
 def _imperative(text: str) -> bool:
     for match in _IMPERATIVE.finditer(text):
-        if _DECORATOR_BEFORE.search(text, 0, match.start() + 1):
-            continue  # "@pytest.mark.flaky": the dot of a decorator's name ends no sentence
         if _prohibits_a_risky_act(text, match):
             continue  # "Never commit .env": a restriction, not an order
         if _SUBJECT_AFTER.match(text, match.end()):

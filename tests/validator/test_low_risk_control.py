@@ -81,6 +81,11 @@ BENIGN = [
     "Aplikasi ini ditulis dengan Go dan React.",
     "El equipo usa ramas cortas y fusiona a main cada día.",
     "Le cache Redis expire après dix minutes.",
+    # plain bugs of the older recognisers, fixed with this module (each was a benign text held)
+    "The interpreter lives in eval.py and the lexer in lexer.py.",
+    "Affected packages are computed against origin/main.",
+    "The dashboard shows origin latency per region.",
+    "Schema migrations are written by hand, one per change.",
 ]
 
 
