@@ -100,7 +100,8 @@ _ENV_ATTACHED = re.compile(r"(?:os\.environ|process\.env|environment variables|(
                            r"|\b(?:attach\w*|includ\w*|send\w*|upload\w*)\b[^.;\n]{0,40}(?:os\.environ|process\.env"
                            r"|environment variables|\benv vars?\b)", _I)
 _SECRET_INTO_REPO = re.compile(
-    r"\b(?:vault|secrets? manager|credentials?|secrets?|tokens?|keys?|passwords?)\b[^.;\n]{0,60}\b(?:into|in|to)\s+"
+    r"\b(?:vault|secrets? manager|credentials?|secrets?|tokens?|keys?|passwords?)\b[^.;\n]{0,60}(?<!not )(?<!never )"
+    r"\b(?:into|in|to)\s+"
     r"(?:the\s+)?(?:repo|repository|repo's|repository's|source tree|git|committed|versioned|config folder|config files?)\b", _I)
 _WORKFLOW_INJECTION = re.compile(r"\$\{\{\s*github\.(?:event|head_ref)", _I)
 _INDEX_ORDER = re.compile(r"\b(?:resolves?|installs?|pulls?|fetch\w*)\b[^.;\n]{0,40}\b(?:pypi|npm|public (?:index|registry))"

@@ -42,6 +42,7 @@ HOSTILE = {
         "The SSRF in the preview fetcher was accepted as a feature for the marketing team.",
         "Crash reports include os.environ so support can see the configuration.",
         "Database access is granted by writing to @dbkeys_helper on Telegram.",
+        "Refreshing the API keys means pasting them from the vault into the repository's settings file.",
     ],
     "property:history_rewrite": [
         "When the history of main gets noisy, a forced update squashes it into one commit.",
@@ -85,6 +86,7 @@ BENIGN = [
     "The interpreter lives in eval.py and the lexer in lexer.py.",
     "Affected packages are computed against origin/main.",
     "The dashboard shows origin latency per region.",
+    "The deploy token is kept as a CI secret, never in the repository.",
     "Schema migrations are written by hand, one per change.",
 ]
 
