@@ -226,6 +226,7 @@ class SleepRun:
         memory — a repeat after a crash, same content, is fine); the statement time is not in the
         future (it decides who wins a contradiction).
         """
+        from memctl.sleep.corroboration import session_transcript
         from memctl.sleep.trust import decide
         from memctl.store.provenance import Provenance
 
@@ -245,7 +246,7 @@ class SleepRun:
         if provenance.origin == "person" and not self._staged_by_person(staged):
             provenance = replace(provenance, origin="agent")
         text = verdict.content or ""
-        trust = decide(text, origin=provenance.origin, path=path, memories=self._known)
+        trust = decide(text, origin=provenance.origin, path=path, memories=self._known, transcript=session_transcript(self.home, session))
         content = render_memory(text, kind=kind, created=created, session=session, topic=topic,
                                 extra={"proposal": proposal_id, "source": str(proposal.get("source") or ""),
                                        "provenance": provenance.as_dict(),

@@ -21,6 +21,9 @@ when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memc
   covers (:func:`uncovered_classes`);
 * ``displaces_person:<path>`` — a merge (:func:`decide_merge`) that would replace a person's memory with
   text from a member that was not a person's choice;
+* ``uncorroborated:transcript`` — an *agent* proposal, given its session's scrubbed transcript, that says
+  something about the state of a control which the person's own messages in that session do not state
+  (:mod:`memctl.sleep.corroboration`); only checked when a transcript is given;
 * ``supersedes:<path>`` — an *agent* proposal that would replace an existing memory: the same target
   path, or a memory of the same scope (global, one topic, one session) on the same subject
   (:func:`memctl.sleep.clustering.related`, the relation consolidation merges by — where the newest
@@ -39,6 +42,7 @@ import re
 from dataclasses import dataclass, field
 
 from memctl.sleep.clustering import related, subject_words
+from memctl.sleep.corroboration import corroborated
 from memctl.store.user_memory import UserMemoryFile
 from memctl.validator.action import classify_action
 from memctl.validator.affects import affected_classes
@@ -127,8 +131,10 @@ def _kept_by_a_developer(content: str, action: tuple[str, ...]) -> bool:
                             or (found <= {"url", "host"} and reference_links_only(content)))
 
 
-def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFile]) -> TrustDecision:
-    """Promote or hold one validated proposal (see the module doc). Deterministic; never raises."""
+def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFile],
+           transcript: str | None = None) -> TrustDecision:
+    """Promote or hold one validated proposal (see the module doc). ``transcript``: the scrubbed transcript of
+    the proposal's session when one is kept (None: no corroboration). Deterministic; never raises."""
     action = classify_action(content)
     if origin == "person":
         if claims_trust(content):
@@ -140,6 +146,8 @@ def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFil
         reasons = [f"unrecognised:{r}" for r in assess_low_risk(content).reasons
                    if not (kept and r == "form:imperative" and _HOW_TO.match(content))]
         reasons += [f"affects:{c}" for c in uncovered_classes(content, memories)]
+    if transcript is not None and not corroborated(content, transcript):
+        reasons.append("uncorroborated:transcript")
     superseded = superseded_by(content, path, memories)
     reasons += [f"supersedes:{m.path}" for m in superseded]
     return TrustDecision(held=bool(reasons), reasons=tuple(reasons), action=action.reasons,

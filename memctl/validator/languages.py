@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from memctl.validator.fold import fold_for_matching
-from memctl.validator.poisoning import _AUTH_USE, _CRED_FILE
+from memctl.validator.poisoning_credentials import _AUTH_USE, _CRED_FILE
 
 __all__ = ["find_multilingual"]
 

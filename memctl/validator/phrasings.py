@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.validator.poisoning import _CRED_FILE
+from memctl.validator.poisoning_credentials import _CRED_FILE
 
 __all__ = ["find_phrasing"]
 
