@@ -60,6 +60,7 @@ from detect_secrets.plugins.slack import SlackDetector
 from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.call_arguments import CALL_ARGUMENT_DETECTORS
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
+from memctl.scrub.code_literals import CODE_LITERAL_DETECTORS
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
@@ -77,12 +78,15 @@ from memctl.scrub.key_blobs import KEY_BLOB_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
+from memctl.scrub.named_keys import NAMED_KEY_DETECTORS
 from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
+from memctl.scrub.printed_files import PRINTED_FILE_DETECTORS
 from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.public_values import public_span
 from memctl.scrub.recovery_codes import RECOVERY_CODE_DETECTORS
 from memctl.scrub.secret_output import SECRET_OUTPUT_DETECTORS
+from memctl.scrub.service_config import SERVICE_CONFIG_DETECTORS
 from memctl.scrub.session_cookies import SESSION_COOKIE_DETECTORS
 from memctl.scrub.setup_output import SETUP_OUTPUT_DETECTORS
 from memctl.scrub.shared_keys import SHARED_KEY_DETECTORS
@@ -91,6 +95,7 @@ from memctl.scrub.statements import STATEMENT_DETECTORS
 from memctl.scrub.token import TOKEN_DETECTORS
 from memctl.scrub.vendor_prefixes import VENDOR_PREFIX_DETECTORS
 from memctl.scrub.webhook_paths import WEBHOOK_PATH_DETECTORS
+from memctl.scrub.world_prose import WORLD_PROSE_DETECTORS
 
 __all__ = [
     "DETECTORS",
@@ -216,6 +221,11 @@ def _build_detectors() -> tuple[Detector, ...]:
         *FED_SECRET_DETECTORS,
         *SHARED_KEY_DETECTORS,
         *RECOVERY_CODE_DETECTORS,
+        *WORLD_PROSE_DETECTORS,
+        *PRINTED_FILE_DETECTORS,
+        *NAMED_KEY_DETECTORS,
+        *SERVICE_CONFIG_DETECTORS,
+        *CODE_LITERAL_DETECTORS,  # held-out round 6: other languages, labels, misspelt keys
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from memctl.scrub.kept_values import kept_value
+
 __all__ = ["not_a_secret"]
 
 _TYPE = re.compile(
@@ -66,6 +68,8 @@ def not_a_secret(text: str, start: int, end: int, kind: str = "") -> bool:
         # ``GIT_REMOTE=https://[REDACTED:credential_file]@git.example.com/…``): every value of such a file is
         # redacted, not only its recognised credential.
         return kind != "credential_file" or _MARKERS_ONLY.fullmatch(value) is not None
+    if kept_value(text, start, end, kind):
+        return True  # held-out near-misses: reCAPTCHA site keys, readable cookies, id names (memctl.scrub.kept_values)
     if _TYPE.fullmatch(value):
         return _AFTER_TYPE.match(text, end) is not None
     after = text[end : end + 3]
