@@ -33,7 +33,8 @@ __all__ = ["CODE_LITERAL_DETECTORS"]
 
 _NAME_WORD = re.compile(r"(?i)(?:secret|token|passw|passwd|pwd|apikey|api_key|privatekey|private_key|credential|key$)")
 _DECLARATION = re.compile(
-    r"(?P<name>[A-Za-z_]\w{0,60})(?:[ \t]+As[ \t]+String)?[ \t]*(?:\{[ \t]*|=[ \t]*(?:@|u8|L|u|U|R)?)"
+    r"(?P<name>[A-Za-z_]\w{0,60})(?:[ \t]+As[ \t]+String)?[ \t]*(?:=[ \t]*(?:std::)?(?:string_view|string|wstring|String|QString)[ \t]*)?"
+    r"(?:\{[ \t]*|=[ \t]*(?:@|u8|L|u|U|R)?)"
     r"\"(?P<value>[^\"\n\x00\\]{4,200})\"",
 )
 _DECL_GATES = ('{"', '@"', " as string")

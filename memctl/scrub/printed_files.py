@@ -41,7 +41,7 @@ _VAULT_NAMES = ("vault.json", "vault.yml", "vault.yaml", "vault.ini")
 _PROMPT = re.compile(r"[ \t]*(?:[$#%❯][ \t]|>>>|[\w.@-]+[:~][^\n]{0,60}[$#][ \t]|```|PS [A-Z]:)")
 _READ = re.compile(r"(?:\b(?:cat|type|bat|head|tail|more|less|get-content|gc|nl)\b|bitcoin-cli|\bdump)", re.I)
 _PAIR = re.compile(
-    r"[ \t]*[\"']?(?P<key>[\w.$@/-]{1,60})[\"']?[ \t]*(?:=|:(?!//)|[ \t])[ \t]*[\"']?(?P<value>[^\s\"',;#\x00]{4,120})[\"']?[ \t]*,?[ \t]*$"
+    r"[ \t]*[\"']?(?P<key>[\w.$@/-]{1,60})[\"']?[ \t]*(?:=|:(?!//)|[ \t])[ \t]*[\"']?(?P<value>[^\s\"'\x00]{4,120}?)[\"']?[ \t]*,?[ \t]*(?:[ \t][#;][^\n]*)?$"
 )
 _JSON_STRING = re.compile(r"\"(?P<key>[^\"\n\x00]{1,60})\"[ \t]*:[ \t]*\"(?P<value>[^\"\n\x00\\]{4,200})\"")
 _MAX_LINES = 80

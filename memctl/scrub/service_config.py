@@ -26,7 +26,7 @@ from memctl.scrub.detector import Detector, Span, detector, is_placeholder
 
 __all__ = ["SERVICE_CONFIG_DETECTORS"]
 
-_MONGO = re.compile(r"mongodb(?:\+srv)?://(?P<user>[^:@/\s\"'\x00]{1,80}):(?P<value>[^@\s\"'\x00]{1,200})@[^/\s\"'\x00,]{1,120},")
+_MONGO = re.compile(r"mongodb(?:\+srv)?://(?P<user>[^:@/\s\"'\x00\[\]]{1,80}):(?P<value>[^@\s\"'\x00\[\]]{1,200})@[^/\s\"'\x00,]{1,120},")
 _SECTION_ROW = re.compile(r"[ \t]*(?P<key>[^\s=;#\[][^=\n\x00]{0,60}?)[ \t]*=[ \t]*(?P<value>[^\n\x00]{1,200}?)[ \t]*$")
 _XML = re.compile(
     r"<(?P<tag>password|passwd|passphrase|privateKey|secret|apiKey|api_key|token|storepass|keypass)>"
