@@ -58,11 +58,25 @@ _REGION = re.compile(
 _DEPLOY = re.compile(r"(?:\./|(?:ba|z)?sh[ \t]+|python3?[ \t]+)[\w./-]*\.(?:sh|py|ps1|bash)[ \t]+(?P<args>[^\n\x00|;&]{1,300})")
 
 
+def _declaration_hit(text: str, lowered: str, pos: int, gate: str) -> bool:
+    """Cheap test before the regex: ``{"`` right after an identifier (not JSON's ``:{"``/``[{"``),
+    ``@"`` right after ``=``; ``As String`` always."""
+    if gate == " as string":
+        return True
+    before = text[max(0, pos - 40) : pos].rstrip()
+    if gate == '@"':
+        return before.endswith("=")
+    return bool(before) and (before[-1].isalnum() or before[-1] == "_")
+
+
 def _declaration_spans(text: str, lowered: str) -> Iterator[Span]:
     for gate in _DECL_GATES:
         pos = lowered.find(gate)
         while pos != -1:
-            line_start = text.rfind("\n", max(0, pos - 160), pos) + 1 or max(0, pos - 160)
+            if not _declaration_hit(text, lowered, pos, gate):
+                pos = lowered.find(gate, pos + len(gate))
+                continue
+            line_start = text.rfind("\n", max(0, pos - 100), pos) + 1 or max(0, pos - 100)
             for match in _DECLARATION.finditer(text, line_start, min(len(text), pos + 210)):
                 name = match.group("name")
                 value = match.group("value")

@@ -67,6 +67,17 @@ def _finditer_from(text: str, lowered: str, literal: str, pattern: re.Pattern[st
         pos = lowered.find(literal, pos + ahead)
 
 
+def _matches_at(text: str, lowered: str, literal: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """``pattern.match`` at each hit of ``literal`` (one backslash of escaped JSON allowed before it)."""
+    pos = lowered.find(literal)
+    while pos != -1:
+        start = pos - 1 if pos > 0 and text[pos - 1] == "\\" else pos
+        match = pattern.match(text, start)
+        if match is not None:
+            yield match
+        pos = lowered.find(literal, pos + len(literal))
+
+
 def _named_key_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
     if lowered is None:
         lowered = text.lower()
@@ -81,7 +92,7 @@ def _named_key_spans(text: str, lowered: str | None, gates: frozenset[str]) -> I
                 for match in _finditer_from(text, lowered, literal, _B2, 20, 200):
                     yield match.start("value"), match.end("value"), "secret"
     if '"key"' in gates:
-        for match in _finditer_from(text, lowered, '"key"', _JSON_KEY, 2, 200):
+        for match in _matches_at(text, lowered, '"key"', _JSON_KEY):
             value = match.group("value")
             window = text[max(0, match.start() - 300) : match.end() + 300]
             if not is_placeholder(value) and _OWNER_NAMES.search(window) and (

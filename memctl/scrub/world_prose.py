@@ -150,7 +150,11 @@ def _value_first_spans(text: str, lowered: str) -> Iterator[Span]:
     for word in _VALUE_FIRST_WORDS:
         pos = lowered.find(word)
         while pos != -1:
-            match = _VALUE_FIRST.search(text, max(0, pos - 120), pos)
+            before = lowered[max(0, pos - 40) : pos]
+            match = (_VALUE_FIRST.search(text, max(0, pos - 120), pos)
+                     if any(verb in before for verb in (" is ", " was ", " be "))
+                     and any(det in before for det in (" the ", " our ", " my ", " your ", " his ", " her ", " their ", " its "))
+                     else None)
             if match is not None and password_shaped(match.group("value")):
                 yield match.start("value"), match.end("value"), "password"
             pos = lowered.find(word, pos + len(word))
