@@ -67,6 +67,7 @@ _TOKEN = re.compile(r"[\"'`«“„]?(?P<value>[^\s\"'`«»“”„,;()\[\]{}<>
 _PAIR = re.compile(r"[A-Za-z_][\w.-]*[=:]")
 _SYMBOLS = frozenset("!#$%&*?@^~+=|/\\:.-_")
 _EMAIL = re.compile(r"[^@\s]+@[\w-]+(?:\.[\w-]+)+")
+_FILE_OR_HOST = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[a-z]{1,5}")  # config2.yaml, db01.example.com
 _NUMERIC = re.compile(r"[\d.,:/+-]+")
 _LABEL_VALUE = re.compile(r"[ \t]*(?:\([^)\n]{0,30}\))?[ \t]*[:=：][ \t]*(?P<value>[^\n\x00]{4,80}?)[ \t]*(?:$|\n)", re.M)
 _MISSPELT_VALUE = re.compile(r"[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>[^\s\"'\x00,;]{3,80})")
@@ -88,12 +89,12 @@ _RECOVERY_VALUE = re.compile(
 def password_shaped(value: str) -> bool:
     """True when ``value`` (one whitespace-free token) looks like a password a person typed or a tool
     generated: 6+ characters with a letter and a digit, or a letter and a symbol, or random-looking
-    mixed case; not a URL, path, e-mail address, number, version or date. Shared by the window
+    mixed case; not a URL, path, file or host name, e-mail address, number, version or date. Shared by the window
     rules of this module and :mod:`memctl.scrub.printed_files`."""
     value = value.rstrip(".,!?:;")
     if len(value) < 6 or "://" in value or value.startswith(("/", "./", "~/", "http", "www.", "[REDACTED:")):
         return False
-    if is_placeholder(value) or _EMAIL.fullmatch(value) or _NUMERIC.fullmatch(value):
+    if is_placeholder(value) or _EMAIL.fullmatch(value) or _NUMERIC.fullmatch(value) or _FILE_OR_HOST.fullmatch(value):
         return False
     letters = sum(c.isalpha() for c in value)
     if letters == 0:

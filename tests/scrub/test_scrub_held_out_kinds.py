@@ -191,6 +191,8 @@ KEPT = [
     # new rules' near-misses: the same shapes without a secret
     ("Il server è lento e la password di rete è nel gestore", "gestore"),
     ("Heslo musí mít alespoň 8 znaků", "znaků"),
+    ("Şifre ayarı config2.yaml dosyasında, sunucu db01.example.com", "config2.yaml"),
+    ("Şifre ayarı config2.yaml dosyasında, sunucu db01.example.com", "db01.example.com"),
     ("$ cat config.ini\n[server]\nhost = db-01.internal\nport = 5432\ncharset = utf8mb4\n", "utf8mb4"),
     ('$ cat package.json\n{"version": "1.2.3", "integrity": "sha512-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA=="}', "sha512-"),
     ('curl -H "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" http://localhost:8080', "dGhlIHNhbXBsZSBub25jZQ=="),
