@@ -65,6 +65,7 @@ from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.byte_keys import BYTE_KEY_DETECTORS
 from memctl.scrub.call_arguments import CALL_ARGUMENT_DETECTORS
 from memctl.scrub.catalog import CATALOG_DETECTOR, without_placeholders
+from memctl.scrub.code_literals import CODE_LITERAL_DETECTORS
 from memctl.scrub.command import COMMAND_DETECTORS
 from memctl.scrub.command_args import COMMAND_ARGUMENT_DETECTORS
 from memctl.scrub.context_names import CONTEXT_NAME_DETECTORS
@@ -84,12 +85,15 @@ from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.marked_secrets import MARKED_SECRET_DETECTORS
 from memctl.scrub.payment_cards import PAYMENT_CARD_DETECTORS
+from memctl.scrub.named_keys import NAMED_KEY_DETECTORS
 from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
+from memctl.scrub.printed_files import PRINTED_FILE_DETECTORS
 from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
 from memctl.scrub.public_values import public_span
 from memctl.scrub.recovery_codes import RECOVERY_CODE_DETECTORS
 from memctl.scrub.secret_output import SECRET_OUTPUT_DETECTORS
+from memctl.scrub.service_config import SERVICE_CONFIG_DETECTORS
 from memctl.scrub.session_cookies import SESSION_COOKIE_DETECTORS
 from memctl.scrub.setup_output import SETUP_OUTPUT_DETECTORS
 from memctl.scrub.shared_keys import SHARED_KEY_DETECTORS
@@ -99,6 +103,7 @@ from memctl.scrub.token import TOKEN_DETECTORS
 from memctl.scrub.vendor_prefixes import VENDOR_PREFIX_DETECTORS
 from memctl.scrub.vendor_values import VENDOR_VALUE_DETECTORS
 from memctl.scrub.webhook_paths import WEBHOOK_PATH_DETECTORS
+from memctl.scrub.world_prose import WORLD_PROSE_DETECTORS
 
 __all__ = [
     "DETECTORS",
@@ -228,6 +233,11 @@ def _build_detectors() -> tuple[Detector, ...]:
         *VENDOR_VALUE_DETECTORS,  # vendor secrets with no prefix, by shape after the vendor's name
         *PAYMENT_CARD_DETECTORS,
         *MARKED_SECRET_DETECTORS,
+        *WORLD_PROSE_DETECTORS,
+        *PRINTED_FILE_DETECTORS,
+        *NAMED_KEY_DETECTORS,
+        *SERVICE_CONFIG_DETECTORS,
+        *CODE_LITERAL_DETECTORS,  # held-out round 6: other languages, labels, misspelt keys
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )

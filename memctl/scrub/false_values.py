@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from memctl.scrub.kept_values import kept_value
+
 __all__ = ["not_a_secret"]
 
 _TYPE = re.compile(
@@ -73,6 +75,8 @@ def not_a_secret(text: str, start: int, end: int, kind: str = "") -> bool:
         return kind != "credential_file" or _MARKERS_ONLY.fullmatch(value) is not None
     if start >= 2 and text[start - 1] == ":" and text[start - 2] in " \t(," and _RUBY_SYMBOL.match(value):
         return True  # has_secure_token :api_token: a Ruby symbol naming an attribute, not "key: value"
+    if kept_value(text, start, end, kind):
+        return True  # held-out near-misses: reCAPTCHA site keys, readable cookies, id names (memctl.scrub.kept_values)
     if _TYPE.fullmatch(value):
         return _AFTER_TYPE.match(text, end) is not None
     after = text[end : end + 3]
