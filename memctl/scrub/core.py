@@ -84,8 +84,8 @@ from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.marked_secrets import MARKED_SECRET_DETECTORS
-from memctl.scrub.payment_cards import PAYMENT_CARD_DETECTORS
 from memctl.scrub.named_keys import NAMED_KEY_DETECTORS
+from memctl.scrub.payment_cards import PAYMENT_CARD_DETECTORS
 from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
 from memctl.scrub.printed_files import PRINTED_FILE_DETECTORS
 from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
