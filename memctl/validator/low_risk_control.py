@@ -34,7 +34,8 @@ look-alike-folded views, so a text with any of them is held for a person, never 
   stop-word coverage, not a list per language: letters of Cyrillic alphabets other than Russian's
   (і ї є ґ ў), or a Latin-script text of four or more words in which no read language (English, German,
   French, Spanish, Portuguese, Dutch) has a fifth of the words as its stop words — held only when it names
-  a control by an international stem (verif, token, auth, review, scan, ssl, admin, push …) and no
+  a control by an international stem (verif, token, auth, review, scan, ssl, admin, push …) or a workflow term
+  developers leave in English (main, CI, tests, a package index, a host name) and no
   protection by its name (bcrypt, Argon2, a vault …), since a weakening in such a language is a word no
   rule knows;
 * ``property:not_prose`` — a text of low natural-language likelihood: four or more NATO spelling-alphabet
@@ -137,6 +138,7 @@ _STOP_SETS = {lang: frozenset(words) for lang, words in _STOP.items()}
 _STOP_SHARE = 0.2
 """A Latin-script text is read when one read language has at least this share of its words as stop words."""
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W\d_]+)?")
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", _I)
 _CYRILLIC_NOT_RUSSIAN = re.compile(r"[іїєґўІЇЄҐЎ]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _CONTROL_STEM = re.compile(
@@ -144,6 +146,15 @@ _CONTROL_STEM = re.compile(
     r"|review|revis|recenz|gransk|ssl|tls|certif|sertif|signat|podpis|admin|root|sudo|push|пуш|merge|ключ|токен"
     r"|перевір|провер|пароль|доступ|безпек|безопас|ssh|cred|firewall|cors|csrf|encrypt|krypt|cifr|шифр|2fa|mfa"
     r"|otp|sandbox|expir|wygas|scad|kedalu|klucz|chiav|chave|clave|nyckel|kunci", _I)
+
+_WORKFLOW_TERM = re.compile(
+    r"\b(?:main|master|trunk|ci|cd|prs?|hotfix\w*|pipelines?|deploy\w*|prod|production"
+    r"|tests?|push\w*|merge\w*|force\w*|infra)\b"
+    r"|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:[a-z]{2,3}|dev|app|io|net|org|com|cloud|tech|xyz)\b", _I)
+"""The English terms of a team's workflow that developers keep untranslated in any language (a branch name, CI, a
+package index, a host name): an unread text that names one says something about how the work is done, which the
+rules cannot read, so it is held like a control's stem. (The eighth attacker's weakening facts in Swahili, Finnish,
+Hungarian, Czech, Romanian, Tagalog and nine other languages each named main, CI or a mirror's host.)"""
 
 _PROTECTION_NAME = re.compile(r"bcrypt|scrypt|argon2|pbkdf2|vault|1password|keychain|secrets manager|\bkms\b|\bhsm\b", _I)
 """Names of a protection, the same in every language: an unread text that names one records it (a residual risk:
@@ -166,7 +177,7 @@ def unread_language(text: str) -> bool:
     words. CJK, Korean and Russian texts are read by the lexicons and return False."""
     if _CYRILLIC_NOT_RUSSIAN.search(text):
         return True
-    words = _words(text)
+    words = _words(_URL.sub(" ", text))  # a link's words are no language ("Alembic caveats: https://…" is English)
     if len(words) < 4 or _CYRILLIC.search(text) or any(ord(c) > 0x2E80 for c in text):
         return False
     best = max(sum(w in stops for w in words) for stops in _STOP_SETS.values())
@@ -213,7 +224,8 @@ def control_reasons(text: str) -> list[str]:
         reasons.append("property:no_limit")
     if _INSTRUCTIONS_IN_CODE.search(text):
         reasons.append("property:instructions_in_code")
-    if unread_language(text) and _CONTROL_STEM.search(text) and not _PROTECTION_NAME.search(text):
+    if unread_language(text) and (_CONTROL_STEM.search(text) or _WORKFLOW_TERM.search(text)) \
+            and not _PROTECTION_NAME.search(text):
         reasons.append("property:unread_language")
     if _not_prose(text):
         reasons.append("property:not_prose")
