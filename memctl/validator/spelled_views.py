@@ -13,8 +13,9 @@
 * ``braille`` — Unicode Braille patterns (U+2800–U+28FF) read as Grade 1 (uncontracted) English Braille
   (the letters a–z of the Braille Authority of North America's chart, the number sign ⠼ with a–j as
   digits, the capital sign dropped, U+2800 as a space), when six or more Braille cells are present;
-* ``pig_latin`` — words ending in "ay" put back (``eviewsray`` → ``reviews``, ``areway`` → ``are``), when
-  three or more such words are not common words themselves and they are at least two fifths of the words.
+* ``pig_latin`` — words ending in "ay" put back (``eviewsray`` → ``reviews``, ``areway`` → ``are``,
+  ``anyway`` → ``any``), when three or more such words are not common words themselves and words ending in
+  "ay" are at least two fifths of the words.
 
 Each view is only built when the text's shape calls for it, so an ordinary note costs one pass over its
 words. The common words are wordfreq's list shipped in ``data/common_words.txt.gz``
@@ -136,7 +137,7 @@ def _pig_latin(text: str) -> Iterator[tuple[str, str]]:
     pig = {w for w in words if w.lower().endswith("ay") and w.lower() not in common}
     if len(pig) < 3 or 5 * sum(1 for w in words if w.lower().endswith("ay")) < 2 * len(words):
         return
-    yield "pig_latin", _WORD.sub(lambda m: _unpig(m.group(0), common) if m.group(0) in pig else m.group(0), text)
+    yield "pig_latin", _WORD.sub(lambda m: _unpig(m.group(0), common) if m.group(0).lower().endswith("ay") else m.group(0), text)
 
 
 def spelled_views(text: str) -> list[tuple[str, str]]:

@@ -69,9 +69,9 @@ _ENV = re.compile(
     r"|ssl[-_]?mode\s*[=:]\s*[\"']?disable", re.MULTILINE)
 
 # A settings key and its value (TOML/INI "k = v", YAML "k: v", JSON "\"k\": v", "git config k v")
-_KEY_VALUE = re.compile(r"[\"']?(?P<key>[a-z][a-z0-9_.-]{2,60})[\"']?[ \t]*(?:=|:|[ \t](?=[\"']?(?:true|false|0)\b))"
+_KEY_VALUE = re.compile(r"[\"'`]?(?P<key>[a-z][a-z0-9_.-]{2,60})[\"'`]?[ \t]*(?:=|:|[ \t](?:is|are|set to)[ \t]|[ \t](?=[\"']?(?:true|false|0)\b))"
                         r"[ \t]*(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;}\]#`]*)")
-_CONTROL_PART = re.compile(r"review|approv|protect|sign|verif|ssl|tls|cert|test|check|enforce|admins|scan|gpg|mfa"
+_CONTROL_PART = re.compile(r"review|approv|protect|sign|verif|ssl|tls|cert|test|check|enforce|admins|scan|gpg|mfa|safe"
                            r"|2fa|codeowner|lint|audit|hash")
 _LOOSENER = re.compile(r"(?:^|[_.-])(?:allow|skip|disable|no|bypass|insecure|ignore|permit|unsafe)(?:[_.-]|$)|^insecure$")
 _DANGER = re.compile(r"force[_-]?push|deletions?|review|approv|sign|verif|ssl|tls|cert|test|check|hook|protect|scan"
@@ -86,6 +86,7 @@ _CI_NOOP = re.compile(
     r"(?:" + _TEST_CMD + r")[^\n]*(?:\|\|\s*(?:true|:|exit 0|echo)|;\s*(?:true|exit 0)\s*$)"
     r"|^[ \t]*#[ \t]*-?[ \t]*(?:(?:run|script|name|stage|job|step)[ \t]*:[ \t]*)?[^\n]*\b(?:test|tests|unit-tests|integration-tests|" + _TEST_CMD + r")\b"
     r"|^[ \t]*(?:test|tests|check)[ \t]*:[^\n]*\n\t@?(?:true|:|echo\b|exit 0)"
+    r"|(?:test|tests|pytest|unit)\b[^\n]{0,40}(?:continue-on-error|allow[_ ]failure)|(?:continue-on-error|allow[_ ]failure)[^\n]{0,40}\btests?\b"
     r"|(?:test|tests|pytest|unit)[^\n]{0,60}\n(?:[^\n]*\n){0,3}?[ \t]*(?:continue-on-error[ \t]*:[ \t]*true|allow_failure[ \t]*:[ \t]*true|if[ \t]*:[ \t]*false|when[ \t]*:[ \t]*never)",
     re.MULTILINE)
 _DIFF_REMOVED_TEST = re.compile(r"^-[ \t]*[^\n]*" + _TEST_CMD, re.MULTILINE)
@@ -109,10 +110,10 @@ _SELF_UPDATE = re.compile(
     r"|(?:updates?|upgrades?|pulls?|fetch(?:es)?|downloads?|installs?)\s(?:\w+\s){0,3}(?:from\s(?:the\s)?)?" + _MOVING
     + r"[^.\n]{0,40}\b(?:on |at )?(?:each|every) (?:run|start|launch|invocation|call|use|build)")
 _WORKSPACE = re.compile(
-    r"(?:working (?:directory|dir|area|folder|tree|root)|workspace|work area|sandbox|allowed[ _-]?(?:paths?|dirs?|directories|roots?)"
+    r"(?:working[ _-](?:directory|dir|area|folder|tree|root)|workspace|work[ _-]area|sandbox|allowed[ _-]?(?:paths?|dirs?|directories|roots?)"
     r"|writable[ _-]?(?:paths?|dirs?|roots?)|(?:file ?system|fs|file) access|mount(?:ed|s)?|scope|root(?:_dir)?|cwd)"
     r"[^.\n]{0,40}?(?:(?:whole|entire|full|all of (?:the |my |your )?)\s?(?:home|~|\$home|file ?system|disk|drive|machine)"
-    r"|(?<![\w./-])(?:is|=|:|to|at|as)\s*[\[\"'(]*(?:~/?|\$\{?home\}?/?|/|c:\\\\?)[\"')\]]*(?=[\s,.;)\]]|$))", re.MULTILINE)
+    r"|(?:\bis\b|\bto\b|\bat\b|\bas\b|=|:)\s*[\[\"'(]*(?:~/?|\$\{?home\}?/?|/|c:\\\\?)[\"')\]]*(?=[\s,.;)\]]|$))", re.MULTILINE)
 
 
 def _text(text: str) -> str:
