@@ -20,7 +20,8 @@ instead (reason ``weakened:waiver``), clause by clause:
   loop"), an express or fast lane for merges, or unreviewed/unapproved/unsigned changes, merges or pushes.
 
 A clause that forbids the removal ("reviews cannot be skipped", "must never be waived") or records its
-reversal ("the lint step was restored", "we reverted the commit that removed the gate") is not read as one.
+reversal ("the lint step was restored", "we reverted the commit that removed the gate") or tells what the
+removal destroyed (a post-mortem: "a force-push to main erased two commits") is not read as one.
 Deterministic; never raises on a ``str``. The text is expected case folded (NFKC, look-alikes folded).
 """
 
@@ -58,7 +59,8 @@ _STANDALONE = re.compile(
 _WITHOUT = re.compile(r"\bwithout (?:a |an |any |the |prior |further |human |manual |explicit )*" + _CONTROL_WORDS + r"\b")
 _GUARD = re.compile(
     r"\b(?:cannot|can't|can not|must not|mustn't|may not|never|won't|will not|not be|not allowed|nobody may|no one may"
-    r"|re-?enabled|restored|reinstated|brought back|back on|revert\w*|rolled back|undid)\b")
+    r"|don't|dont|do not|re-?enabled|restored|reinstated|brought back|back on|revert\w*|rolled back|undid"
+    r"|wiped|erased|destroyed|overwrote|lost)\b")
 _CLAUSE = re.compile(r"[.;!?\n]+")
 
 

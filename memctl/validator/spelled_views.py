@@ -3,9 +3,10 @@
 :mod:`memctl.validator.encoded` and :mod:`memctl.validator.action_views` decode byte-level encodings
 (base64, hex, escapes, Morse, Caesar shifts). A rule can also be spelled so that no byte decoder sees it:
 
-* ``reversed_words`` — words written backwards in place ("weiver edoc piks"), and ``reversed_whole`` — the
-  whole text backwards ("metsys eht ni llatsni"): read only when two or more words of three or more letters
-  are not common words forwards but are backwards, and they are at least a quarter of the words;
+* ``reversed_words`` — words written backwards in place ("piks edoc weiver dna"; then every word whose
+  reverse is a common word is put back), and ``reversed_whole`` — the whole text backwards ("metsys eht ni
+  llatsni"): read only when two or more words of three or more letters are not common words forwards but
+  are backwards, and they are at least a quarter of the words;
 * ``nato`` — the NATO/ICAO spelling alphabet (ICAO Annex 10, vol. II: "alfa bravo charlie …", with the
   common "alpha", "juliet", "x-ray" spellings and digit words), a run of four or more code words decoded in
   place ("charlie uniform romeo lima" → "curl"); "space", "stop", a slash or a comma between code words
@@ -32,6 +33,7 @@ from memctl.validator.subjects import _common
 __all__ = ["spelled_views"]
 
 _WORD = re.compile(r"[A-Za-z]{3,}")
+_LETTER_RUN = re.compile(r"[A-Za-z]{2,}")
 _TOKEN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)?|[/,;|]")
 
 # ICAO spelling alphabet (Annex 10, vol. II) with its common variant spellings, and digit words
@@ -73,7 +75,9 @@ def _reversed(text: str) -> Iterator[tuple[str, str]]:
     flipped = {w for w in words if w.lower() not in common and w[::-1].lower() in common}
     if len(flipped) < 2 or 4 * sum(1 for w in words if w in flipped) < len(words):
         return
-    yield "reversed_words", _WORD.sub(lambda m: m.group(0)[::-1] if m.group(0) in flipped else m.group(0), text)
+    # once the text reads as reversed, every word whose reverse is a common word is put back ("dna", "ot")
+    yield "reversed_words", _LETTER_RUN.sub(lambda m: m.group(0)[::-1] if m.group(0)[::-1].lower() in common
+                                            else m.group(0), text)
     yield "reversed_whole", text[::-1]
 
 

@@ -73,7 +73,7 @@ _KEY_VALUE = re.compile(r"[\"'`]?(?P<key>[a-z][a-z0-9_.-]{2,60})[\"'`]?[ \t]*(?:
                         r"[ \t]*(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;}\]#`]*)")
 _CONTROL_PART = re.compile(r"review|approv|protect|sign|verif|ssl|tls|cert|test|check|enforce|admins|scan|gpg|mfa|safe"
                            r"|2fa|codeowner|lint|audit|hash")
-_LOOSENER = re.compile(r"(?:^|[_.-])(?:allow|skip|disable|no|bypass|insecure|ignore|permit|unsafe)(?:[_.-]|$)|^insecure$")
+_LOOSENER = re.compile(r"(?:^|[_.-])(?:allow|auto|skip|disable|no|bypass|insecure|ignore|permit|unsafe)(?:[_.-]|$)|^insecure$")
 _DANGER = re.compile(r"force[_-]?push|deletions?|review|approv|sign|verif|ssl|tls|cert|test|check|hook|protect|scan"
                      r"|lint|audit|hash|insecure|unsigned|unverified|unsafe")
 _COUNT_KEY = re.compile(r"count|min|number|required")
@@ -122,7 +122,7 @@ def _text(text: str) -> str:
 
 def _setting(text: str) -> bool:
     for match in _KEY_VALUE.finditer(text):
-        key, value = match.group("key"), match.group("value").strip("\"' ")
+        key, value = match.group("key"), match.group("value").strip("\"' ").rstrip(".,:)")
         if _NOT_A_CONTROL.search(key) or not _CONTROL_PART.search(key) and not _LOOSENER.search(key):
             continue
         if _LOOSENER.search(key):
