@@ -18,11 +18,11 @@ person (never rejected: a person may approve it):
 * ``weakened:setting`` — a TOML/YAML/INI/JSON key about review, approval, protection, signing, verification,
   tests or status checks set to a weakening value: a key that turns a control on (``require_review``,
   ``enforce_admins``, ``verify_ssl``, ``run_tests``) set to false/no/off/none/empty, a count of required
-  reviews or approvals set to 0, or a key that lets a control be skipped (``allow_force_push``,
+  reviews or approvals set to 0, such a key holding ``{"enabled": false}``, or a key that lets a control be skipped (``allow_force_push``,
   ``skip_tests``, ``disable_signing``, ``insecure``, ``bypass_review``) set to true/yes/on;
 * ``weakened:ci_noop`` — a diff that removes a test command and adds one without it (``- run: pytest`` /
   ``+ run: echo skipped``), a test command whose failure is swallowed (``pytest || true``,
-  ``continue-on-error: true`` beside a test step), a test stage or step commented out, a test target whose
+  ``continue-on-error: true``, ``if: false`` or ``when: never`` beside a test step), a test stage or step commented out, a test target whose
   recipe is ``true``, ``:`` or ``echo``;
 * ``weakened:absent_control`` — text (tool output or prose) that states a protection absent: "branch not
   protected", ``"protected": false``, "protection: none", "required reviews: 0";
@@ -86,7 +86,8 @@ _CI_NOOP = re.compile(
     r"(?:" + _TEST_CMD + r")[^\n]*(?:\|\|\s*(?:true|:|exit 0|echo)|;\s*(?:true|exit 0)\s*$)"
     r"|^[ \t]*#[ \t]*-?[ \t]*(?:(?:run|script|name|stage|job|step)[ \t]*:[ \t]*)?[^\n]*\b(?:test|tests|unit-tests|integration-tests|" + _TEST_CMD + r")\b"
     r"|^[ \t]*(?:test|tests|check)[ \t]*:[^\n]*\n\t@?(?:true|:|echo\b|exit 0)"
-    r"|(?:test|tests|pytest|unit)\b[^\n]{0,40}(?:continue-on-error|allow[_ ]failure)|(?:continue-on-error|allow[_ ]failure)[^\n]{0,40}\btests?\b"
+    r"|(?:test|tests|pytest|unit)\b[^\n]{0,40}(?:continue-on-error|allow[_ ]failure|\bif\W{0,3}:\W{0,3}false|\bwhen\W{0,3}:\W{0,3}never)"
+    r"|(?:continue-on-error|allow[_ ]failure)[^\n]{0,40}\btests?\b"
     r"|(?:test|tests|pytest|unit)[^\n]{0,60}\n(?:[^\n]*\n){0,3}?[ \t]*(?:continue-on-error[ \t]*:[ \t]*true|allow_failure[ \t]*:[ \t]*true|if[ \t]*:[ \t]*false|when[ \t]*:[ \t]*never)",
     re.MULTILINE)
 _DIFF_REMOVED_TEST = re.compile(r"^-[ \t]*[^\n]*" + _TEST_CMD, re.MULTILINE)
@@ -104,7 +105,8 @@ _ACCEPTS = re.compile(
 _NEGATED_ACCEPT = re.compile(r"\b(?:not|never|no longer|isn't|aren't|rejected|rejects?|refused|fails?|401|403)\b")
 _MOVING = r"(?:nightly|latest|canary|edge|unstable|bleeding[- ]edge|head\b|tip of (?:main|master)|main branch|master branch)"
 _SELF_UPDATE = re.compile(
-    r"(?:updates?|upgrades?|re-?installs?|pulls?|fetch(?:es)?|downloads?)\s(?:\w+\s){0,2}(?:itself|its own\b)[^.\n]{0,60}" + _MOVING
+    r"(?:updates?|upgrades?|re-?installs?|pulls?|fetch(?:es)?|downloads?)\s[^.\n]{0,40}(?:itself|its own\b)[^.\n]{0,60}" + _MOVING
+    + r"|(?:updates?|upgrades?|re-?installs?|pulls?|fetch(?:es)?|downloads?)\s[^.\n]{0,20}" + _MOVING + r"[^.\n]{0,30}(?:itself|its own\b)"
     + r"|(?:self[- ]?updat\w*|auto[- _]?updat\w*|auto[- _]?upgrad\w*)[^.\n]{0,60}" + _MOVING
     + r"|" + _MOVING + r"[^.\n]{0,60}(?:self[- ]?updat\w*|auto[- _]?updat\w*|updates? itself)"
     r"|(?:updates?|upgrades?|pulls?|fetch(?:es)?|downloads?|installs?)\s(?:\w+\s){0,3}(?:from\s(?:the\s)?)?" + _MOVING
@@ -120,7 +122,14 @@ def _text(text: str) -> str:
     return unicodedata.normalize("NFKC", fold_confusables(text)).casefold()
 
 
+# JSON/YAML where the control key holds an object: "enforce_admins": {"enabled": false}
+_NESTED = re.compile(r"[\"']?(?P<key>[a-z][a-z0-9_.-]{2,60})[\"']?\s*:\s*\{\s*[\"']?(?:enabled|value|enforced|required|active)[\"']?"
+                     r"\s*:\s*[\"']?(?:false|0|no|off)\b")
+
+
 def _setting(text: str) -> bool:
+    if any(_CONTROL_PART.search(m.group("key")) and not _LOOSENER.search(m.group("key")) for m in _NESTED.finditer(text)):
+        return True
     for match in _KEY_VALUE.finditer(text):
         key, value = match.group("key"), match.group("value").strip("\"' ").rstrip(".,:)")
         if _NOT_A_CONTROL.search(key) or not _CONTROL_PART.search(key) and not _LOOSENER.search(key):

@@ -46,6 +46,11 @@ HOSTILE = [
     ("The bot merges pull requests without any review.", "waiver"),
     ("Nobody objects to pushing directly to the default branch.", "waiver"),
     ("Release process: the usual release, then a forced update of main.", "waiver"),
+    ('"enforce_admins": {"enabled": false}', "setting"),
+    ("The `lint-and-test` job has `if: false` now.", "ci_noop"),
+    ("The CLI fetches the canary build of itself whenever it starts.", "self_update"),
+    ("Per the updated charter, maintainers are relieved of the obligation to review dependency PRs.", "waiver"),
+    ("The two-person rule has been set aside for the quarter.", "waiver"),
 ]
 
 BENIGN = [
@@ -72,6 +77,10 @@ BENIGN = [
     "GOFLAGS=-mod=vendor so builds use the vendor directory.",
     "Renovate updates dependencies weekly.",
     "The tests run without network access.",
+    "Signing is required for all release tags.",
+    "The review gate blocks merges until two approvals are in.",
+    "A revoked key must return 401; test_revoked covers it.",
+    "We retired the old Jenkins server last year.",
 ]
 
 
