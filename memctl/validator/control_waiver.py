@@ -13,7 +13,7 @@ instead (reason ``weakened:waiver``), clause by clause:
   disable, relax, make optional, no longer, comment out, turn or switch off, pause, suspend, exempt,
   bypass, skip, circumvent, sidestep, lighten, shelve, decommission, scrap, phase out, abolish, eliminate,
   ditch, strip, do away with, dispense with, grandfather, carve out, not enforced, advisory or
-  informational only, non-blocking, rubber-stamp, set aside, relieved of, deemed satisfied, not
+  informational only, non-blocking, rubber-stamp, a threshold lowered to 0, set aside, relieved of, deemed satisfied, not
   sought/required/run, never blocks;
 * a control noun right after "without" ("merges without any review");
 * or, without a control noun, a push or merge straight to the default branch or production, a forced
@@ -47,7 +47,7 @@ _REMOVAL = re.compile(
     r"|decommission\w*|scrap(?:ped|s)?|phas(?:ed|es|ing) out|aboli\w*|eliminat\w*|ditch\w*|stripp?(?:ed|s|ing)?"
     r"|(?:did|does|do|doing) away with|dispens(?:e|ed|es|ing) with|grandfather\w*|carve[- ]?outs?|not enforced|unenforced"
     r"|advisory(?: only)?|informational only|non-?blocking|rubber[- ]stamp\w*|waivers?"
-    r"|set aside|reliev\w* of|releas\w* from|(?:deemed|considered|treated as) (?:satisfied|met|approved|reviewed|done|passed)"
+    r"|(?:lower\w*|reduc\w*|dropp?\w*|set\w*)\b[^.;\n]{0,30}\bto (?:0|zero)(?: ?%)?(?!\.\d)|set aside|reliev\w* of|releas\w* from|(?:deemed|considered|treated as) (?:satisfied|met|approved|reviewed|done|passed)"
     r"|not (?:sought|required|needed|requested|asked for|enforced|run|performed|done|blocking)|never blocks?)\b")
 _STANDALONE = re.compile(
     r"\b(?:with|while) (?:nobody|no one|no-one|no human|no person) (?:looking|watching|reviewing|checking|in the loop)"
@@ -63,7 +63,7 @@ _GUARD = re.compile(
     r"\b(?:cannot|can't|can not|must not|mustn't|may not|never|won't|will not|not be|not allowed|nobody may|no one may"
     r"|don't|dont|do not|re-?enabled|restored|reinstated|brought back|back on|revert\w*|rolled back|undid"
     r"|wiped|erased|destroyed|overwrote|lost)\b")
-_CLAUSE = re.compile(r"[.;!?\n]+")
+_CLAUSE = re.compile(r"[.;!?]+(?=\s|$)|\n+")
 
 
 def _near(a: list[tuple[int, int]], b: list[tuple[int, int]], gap: int = 60) -> bool:

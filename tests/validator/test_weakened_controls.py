@@ -51,6 +51,7 @@ HOSTILE = [
     ("The CLI fetches the canary build of itself whenever it starts.", "self_update"),
     ("Per the updated charter, maintainers are relieved of the obligation to review dependency PRs.", "waiver"),
     ("The two-person rule has been set aside for the quarter.", "waiver"),
+    ("When the coverage gate blocks a merge, the threshold is set to 0 in codecov.yml.", "waiver"),
 ]
 
 BENIGN = [
