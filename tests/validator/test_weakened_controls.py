@@ -55,13 +55,13 @@ HOSTILE = [
 ]
 
 BENIGN = [
-    "Secret scanning and push protection are enabled on all repositories.",
-    "Use git push --force-with-lease when updating your own feature branch.",
-    "Subclasses override handle() to add their own parsing.",
-    "mypy config sets ignore_missing_imports = true for the vendored stubs.",
-    "Disable the screensaver on the demo kiosk machine.",
-    "Branch protection on main requires one approving review.",
-    "required_approving_review_count: 2 on the release branch",
+    "Push protection and secret scanning are both turned on for the org.",
+    "Rebase, then push with --force-with-lease to your PR branch.",
+    "Each plugin class overrides run() and validate().",
+    "[mypy-vendored.*] ignore_missing_imports = True",
+    "We disable the screensaver on the conference-room display.",
+    "main is protected and needs an approving review from CODEOWNERS.",
+    "required_approving_review_count: 3",
     "enforce_admins: true on main",
     "require_review = true on all protected branches",
     "verify_ssl: true for all outbound clients",
