@@ -22,7 +22,8 @@ person (never rejected: a person may approve it):
   ``skip_tests``, ``disable_signing``, ``insecure``, ``bypass_review``) set to true/yes/on;
 * ``weakened:ci_noop`` — a diff that removes a test command and adds one without it (``- run: pytest`` /
   ``+ run: echo skipped``), a test command whose failure is swallowed (``pytest || true``,
-  ``continue-on-error: true``, ``if: false`` or ``when: never`` beside a test step), a test stage or step commented out, a test target whose
+  ``continue-on-error: true``, ``if: false`` or ``when: never`` beside a test step), a test stage or step commented out
+  (a ``#`` before a list item, a ``run:``/``stage:`` key or a test command; a markdown heading is not one), a test target whose
   recipe is ``true``, ``:`` or ``echo``;
 * ``weakened:absent_control`` — text (tool output or prose) that states a protection absent: "branch not
   protected", ``"protected": false``, "protection: none", "required reviews: 0";
@@ -84,7 +85,9 @@ _TRUE = frozenset({"true", "yes", "on", "enabled", "enable", "1", "y", "always",
 _TEST_CMD = r"(?:pytest|py\.test|tox|nox|npm (?:run )?test|yarn test|pnpm test|go test|cargo test|mvn (?:\S+ )*test|gradlew? test|make (?:test|check)|jest|vitest|mocha|rspec|phpunit|ctest|unittest|bundle exec rake|dotnet test)"
 _CI_NOOP = re.compile(
     r"(?:" + _TEST_CMD + r")[^\n]*(?:\|\|\s*(?:true|:|exit 0|echo)|;\s*(?:true|exit 0)\s*$)"
-    r"|^[ \t]*#[ \t]*-?[ \t]*(?:(?:run|script|name|stage|job|step)[ \t]*:[ \t]*)?[^\n]*\b(?:test|tests|unit-tests|integration-tests|" + _TEST_CMD + r")\b"
+    # a commented-out list item or step (not a markdown heading: "# Testing notes" has neither "-" nor "key:")
+    r"|^[ \t]*#[ \t]*(?:-[ \t]*|(?:run|script|name|stage|stages|job|step)[ \t]*:[ \t]*)[^\n]*\b(?:test|tests|unit-tests|integration-tests|" + _TEST_CMD + r")\b"
+    r"|^[ \t]*#[ \t]*" + _TEST_CMD + r"\b[^\n]*$"
     r"|^[ \t]*(?:test|tests|check)[ \t]*:[^\n]*\n\t@?(?:true|:|echo\b|exit 0)"
     r"|(?:test|tests|pytest|unit)\b[^\n]{0,40}(?:continue-on-error|allow[_ ]failure|\bif\W{0,3}:\W{0,3}false|\bwhen\W{0,3}:\W{0,3}never)"
     r"|(?:continue-on-error|allow[_ ]failure)[^\n]{0,40}\btests?\b"

@@ -78,6 +78,7 @@ BENIGN = [
     "GOFLAGS=-mod=vendor so builds use the vendor directory.",
     "Renovate updates dependencies weekly.",
     "The tests run without network access.",
+    "# Testing notes\nWe use pytest with xdist on CI.",
     "Signing is required for all release tags.",
     "The review gate blocks merges until two approvals are in.",
     "A revoked key must return 401; test_revoked covers it.",
