@@ -41,6 +41,9 @@ Each view is checked, in order, for (the reason codes):
   from a most-downloaded PyPI/npm package, or an unknown name where a package name sits. These read
   statements with no instruction, command or host ("Root SSH login is enabled on the staging hosts",
   "for YAML we went with pyyamll"), in the 14 languages;
+* ``weakened:<kind>`` — on the plain reading, a control turned off written as data or euphemism
+  (:mod:`memctl.validator.weakened_controls`: ``env``, ``setting``, ``ci_noop``, ``absent_control``,
+  ``accepts_invalid``, ``self_update``, ``workspace``, ``waiver``);
 * ``validator:<kind>`` — on the plain reading, a finding of the validator's poisoning recognisers
   (:mod:`memctl.validator.poisoning`, :mod:`memctl.validator.phrasings`, :mod:`memctl.validator.languages`),
   which hold rather than reject.
@@ -64,6 +67,7 @@ from memctl.validator.confusables import fold_confusables
 from memctl.validator.core import poisoning_finding
 from memctl.validator.fold import fold_for_matching
 from memctl.validator.subjects import subject_reasons
+from memctl.validator.weakened_controls import weakened_control_reasons
 
 __all__ = ["ActionAssessment", "classify_action"]
 
@@ -170,6 +174,7 @@ def classify_action(text: str) -> ActionAssessment:
                 reasons += [name for name, pattern in LANGUAGE_CUES if pattern.search(native)]
                 reasons += _validator_findings(text)
                 reasons += subject_reasons(language_fold(fold_confusables(text)))
+                reasons += weakened_control_reasons(text)  # controls turned off as data or in euphemism
             if reasons:
                 if view not in ("plain", "hyphenation", "camel_case", "confusables"):
                     reasons = [f"encoded:{view}:{reason}" for reason in reasons]

@@ -14,7 +14,9 @@ the first reading with a reason):
 5. ``base64_joined`` (base64 runs split by spaces joined), ``spaced_hex`` (``64 69 73``),
    ``decimal_codes`` (``100 105 115``), ``morse``, ``url_double`` (percent-decoding repeated),
    ``caesar_<n>`` (every shift whose reading holds two or more action words), ``reversed_text``
-   (the whole text backwards when that reads as more action words than forwards).
+   (the whole text backwards when that reads as more action words than forwards);
+6. the spelled readings of :func:`memctl.validator.spelled_views.spelled_views` (``reversed_words``,
+   ``reversed_whole``, ``nato``, ``braille``, ``pig_latin``), each only when the text's shape calls for it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from memctl.validator.action_lexicon import ACTION_VERBS
 from memctl.validator.confusables import fold_confusables
 from memctl.validator.encoded import decoded_view_list
 from memctl.validator.fold import fold_for_matching, skeleton
+from memctl.validator.spelled_views import spelled_views
 
 __all__ = ["CLAUSE_SPLIT", "NEGATION", "WORD", "language_fold", "reading_views"]
 
@@ -165,3 +168,4 @@ def reading_views(text: str) -> Iterator[tuple[str, str]]:
     backwards = cased[::-1]
     if _action_words(backwards) >= _action_words(cased) + 2:
         yield "reversed_text", fold_for_matching(backwards)
+    yield from ((name, fold_for_matching(view)) for name, view in spelled_views(latin))  # reversed words, NATO, Braille, pig latin

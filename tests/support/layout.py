@@ -85,6 +85,9 @@ PLACED = {
     "test_run_home.py": "embedded",  # ./run.sh's sample home, reused by the next run of the same checkout
     "test_low_risk_kinds.py": "validator",
     "test_low_risk_disguise.py": "validator",  # ciphers, pictographs, controls off, redefinitions, forged formats  # what a memory would do, read as properties (exposure, deferred, …)
+    "test_spelled_views.py": "validator",  # reversed words, NATO spelling, Braille, pig latin read as text
+    "test_trustkinds_batches.py": "validator",  # the builder's instance batches of those two kinds
+    "test_weakened_controls.py": "validator",  # controls turned off as data (settings, env, CI diffs) or euphemism
     "test_dev_tooling.py": "validator",  # project tooling commands and documentation links judged like facts
     "test_worker_home.py": "graph",  # Cognee's workers start with HOME inside the data home
     "test_blank_values.py": "cli",  # empty or blank values and paths of the wrong kind, refused before a command runs
