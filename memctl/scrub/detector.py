@@ -242,7 +242,7 @@ _PLACEHOLDER_WORDS = frozenset(
         "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off",
         "string", "str", "bool", "int", "required", "optional", "redacted", "hidden",
         "secret", "password", "passwd", "pass", "pwd", "token", "key", "value", "changeme", "placeholder", "example",
-        "todo", "tbd", "env", "empty", "missing", "unset", "default",
+        "todo", "tbd", "env", "empty", "missing", "unset", "default", "dummy", "test", "fake", "sample", "demo",
         "replace_me", "replaceme", "replace-me", "change_me", "change-me", "fixme", "fill_me", "fill-me",
         # type names in annotations (password: str, api_key: SecretStr)
         "float", "bytes", "any", "secretstr", "secretbytes", "text", "varchar", "number",
@@ -310,18 +310,20 @@ def is_placeholder(value: str) -> bool:
     return all(c in _MASK_CHARS for c in stripped)
 
 
-# Secret references, not secrets: 1Password ``op://``, Vault ``vault:``/``vault://``, GitHub Actions
+# Secret references, not secrets: 1Password ``op://``, Spring Cloud GCP's ``sm://``, Vault ``vault:``/``vault://``, GitHub Actions
 # ``${{ secrets.X }}`` (caught above), AWS Secrets Manager/SSM ARNs, GCP Secret Manager resource names,
 # Azure Key Vault URIs, SOPS ``ENC[…,iv:…,tag:…]`` metadata, age public keys (age-encryption.org/v1:
 # ``age1`` + bech32; the secret key is ``AGE-SECRET-KEY-1…``).
 _REFERENCE = re.compile(
-    r"(?:op|vault|bws|doppler|infisical|akv|gcpsm|awssm)://|vault:[\w/]|arn:aws[\w-]*:(?:secretsmanager|ssm|kms):"
+    r"(?:op|vault|bws|doppler|infisical|akv|gcpsm|awssm|sm)://|vault:[\w/]|arn:aws[\w-]*:(?:secretsmanager|ssm|kms):"
     r"|projects/[^/\s]+/secrets/[^/\s]+|https://[\w-]+\.vault\.azure\.net/secrets/|ENC\[[A-Z0-9_]+,data:[^\]]*,iv:"
     r"|age1[ac-hj-np-z02-9]{58}$"
 )
 # Documentation values: AWS's own examples (AKIAIOSFODNN7EXAMPLE, wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY),
-# a vendor prefix followed by a run of x/X/0/* (sk-xxxx…, ghp_XXXX…), a UUID under an id name is handled by the caller.
-_DOC_VALUE = re.compile(r"EXAMPLE(?:KEY)?$|^[A-Za-z]{2,12}[-_](?:[xX]{8,}|[*]{8,}|0{16,})$")
+# a vendor prefix followed by a run of x/X/0/* (sk-xxxx…, ghp_XXXX…), a filler name (example-key-123, dummy_token), a UUID under an id name is handled by the caller.
+_DOC_VALUE = re.compile(r"EXAMPLE(?:KEY)?$|^[A-Za-z]{2,12}[-_](?:[xX]{8,}|[*]{8,}|0{16,})$"
+                        r"|(?i:^(?:example|dummy|fake|sample|test|demo)[-_](?:api[-_])?(?:key|token|secret|password|value)"
+                        r"(?:[-_]?\d{1,4})?$)")
 
 
 _YAML_ALIAS = re.compile(r"\*[a-z_][a-z0-9_-]*")
