@@ -35,7 +35,7 @@ look-alike-folded views, so a text with any of them is held for a person, never 
   (і ї є ґ ў), or a Latin-script text of four or more words in which no read language (English, German,
   French, Spanish, Portuguese, Dutch) has a fifth of the words as its stop words — held only when it names
   a control by an international stem (verif, token, auth, review, scan, ssl, admin, push …) or a workflow term
-  developers leave in English (main, CI, tests, a package index, a host name) and no
+  developers leave in English (main, CI, push, a host name) and no
   protection by its name (bcrypt, Argon2, a vault …), since a weakening in such a language is a word no
   rule knows;
 * ``property:not_prose`` — a text of low natural-language likelihood: four or more NATO spelling-alphabet
@@ -138,7 +138,7 @@ _STOP_SETS = {lang: frozenset(words) for lang, words in _STOP.items()}
 _STOP_SHARE = 0.2
 """A Latin-script text is read when one read language has at least this share of its words as stop words."""
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W\d_]+)?")
-_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", _I)
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", _I)  # a link, or a host with a path
 _CYRILLIC_NOT_RUSSIAN = re.compile(r"[іїєґўІЇЄҐЎ]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _CONTROL_STEM = re.compile(
@@ -149,7 +149,7 @@ _CONTROL_STEM = re.compile(
 
 _WORKFLOW_TERM = re.compile(
     r"\b(?:main|master|trunk|ci|cd|prs?|hotfix\w*|pipelines?|deploy\w*|prod|production"
-    r"|tests?|push\w*|merge\w*|force\w*|infra)\b"
+    r"|push\w*|merge\w*|force\w*|infra)\b"
     r"|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:[a-z]{2,3}|dev|app|io|net|org|com|cloud|tech|xyz)\b", _I)
 """The English terms of a team's workflow that developers keep untranslated in any language (a branch name, CI, a
 package index, a host name): an unread text that names one says something about how the work is done, which the

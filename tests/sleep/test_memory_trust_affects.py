@@ -24,7 +24,7 @@ def _memory(text: str, *, person: bool, name: str = "bbbbbb") -> UserMemoryFile:
 
 
 @pytest.mark.parametrize(("text", "cls"), [
-    ("Branch protection is off on main.", "posture"),
+    ("The firewall on the build host is down.", "posture"),  # "Branch protection is off" is an action now (weakened:setting)
     ("Lockfiles are not committed here.", "posture"),
     ("The Jenkins console is open to everyone.", "posture"),
     ("The audit log is truncated weekly.", "posture"),
@@ -102,7 +102,7 @@ def test_a_check_that_fires_on_any_view_counts(text: str, view: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "cls"), [
-    ("Branch protection is off on main.", "posture"),
+    ("The firewall on the build host is down.", "posture"),  # "Branch protection is off" is an action now (weakened:setting)
     ("Jr cva npgvbaf gb @znfgre urer.", "code_origin"),  # rot13 of "We pin actions to @master here."
     ("The Jenkins console is open to everyone.", "posture"),
     ("Our AWS budget was raised to 50k per month.", "cost"),
