@@ -38,6 +38,8 @@ look-alike-folded views, so a text with any of them is held for a person, never 
   developers leave in English (main, CI, push, a host name) and no
   protection by its name (bcrypt, Argon2, a vault …), since a weakening in such a language is a word no
   rule knows;
+* ``property:bidi_control`` — a directional override or isolate character (U+202A–U+202E, U+2066–U+2069): the
+  text is shown in another order than it is stored;
 * ``property:not_prose`` — a text of low natural-language likelihood: four or more NATO spelling-alphabet
   words, most words in pig latin (ending in "ay" after a moved consonant), or an acrostic (the first
   letters of four or more lines spelling a command or control word: ``rm -rf``, ``curl``, ``sudo``,
@@ -160,6 +162,10 @@ _PROTECTION_NAME = re.compile(r"bcrypt|scrypt|argon2|pbkdf2|vault|1password|keyc
 """Names of a protection, the same in every language: an unread text that names one records it (a residual risk:
 "not hashed with Argon2" in an unread language passes)."""
 
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Unicode's explicit directional embeddings, overrides and isolates (UAX #9; "Trojan Source", CVE-2021-42574): text
+shown in another order than it is stored (``exe.llehs`` shown as ``shell.exe``). A note has no use for them."""
+
 _NATO = frozenset("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima mike november "
                   "oscar papa quebec romeo sierra tango uniform victor whiskey whisky xray x-ray yankee zulu".split())
 _PIG = re.compile(r"^[a-z]+(?:ay|way|yay)$")
@@ -229,6 +235,8 @@ def control_reasons(text: str) -> list[str]:
         reasons.append("property:unread_language")
     if _not_prose(text):
         reasons.append("property:not_prose")
+    if _BIDI_CONTROL.search(text):
+        reasons.append("property:bidi_control")
     return reasons
 
 

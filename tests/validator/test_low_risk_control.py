@@ -147,6 +147,15 @@ def test_a_link_note_in_english_is_not_an_unread_language(text: str) -> None:
     assert "property:unread_language" not in control_reasons(text)
 
 
+@pytest.mark.parametrize("text", [
+    "Release artefacts are named build-\u202egpj.exe for the installer.",
+    "The helper lives in tools/\u2067nur.sh\u2069 and is safe to call.",
+])
+def test_a_directional_override_is_held(text: str) -> None:
+    assert "property:bidi_control" in control_reasons(text)
+    assert decide(text, origin="agent", path="user/global/x.md", memories=[]).held
+
+
 def test_an_acrostic_of_a_command_is_not_prose() -> None:
     lines = ["Routine notes:", "Runners use ubuntu.", "Migrations live in db/.", "-", "Releases go out on Monday.",
              "Formatting is black.", "~ is the home of the bot."]
