@@ -323,9 +323,13 @@ _FOLDED_MARKER = re.compile(r"\[redacted:([a-z0-9_]+)\]")
 
 
 def _secret_in(*forms: str) -> str | None:
+    seen: set[str] = set()
     for form in forms:
         # folding lower-cases the scrubber's own markers; give them back their shape so they stay markers
         form = _FOLDED_MARKER.sub(lambda m: f"[REDACTED:{m.group(1)}]", form)
+        if form in seen:
+            continue  # most views of a plain note are the note itself: scanning it again finds nothing new
+        seen.add(form)
         findings = find_secrets(form)
         if findings:
             return findings[0][0]
