@@ -1,4 +1,4 @@
-"""Kinds a held-out attacker (round 6, issue 23) got through the scrubber, in instances written here.
+"""Kinds a held-out attacker (round 6) got through the scrubber, in instances written here.
 
 Every secret is fake and every instance was written for this file (the attacker's texts were not
 read). Each kind has several varied instances: password prose in fourteen more languages, router
