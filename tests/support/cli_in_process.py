@@ -17,16 +17,18 @@ import subprocess
 from typer.testing import CliRunner
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run_cli(*args: str, env: dict[str, str | None] | None = None, input: str | None = None,
+            ) -> subprocess.CompletedProcess:
     """``memctl *args`` in-process; returns ``CompletedProcess(args, returncode, stdout, stderr)`` as text.
 
-    ``env`` entries are set for the call (a value of ``None`` is not accepted: pass only what to set). Stdout and
-    stderr are captured apart and are not terminals, as with ``capture_output=True``. An exception the
-    boundary does not turn into an exit code is re-raised (a subprocess would print its traceback and exit 1).
+    ``env`` entries are set for the call, a ``None`` value removes the variable. ``input`` is standard input
+    (``None``: empty). Stdout, stderr and stdin are not terminals, as with ``capture_output=True``; stdout and
+    stderr are captured apart. An exception the boundary does not turn into an exit code is re-raised (a
+    subprocess would print its traceback and exit 1).
     """
     from memctl.cli.main import app
 
-    result = CliRunner().invoke(app, list(args), env=env or {}, catch_exceptions=True)
+    result = CliRunner().invoke(app, list(args), env=env or {}, input=input, catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return subprocess.CompletedProcess(["memctl", *args], result.exit_code, result.stdout, result.stderr)
