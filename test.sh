@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, command 2: set up .venv with the test extras (pinned) and run the whole test suite.
 # Lanes (options first, any order; markers in pyproject.toml, see tests/support/lanes.py and docs/testing.md):
-#   --fast      everything but end-to-end and slow tests: -m "not e2e and not slow" (a few minutes)
+#   --fast      everything but end-to-end and slow tests: -m "not e2e and not slow" (a few minutes); in the two
+#               workers of --parallel on a machine with at least 2 CPUs unless --serial or MEMCTL_TEST_PARALLEL=no
 #   --parallel  two pytest-xdist workers: -n 2 --dist loadgroup (serial tests and module fixtures share a worker)
 #   --serial    one process, whatever PARALLEL_BY_DEFAULT says
 # Extra arguments go to pytest, e.g. ./test.sh -k scrub, ./test.sh --fast tests/scrub
@@ -11,23 +12,30 @@ cd "$(dirname "$0")"
 # machine has at least 2 CPUs, "no" runs one process. MEMCTL_TEST_PARALLEL=yes|no overrides it for one run.
 PARALLEL_BY_DEFAULT=no
 PARALLEL="${MEMCTL_TEST_PARALLEL:-$PARALLEL_BY_DEFAULT}"
+CPUS="$(nproc 2>/dev/null || echo 1)"
 case "$PARALLEL" in
   yes|no) ;;
   *) echo "test.sh: MEMCTL_TEST_PARALLEL must be yes or no, not '$PARALLEL'" >&2; exit 2 ;;
 esac
-if [ "$PARALLEL" = yes ] && [ "$(nproc 2>/dev/null || echo 1)" -lt 2 ]; then
+if [ "$PARALLEL" = yes ] && [ "$CPUS" -lt 2 ]; then
   PARALLEL=no
 fi
 LANE=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
-    --fast) LANE+=(-m "not e2e and not slow"); shift ;;
+    # The fast lane is meant to take minutes: two workers whenever there are two CPUs, unless one process was
+    # asked for (--serial, before or after it, or MEMCTL_TEST_PARALLEL=no).
+    --fast) LANE+=(-m "not e2e and not slow")
+            if [ "$CPUS" -ge 2 ] && [ "${MEMCTL_TEST_PARALLEL:-}" != no ] && [ "$PARALLEL" != serial ]; then
+              PARALLEL=yes
+            fi
+            shift ;;
     --parallel) PARALLEL=yes; shift ;;
-    --serial) PARALLEL=no; shift ;;
+    --serial) PARALLEL=serial; shift ;;
     *) break ;;
   esac
 done
-if [ "$PARALLEL" = yes ]; then
+if [ "$PARALLEL" = yes ]; then  # "serial" (asked for by --serial) and "no" both run one process
   LANE+=(-n 2 --dist loadgroup)
 fi
 PYTHON="${PYTHON:-python3.11}"

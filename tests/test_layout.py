@@ -144,7 +144,12 @@ def test_the_lane_options_reach_pytest(tmp_path: Path) -> None:
     assert status == 0 and (workers in args) == (default_parallel == "yes"), args
     assert _test_sh(tmp_path, "--parallel", "-q")[1] == workers + "-q\n"
     assert _test_sh(tmp_path, "--parallel", cpus=1)[1] == workers  # asked for: two workers even on one CPU
-    assert _test_sh(tmp_path, "--fast", "--serial", "tests/x")[1] == "-m\nnot e2e and not slow\ntests/x\n"
+    fast = "-m\nnot e2e and not slow\n"
+    assert _test_sh(tmp_path, "--fast", "--serial", "tests/x")[1] == fast + "tests/x\n"
+    assert _test_sh(tmp_path, "--serial", "--fast")[1] == fast
+    assert _test_sh(tmp_path, "--fast", "tests/x")[1] == fast + workers + "tests/x\n"  # two workers on 2 CPUs
+    assert _test_sh(tmp_path, "--fast", cpus=1)[1] == fast  # never on one CPU
+    assert _test_sh(tmp_path, "--fast", env={"MEMCTL_TEST_PARALLEL": "no"})[1] == fast
     assert _test_sh(tmp_path, env={"MEMCTL_TEST_PARALLEL": "yes"})[1] == workers
     assert _test_sh(tmp_path, env={"MEMCTL_TEST_PARALLEL": "yes"}, cpus=1)[1] == ""  # the default never on one CPU
     assert _test_sh(tmp_path, "--serial", env={"MEMCTL_TEST_PARALLEL": "yes"})[1] == ""

@@ -364,7 +364,7 @@ def test_an_unwritable_cache_still_routes_by_embedding(tmp_path: Path, server: F
 
 @pytest.mark.parametrize("question, topic", PARAPHRASES[:3])
 def test_ask_says_why_the_model_router_was_not_used_without_json(tmp_path: Path, question: str, topic: str) -> None:
-    from tests.cli.test_cli import memctl
+    from tests.support.cli_in_process import run_cli as memctl
 
     home, index = _home(tmp_path)
     index.save(home.topic_index)
@@ -379,7 +379,7 @@ def test_ask_says_why_the_model_router_was_not_used_without_json(tmp_path: Path,
 
 @pytest.mark.parametrize("columns", ["60", "80", "120"])
 def test_ask_prints_a_long_session_id_on_one_line_when_piped(tmp_path: Path, columns: str) -> None:
-    from tests.cli.test_cli import memctl
+    from tests.support.cli_in_process import run_cli as memctl
 
     home = DataHome(tmp_path / "var")
     sid = "ses_dd585d6f3ffezQYiyGWt18hXLm"  # OpenCode's ids: 30 characters

@@ -29,6 +29,7 @@ from memctl.doctor import check_topics
 from memctl.ingest.options import IngestOptions
 from memctl.ingest.run import IngestRun
 from tests.fakes.ollama_server import FakeOllama
+from tests.support.cli_in_process import run_cli
 from tests.support.crafted_opencode import CraftedDb, bash, text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -410,8 +411,8 @@ def test_a_move_without_a_new_session_is_recorded_without_a_model_call(tmp_path:
 def test_remember_topic_accepts_an_alias_and_stages_under_the_topic(tmp_path: Path, name: str, slug: str) -> None:
     home = tmp_path / "var"
     _index().save(DataHome(home).topic_index)
-    result = _memctl("remember", "Retries use exponential backoff.", "-s", "s1", "--topic", name, "--json",
-                     "--home", str(home), env={})
+    result = run_cli("remember", "Retries use exponential backoff.", "-s", "s1", "--topic", name, "--json",
+                     "--home", str(home))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["path"].startswith(f"user/topics/{slug}/")
 
@@ -421,6 +422,6 @@ def test_remember_topic_accepts_an_alias_and_stages_under_the_topic(tmp_path: Pa
 def test_remember_refuses_an_unknown_or_shared_topic_name(tmp_path: Path, name: str, shown: str) -> None:
     home = tmp_path / "var"
     _index().save(DataHome(home).topic_index)
-    result = _memctl("remember", "x y z", "-s", "s1", "--topic", name, "--home", str(home), env={})
+    result = run_cli("remember", "x y z", "-s", "s1", "--topic", name, "--home", str(home))
     assert result.returncode == 2 and shown in result.stderr, result.stderr
     assert "sk-FAKE0000" not in result.stderr and not (home / "store" / "staging").exists()

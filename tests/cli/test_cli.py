@@ -1,4 +1,9 @@
-"""The command line as a user meets it: start-up cost, dry run, bad input, exit codes, doctor."""
+"""The command line as a user meets it: start-up cost, dry run, bad input, exit codes, doctor.
+
+Start-up, help and doctor run the console script in a process of its own (:func:`memctl`); the tests of a
+command's output, exit code and files run it in-process (:func:`tests.support.cli_in_process.run_cli`: the same
+app and error boundary, without the 1-20 s a process cost each on the shared two-core machine).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import pytest
 
 from tests.fakes.ollama_server import FakeOllama
 from tests.fixtures.synthetic_opencode import build_database
+from tests.support.cli_in_process import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "opencode-1.18"
@@ -83,7 +89,7 @@ def test_every_help_imports_nothing_heavy() -> None:
 
 def test_dry_run_plans_and_writes_nothing(fixture_copy: Path, tmp_path: Path) -> None:
     home = tmp_path / "var"
-    result = memctl("ingest", "--dry-run", "--json", "--db", str(fixture_copy), "--home", str(home))
+    result = run_cli("ingest", "--dry-run", "--json", "--db", str(fixture_copy), "--home", str(home))
     assert result.returncode == 0, result.stderr
     plan = json.loads(result.stdout)
     assert plan["dry_run"] and plan["found"] == 9
@@ -98,7 +104,7 @@ def test_dry_run_plans_and_writes_nothing(fixture_copy: Path, tmp_path: Path) ->
 
 
 def test_dry_run_human_output(fixture_copy: Path, tmp_path: Path) -> None:
-    result = memctl("ingest", "--dry-run", "--db", str(fixture_copy), "--home", str(tmp_path / "var"))
+    result = run_cli("ingest", "--dry-run", "--db", str(fixture_copy), "--home", str(tmp_path / "var"))
     assert result.returncode == 0
     assert "would distill" in result.stdout and "estimated input tokens" in result.stdout
 
@@ -113,7 +119,7 @@ def test_dry_run_human_output(fixture_copy: Path, tmp_path: Path) -> None:
     ],
 )
 def test_bad_input_gets_a_clear_error_and_exit_code(args: list[str], code: int, message: str, tmp_path: Path) -> None:
-    result = memctl(*args, "--home", str(tmp_path / "var"))
+    result = run_cli(*args, "--home", str(tmp_path / "var"))
     assert result.returncode == code, result.stderr
     assert message in (result.stderr + result.stdout)
     assert "Traceback" not in result.stderr
@@ -136,7 +142,7 @@ def test_not_a_database_and_foreign_schema(tmp_path: Path) -> None:
 
 def test_db_from_environment_variable(tmp_path: Path) -> None:
     db = build_database(tmp_path / "env.db", 2, turns=2)
-    result = memctl("ingest", "--dry-run", "--json", env={"OPENCODE_DB": str(db)})
+    result = run_cli("ingest", "--dry-run", "--json", env={"OPENCODE_DB": str(db)})
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["found"] == 2
 
@@ -144,7 +150,7 @@ def test_db_from_environment_variable(tmp_path: Path) -> None:
 def test_unreachable_ollama_fails_fast_with_exit_9_and_marks_nothing(tmp_path: Path) -> None:
     db = build_database(tmp_path / "opencode.db", 2, turns=2)
     home = tmp_path / "var"
-    result = memctl("ingest", "--phase", "distill", "--json", "--db", str(db), "--home", str(home),
+    result = run_cli("ingest", "--phase", "distill", "--json", "--db", str(db), "--home", str(home),
                     env={"OLLAMA_HOST": "127.0.0.1:9"})
     assert result.returncode == 9, result.stderr
     assert "cannot reach Ollama" in result.stderr and "OLLAMA_HOST" in result.stderr
@@ -170,19 +176,19 @@ def test_data_home_problems_exit_7_without_traceback(tmp_path: Path, setup: str,
             (home / "topics.json").write_text('{"paths": {"/x": "../../etc"}}')
         else:
             (home / "progress.json").write_text("[]")
-    result = memctl("ingest", "--phase", "distill", "--db", str(db), "--home", str(home))
+    result = run_cli("ingest", "--phase", "distill", "--db", str(db), "--home", str(home))
     assert result.returncode == 7, result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
 def test_unknown_session_is_a_usage_error(tmp_path: Path) -> None:
     db = build_database(tmp_path / "opencode.db", 1, turns=2)
-    result = memctl("ingest", "--dry-run", "--db", str(db), "--session", "ses_nope")
+    result = run_cli("ingest", "--dry-run", "--db", str(db), "--session", "ses_nope")
     assert result.returncode == 2 and "ses_nope" in result.stderr
 
 
 def test_absurd_since_age_is_a_usage_error() -> None:
-    result = memctl("ingest", "--dry-run", "--since", "99999999999999d", "--db", "/nonexistent.db")
+    result = run_cli("ingest", "--dry-run", "--since", "99999999999999d", "--db", "/nonexistent.db")
     assert result.returncode == 2 and "--since" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -191,7 +197,7 @@ def test_corrupt_checkpoint_exit_7(tmp_path: Path) -> None:
     home = tmp_path / "var"
     home.mkdir()
     (home / "progress.json").write_text("{ not json")
-    result = memctl("ingest", "--phase", "distill", "--db", str(db), "--home", str(home))
+    result = run_cli("ingest", "--phase", "distill", "--db", str(db), "--home", str(home))
     assert result.returncode == 7 and "progress.json is corrupt" in result.stderr
     assert (home / "progress.json").read_text() == "{ not json"  # nothing lost
 
@@ -207,7 +213,7 @@ def test_invalid_config_file_is_a_usage_error(tmp_path: Path, content: str | Non
     config = tmp_path / "config.toml"
     if content is not None:
         config.write_text(content)
-    result = memctl("ingest", "--dry-run", "--db", "/nonexistent.db", env={"MEMCTL_CONFIG": str(config)})
+    result = run_cli("ingest", "--dry-run", "--db", "/nonexistent.db", env={"MEMCTL_CONFIG": str(config)})
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr
 
@@ -296,7 +302,7 @@ def test_piped_output_never_cuts_a_path_across_lines(tmp_path: Path, session: st
     """A pipe is 80 columns to Rich: the staged path must still be whole on its line (scripts grep it)."""
     home = tmp_path / "a" / "rather" / "long" / "data" / "home" / "path" / "for" / "the" / "wrap" / "check"
     home.mkdir(parents=True)
-    result = memctl("remember", "The deploy script for alpha lives under ops/deploy/alpha/run-the-deploy.sh",
+    result = run_cli("remember", "The deploy script for alpha lives under ops/deploy/alpha/run-the-deploy.sh",
                     "-s", session, "--global", "--home", str(home), env={"COLUMNS": ""})
     assert result.returncode == 0, result.stderr
     staged = next(home.joinpath("store", "staging", "sessions", session, "inbox").glob("*.json"))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import memctl
+from tests.support.cli_in_process import run_cli
 
 
 @pytest.mark.parametrize("command", [("ask", "what?"), ("sleep",), ("remember", "x", "--session", "s"),
@@ -16,7 +17,7 @@ from tests.cli.test_cli import memctl
                                      ("ingest", "--dry-run", "--db", "/nonexistent/opencode.db")])
 @pytest.mark.parametrize("host", ["notaurl::::", "host:99999", "http://[::1"])
 def test_a_malformed_ollama_host_is_a_usage_error(tmp_path: Path, command: tuple[str, ...], host: str) -> None:
-    result = memctl(*command, "--home", str(tmp_path / "var"), env={"OLLAMA_HOST": host})
+    result = run_cli(*command, "--home", str(tmp_path / "var"), env={"OLLAMA_HOST": host})  # in-process: 15 cases
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "ollama_host" in result.stderr.lower()
 

@@ -35,7 +35,11 @@ def test_bash_completion_completes_commands_and_options() -> None:
 
 
 def test_install_completion_writes_the_users_shell_file(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HOME": str(tmp_path), "SHELL": "/bin/bash"}
+    # Typer reads `--install-completion bash` as a flag plus an extra argument and asks shellingham for the shell
+    # of the ancestor processes: a suite started detached from any shell (nohup, `(cmd &)`) got "Shell None is not
+    # supported". With detection off the option takes the shell named here.
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HOME": str(tmp_path), "SHELL": "/bin/bash",
+           "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     result = subprocess.run([sys.executable, "-c", COMPLETE, "--install-completion", "bash"], capture_output=True,
                             text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stderr

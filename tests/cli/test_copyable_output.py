@@ -19,6 +19,7 @@ from rich.text import Text
 from memctl.cli.tables import print_table, records
 from memctl.exit_codes import USAGE
 from memctl.store import MemoryStore
+from tests.support.cli_in_process import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "opencode-1.18"
@@ -27,8 +28,8 @@ LONG_PATH = "/home/someone/projects/a-rather-long-project-name/var/reports/sleep
 
 
 def _memctl(*args: str, columns: int) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memctl.cli", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": str(columns)})
+    """The command in-process (run_cli), its output a pipe of ``columns`` (Rich reads ``COLUMNS`` per print)."""
+    return run_cli(*args, env={"COLUMNS": str(columns)})
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import base64
 import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from memctl.store import MemoryStore
 from memctl.store.errors import MissingVersionError
 from memctl.store.purge import purge_blobs
 from memctl.store.versions import sha256_bytes
+from tests.support.cli_in_process import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -193,9 +193,8 @@ def test_journal_resumes_the_same_command_and_refuses_another(tmp_path: Path) ->
 
 
 def _memctl(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memctl.cli", *args, "--home", str(home)], cwd=REPO,
-                          capture_output=True, text=True, input=stdin, timeout=300,
-                          env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+    """The command in-process (run_cli): its output, exit code and files; stdin is never a terminal."""
+    return run_cli(*args, "--home", str(home), input=stdin)
 
 
 def _tree_digest(root: Path) -> dict[str, str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from memctl.catalog.checkpoint import Checkpoint
 from memctl.config import DataHome
 from memctl.store import MemoryStore
 from memctl.store.user_memory import render_memory
+from tests.support.cli_in_process import run_cli
 from tests.support.purge_child import run_killed
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,8 +64,8 @@ def _home(root: Path) -> dict:
 
 
 def _memctl(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memctl.cli", *args, "--home", str(root)], env=ENV,
-                          capture_output=True, text=True, timeout=300)
+    """The command in-process (a killed run is ``run_killed``'s child process): its output, code and files."""
+    return run_cli(*args, "--home", str(root))
 
 
 def _holding(root: Path, mark: str) -> list[str]:

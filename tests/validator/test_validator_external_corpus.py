@@ -10,6 +10,7 @@ held-out one, whose benign rows are security talk and notes about AI tools: :dat
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from pathlib import Path
@@ -33,7 +34,15 @@ def _outcome(text: str) -> str:
     return "hold" if decide(text, origin="agent", path=proposal["path"], memories=[]).held else "promote"
 
 
-OUTCOMES = {r["id"]: _outcome(r["text"]) for r in ROWS}
+@functools.cache
+def outcomes() -> dict[str, str]:
+    """Each row's outcome by id: computed once per process, when a test first needs it, not while the file is
+    collected (about 8 s that every pytest-xdist worker and every run deselecting this file paid)."""
+    return {r["id"]: _outcome(r["text"]) for r in ROWS}
+
+
+# The rows are judged once per process: the file's tests run in one xdist worker (tests/support/lanes.py).
+pytestmark = pytest.mark.xdist_group("tests/validator/test_validator_external_corpus.py")
 
 # Hostile instances sleep still promotes without a person. Rounds 1 to 10 were each written after the rules of
 # their time and the rules were then fixed on their first runs (under the low-risk recogniser: round 8 promoted
@@ -70,18 +79,18 @@ def test_rates_meet_the_targets(split: str) -> None:
     rows = [r for r in ROWS if split in ("all", SPLIT_OF[r["id"]])]
     hostile = [r for r in rows if r["expect"] == "hostile"]
     benign = [r for r in rows if r["expect"] == "benign"]
-    promoted = [r["id"] for r in hostile if OUTCOMES[r["id"]] == "promote"]
-    counts = Counter(OUTCOMES[r["id"]] for r in benign)
+    promoted = [r["id"] for r in hostile if outcomes()[r["id"]] == "promote"]
+    counts = Counter(outcomes()[r["id"]] for r in benign)
     assert set(promoted) <= KNOWN_MISSES, (split, sorted(set(promoted) - KNOWN_MISSES))
     if split in TARGET_SPLITS:  # elsewhere the target is not met: see KNOWN_MISSES and docs/benchmarks.md
         assert len(promoted) <= max(1, 0.01 * len(hostile)), (split, promoted)
-    assert counts["reject"] <= 0.02 * len(benign), (split, [r["id"] for r in benign if OUTCOMES[r["id"]] == "reject"])
+    assert counts["reject"] <= 0.02 * len(benign), (split, [r["id"] for r in benign if outcomes()[r["id"]] == "reject"])
     if split not in HELD_OVER:
         assert counts["hold"] <= 0.25 * len(benign), (split, counts)
 
 
 def test_no_benign_near_miss_is_lost() -> None:
-    lost = [(r["id"], r["text"]) for r in ROWS if r["expect"] == "benign" and OUTCOMES[r["id"]] == "reject"]
+    lost = [(r["id"], r["text"]) for r in ROWS if r["expect"] == "benign" and outcomes()[r["id"]] == "reject"]
     assert lost == []
 
 
@@ -89,4 +98,4 @@ def test_no_benign_near_miss_is_lost() -> None:
 def test_every_agent_attack_family_waits_for_a_person(source: str) -> None:
     rows = [r for r in ROWS if r["source"] == source]
     assert len(rows) >= 12
-    assert {r["id"] for r in rows if OUTCOMES[r["id"]] == "promote"} <= KNOWN_MISSES
+    assert {r["id"] for r in rows if outcomes()[r["id"]] == "promote"} <= KNOWN_MISSES
