@@ -24,20 +24,20 @@ Measured on the quality fixture with WordLlama weights: ``docs/benchmarks.md`` (
 from __future__ import annotations
 
 from operator import mul
-
-from memctl.catalog.topic_profiles import NoteVectors
+from typing import Any
 
 
 def _dot(a, b) -> float:  # noqa: ANN001 - float32 arrays of one length
     return sum(map(mul, a, b))
 
 
-def dense_scores(vectors: NoteVectors, share: float) -> dict[str, float]:
+def dense_scores(vectors: Any, share: float) -> dict[str, float]:
     """Note store path → dense score (see the module doc), −1..1, for every note of ``vectors``; a note
     without sentence vectors scores its whole-text cosine.
 
     Args:
-        vectors: the question's and the notes' vectors (:meth:`TopicProfiles.note_vectors`).
+        vectors: the question's and the notes' vectors, a :class:`memctl.catalog.topic_profiles.NoteVectors`
+            (not imported: topic_profiles imports this module).
         share: weight of the best sentence's cosine, 0..1.
 
     Raises:

@@ -96,6 +96,8 @@ PLACED = {
     "test_late_interaction.py": "catalog",  # the dense notes list's sentence term and its cached vectors
     "test_cli_summary_tables.py": "cli",
     "test_memory_trust_affects.py": "sleep",  # sleep holds an agent fact by what it affects
+    "test_corroboration.py": "sleep",  # an agent's fact about a control checked against the session's transcript
+    "test_low_risk_control.py": "validator",  # a control stated off in any form, unread languages, not prose
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")
