@@ -1,7 +1,8 @@
 """The command line in-process (Typer's CliRunner): usage errors, the error boundary's exit codes, help text.
 
-The subprocess tests in test_cli*.py run the console script as a user does;
-these drive the same app object fast, so every domain error class can be
+Start-up, help, doctor and signal tests in test_cli*.py run the console script as a user does (the rest run
+in-process through tests/support/cli_in_process.py's ``run_cli``); these drive the same app object fast, so every
+domain error class can be
 checked against its exit code. The boundary is the root group's ``invoke``
 (memctl/cli/boundary.py): CliRunner passes through it like the console script.
 """
