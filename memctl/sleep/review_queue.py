@@ -148,8 +148,8 @@ def find(store: MemoryStore, entry_id: str) -> ReviewEntry:
     """
     matches = [e for e in entries(store) if e.id == entry_id or (len(entry_id) >= 6 and e.id.startswith(entry_id))]
     if len(matches) != 1:
-        what = "no entry" if not matches else f"{len(matches)} entries"
-        raise ReviewError(f"{what} in the review queue match {entry_id!r}; `memctl review` lists them")
+        what = "no entry in the review queue matches" if not matches else f"{len(matches)} entries in the review queue match"
+        raise ReviewError(f"{what} {entry_id!r}; `memctl review` lists them")
     return matches[0]
 
 

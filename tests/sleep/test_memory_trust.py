@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from memctl.config import Settings
-from memctl.sleep.review_queue import entries, queue_size
+from memctl.sleep.review_queue import ReviewError, entries, find, queue_size
 from memctl.sleep.run import SleepOptions, SleepRun
 from memctl.store import MemoryStore
 from memctl.store.user_memory import parse_memory, render_memory
@@ -359,3 +359,10 @@ def test_a_proposal_that_only_claims_a_person_is_an_agent(tmp_path: Path) -> Non
     summary = _sleep(home)
     assert (summary.promoted, summary.held) == (0, 2)
     assert all(e.provenance["origin"] == "agent" for e in entries(store))
+
+
+def test_an_unknown_review_id_is_one_grammatical_line(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "store")
+    with pytest.raises(ReviewError) as caught:
+        find(store, "abcdef")
+    assert str(caught.value) == "no entry in the review queue matches 'abcdef'; `memctl review` lists them"
