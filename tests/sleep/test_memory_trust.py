@@ -189,8 +189,14 @@ def test_review_lists_and_shows_without_a_terminal_and_refuses_every_decision(tm
     assert item["diff"].startswith("--- /dev/null") and "+" + RUSTUP in item["diff"]
     shown = memctl("review", "show", entry_id, "--json", "--home", str(home))
     assert shown.returncode == 0 and {"action:command", "action:url"} <= set(json.loads(shown.stdout)["reasons"])
+    # each code comes with what it means, in the same order (memctl.sleep.review_reasons)
+    why = dict(zip(item["reasons"], item["why"], strict=True))
+    assert why["action:command"] == "it carries a shell command the agent could run", item["why"]
     table = memctl("review", "--home", str(home))
     assert table.returncode == 0 and entry_id in table.stdout and "agent" in table.stdout
+    assert "shell command" in table.stdout and "[action:command]" in table.stdout, table.stdout
+    plain = memctl("review", "show", entry_id, "--home", str(home))
+    assert "why held  it carries a shell command the agent could run [action:command]" in plain.stdout, plain.stdout
     for decision in ("approve", "reject", "edit"):
         refused = memctl("review", decision, entry_id, "--home", str(home))
         assert refused.returncode == 13, (decision, refused.stderr)

@@ -51,8 +51,10 @@ def _described(entry: Any) -> list[str]:
 
 def _document(entry: Any) -> dict[str, Any]:
     from memctl.sleep.review_queue import diff
+    from memctl.sleep.review_reasons import explain
 
-    return {**entry.as_dict(), "diff": diff(entry)}
+    # "reasons" stay the stable codes scripts match on; "why" is what each means, in the same order
+    return {**entry.as_dict(), "why": [explain(r) for r in entry.reasons], "diff": diff(entry)}
 
 
 @review_app.callback()
@@ -72,8 +74,10 @@ def review(ctx: typer.Context, as_json: JsonOption = False, home: HomeOption = N
     table = Table(title=f"review queue ({len(queue)})", title_justify="left")
     for column in ("id", "kind", "provenance", "why held", "to", "memory"):
         table.add_column(column, overflow="fold", no_wrap=column == "id")
+    from memctl.sleep.review_reasons import explain_all
+
     for e in queue:
-        table.add_row(e.id, e.kind, "\n".join(_described(e)), "\n".join(e.reasons), e.path,
+        table.add_row(e.id, e.kind, "\n".join(_described(e)), "\n".join(explain_all(e.reasons)), e.path,
                       e.content if len(e.content) <= 200 else e.content[:200] + " …")
     # Ids, store paths and the reasons naming them are copied into `review show` and `history`: never cut.
     print_table(stdout, table, whole=("id", "kind", "provenance", "why held", "to"))
@@ -85,6 +89,7 @@ def review(ctx: typer.Context, as_json: JsonOption = False, home: HomeOption = N
 def review_show(entry_id: IdArgument, as_json: JsonOption = False, home: HomeOption = None) -> None:
     """One held memory: provenance, why it was held, its text and the diff against what it would supersede."""
     from memctl.sleep.review_queue import find, held_at
+    from memctl.sleep.review_reasons import explain_all
 
     store = _store(home)
     entry = find(store, entry_id)
@@ -94,7 +99,7 @@ def review_show(entry_id: IdArgument, as_json: JsonOption = False, home: HomeOpt
         return
     lines = [f"entry     {entry.id} ({entry.kind})", f"to        {entry.path}",
              *(f"from      {d}" for d in _described(entry)), f"held      {document['held']}",
-             f"why held  {', '.join(entry.reasons)}", "", "--- memory ---", entry.content, "",
+             *(f"why held  {line}" for line in explain_all(entry.reasons)), "", "--- memory ---", entry.content, "",
              "--- diff against what it would supersede ---", document["diff"]]
     stdout.print("\n".join(lines), markup=False, highlight=False)
 
