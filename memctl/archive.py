@@ -10,7 +10,7 @@ What goes in — what ``ask`` and ``sleep`` need to work without a re-ingest
 (:data:`INCLUDED`, a list of :class:`~memctl.config.DataHome` paths): the
 memory store (notes, user memories, staging, versions, audit log), the
 distilled notes, the ingest checkpoint, skipped list, topic registry and
-index, sleep state, Cognee rejections, the home's location record, and
+index, sleep state, Cognee rejections, the graph's embedding record, the home's location record, and
 Cognee's stores (relational database, Kuzu graphs, LanceDB vectors, its
 text copies). Everything else stays out, whatever it is called, so a file
 a later memctl adds to the home is left out until it is named here: logs
@@ -108,7 +108,7 @@ class ImportResult:
 def included_paths(home: DataHome) -> list[Path]:
     """The top-level entries of ``home`` an export holds (see the module doc; missing ones are skipped)."""
     return [home.store, home.cognee, home.distilled, home.progress, home.skipped, home.topics, home.topic_index,
-            home.sleep_state, home.graph_rejections, home.location]
+            home.sleep_state, home.graph_rejections, home.graph_embedding, home.location]
 
 
 # The names an export may hold at its top level (besides the manifest): those of included_paths.

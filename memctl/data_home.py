@@ -125,6 +125,11 @@ class DataHome:
         return self.root / "logs"
 
     @property
+    def graph_embedding(self) -> Path:
+        """The embedding model the graph's vectors were made with (:mod:`memctl.graph.embedding_record`)."""
+        return self.root / "graph_embedding.json"
+
+    @property
     def location(self) -> Path:
         """Where this data home was last opened, and where before (:mod:`memctl.graph.relocate`)."""
         return self.root / "location.json"

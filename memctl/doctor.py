@@ -111,6 +111,16 @@ def check_vector_store(settings: Settings, home: DataHome) -> Check:
         return Check("vector store", "warn", f"cannot inspect {home.cognee}: {exc}")
     if not stored:
         return Check("vector store", "ok", "empty (no vectors yet)")
+    from memctl.graph.embedding_record import embedding_mismatch
+    from memctl.state_file import StateFileError
+
+    try:
+        mismatch = embedding_mismatch(settings, home)
+    except StateFileError as exc:
+        return Check("vector store", "warn", str(exc))
+    if mismatch is not None:  # same dimensions, another model: nothing would fail, retrieval would be noise
+        head, _, fix = mismatch.partition(" across models: ")
+        return Check("vector store", "fail", head, fix)
     if stored != {settings.embedding_dimensions}:
         return Check("vector store", "fail",
                      f"stored vectors have {sorted(stored)} dimensions, the embedding model is configured for {settings.embedding_dimensions}",

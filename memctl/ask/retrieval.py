@@ -386,6 +386,8 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         reason = moved
     elif (missing := _embedding_model_problem(settings)) is not None:
         reason = missing  # in milliseconds, where Cognee would wait out its timeout and blame it
+    elif (mismatch := _embedding_mismatch(settings, home)) is not None:
+        reason = mismatch  # the graph's vectors are of another model: comparing them would be noise
     else:
         try:
             graph = _graph_hits(question, topics, settings, home, index, depth)
@@ -407,6 +409,17 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
     result.hits = newer_first(result.hits)
     result.retrieve_s = time.monotonic() - started
     return result
+
+
+def _embedding_mismatch(settings: Settings, home: DataHome) -> str | None:
+    """:func:`memctl.graph.embedding_record.embedding_mismatch`, a damaged record read as a reason too."""
+    from memctl.graph.embedding_record import embedding_mismatch
+    from memctl.state_file import StateFileError
+
+    try:
+        return embedding_mismatch(settings, home)
+    except StateFileError as exc:
+        return str(exc)
 
 
 MODEL_CHECK_TIMEOUT_S = 5.0  # /api/show of a running Ollama answers in milliseconds

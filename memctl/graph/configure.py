@@ -30,6 +30,7 @@ from typing import Any, Awaitable, TypeVar
 
 from memctl.config import DataHome, Settings
 from memctl.graph.embedding_batches import install as batched_embeddings
+from memctl.graph.embedding_record import embedding_mismatch
 from memctl.graph.environment import pin_environment
 from memctl.graph.errors import GraphConfigError, GraphMemoryError
 from memctl.graph.offline import ensure_offline_assets
@@ -98,6 +99,8 @@ def configure(settings: Settings, home: DataHome) -> None:
             raise GraphConfigError(f"embedding_dimensions must be positive, got {settings.embedding_dimensions}")
         if settings.graph_provider not in ("kuzu", "ladybug"):
             raise GraphConfigError(f"graph_provider must be 'kuzu' or 'ladybug', got {settings.graph_provider!r}")
+        if (mismatch := embedding_mismatch(settings, home)) is not None:  # vectors of two models never mix
+            raise GraphConfigError(mismatch)
         ensure_location(home)  # a moved or copied home: Cognee's stored paths follow it first
         home.cognee.mkdir(parents=True, exist_ok=True)
         ensure_offline_assets(home.cognee / "tiktoken")

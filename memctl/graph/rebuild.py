@@ -73,6 +73,9 @@ async def rebuild_topic(topic: str, add: list[Path], remove: list[Path], setting
             raise
         result.cognified = True
         phases.append("cognify")
+        from memctl.graph.embedding_record import record_embedding
+
+        record_embedding(settings, home)  # the graph holds this model's vectors (an OSError is this topic's error)
     except Exception as exc:  # noqa: BLE001 - one topic's failure is reported, the others go on
         result.error = f"{type(exc).__name__}: {exc}"
     result.rejected = [r.as_dict() for r in rejected]

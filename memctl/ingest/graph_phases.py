@@ -69,6 +69,7 @@ async def run_graph_phases(groups: dict[str, list[Path]], phase: str, settings: 
                 done = await knowledge_graph.cognify(sorted(groups), settings.chunks_per_batch,
                                                      settings.data_per_batch, on_documents=shown)
                 phases.append("cognify")  # a failed run tried nothing to the end: its old record stays
+                _record_embedding(settings, home, reporter)
                 rejected += done.rejected
                 # A rejected note left its dataset processed but not cognified: the bar still ends full.
                 if pending > shown.count:
@@ -87,6 +88,16 @@ async def run_graph_phases(groups: dict[str, list[Path]], phase: str, settings: 
             update_rejections(home.graph_rejections, offered, phases, rejected)
         except OSError as exc:  # the record is a report: the run's own outcome stands
             reporter.log(f"could not update {home.graph_rejections}: {exc}")
+
+
+def _record_embedding(settings: Settings, home: DataHome, reporter: Reporter) -> None:
+    """The graph now holds this model's vectors: record it (:mod:`memctl.graph.embedding_record`)."""
+    from memctl.graph.embedding_record import record_embedding
+
+    try:
+        record_embedding(settings, home)
+    except OSError as exc:  # the cognify stands; the next one records it
+        reporter.log(f"could not write {home.graph_embedding}: {exc}")
 
 
 class _CountingAdvance:

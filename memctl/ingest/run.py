@@ -395,6 +395,10 @@ class IngestRun:
                 f"{settings.embedding_dimensions}; set MEMCTL_EMBEDDING_DIMENSIONS={dims} (see `memctl doctor`)",
                 MODEL,
             )
+        from memctl.graph.embedding_record import embedding_mismatch
+
+        if (mismatch := embedding_mismatch(settings, self.home)) is not None:  # before any note is distilled
+            raise IngestError(mismatch, MODEL)
 
     async def _graph_phases_async(self, groups: dict[str, list[Path]]) -> None:
         from memctl.ingest.graph_phases import run_graph_phases

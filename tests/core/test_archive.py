@@ -36,6 +36,7 @@ KEPT = {  # relative path → content (besides the store's own files and the Cog
     "topic_index.json": "{}",
     "sleep_state.json": "{}",
     "graph_rejections.json": "{}",
+    "graph_embedding.json": "{}",
     f"cognee/data/{OWNER}/text_1.txt": "Cognee's copy",
     f"cognee/system/databases/{OWNER}/g.pkl": "a graph",
     f"cognee/system/databases/{OWNER}/v.lance.db/T.lance/data/x.lance": "vectors",

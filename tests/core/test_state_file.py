@@ -41,6 +41,7 @@ def _models() -> dict[str, tuple[Callable[[DataHome], Path], type]]:
     from memctl.catalog.topic_profiles import _ProfileHeader
     from memctl.catalog.topics import TopicsFile
     from memctl.forget.journal import JournalFile, journal_path
+    from memctl.graph.embedding_record import EmbeddingRecord
     from memctl.graph.rejections import RejectionsFile
     from memctl.graph.relocate import LocationFile
     from memctl.ingest.graph_ledger import LedgerFile, ledger_path
@@ -57,6 +58,7 @@ def _models() -> dict[str, tuple[Callable[[DataHome], Path], type]]:
         "rejections": (lambda h: h.graph_rejections, RejectionsFile),
         "journal": (journal_path, JournalFile),
         "location": (lambda h: h.location, LocationFile),
+        "graph_embedding": (lambda h: h.graph_embedding, EmbeddingRecord),
         "consolidate_cache": (lambda h: h.consolidate_cache / "k.json", ConsolidateCacheEntry),
         "note_manifest": (lambda h: h.note_index / "alpha" / "manifest.json", _Manifest),
         "route_header": (lambda h: h.route_cache / "alpha.json", _ProfileHeader),
@@ -123,6 +125,7 @@ def _refusing_readers() -> dict[str, Callable[[DataHome], Any]]:
     from memctl.catalog.topic_index import TopicIndex
     from memctl.catalog.topics import TopicRegistry
     from memctl.forget.journal import Journal
+    from memctl.graph.embedding_record import embedding_mismatch
     from memctl.sleep.state import SleepState
 
     return {
@@ -132,6 +135,7 @@ def _refusing_readers() -> dict[str, Callable[[DataHome], Any]]:
         "topic_index": lambda h: TopicIndex.load(h.topic_index),
         "sleep_state": lambda h: SleepState(h.sleep_state),
         "journal": lambda h: Journal(h).pending(),
+        "graph_embedding": lambda h: embedding_mismatch(Settings(home=h.root), h),
     }
 
 
