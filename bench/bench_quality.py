@@ -48,6 +48,13 @@ Per question, in one warm process:
     .venv/bin/python -m bench.bench_quality --topics orders billing --routed-only \
         --rounds 0 --json                                 # the CI subset (tests/e2e/test_quality_floor.py)
     .venv/bin/python -m bench.bench_quality --real [URL]  # a real Ollama (distil, embed, route): not in CI
+    .venv/bin/python -m bench.bench_quality --home DIR/var --questions FILE   # a question set written elsewhere
+
+``--questions FILE`` replaces the built-in questions with a JSON-lines file
+(:func:`tests.fixtures.quality_set.load_questions`: ``{"text", "gold", "kind"}``,
+gold the OpenCode session id); memctl and the raw baselines are scored per
+kind on it, side by side. Exit 2, one line on stderr, for a file that cannot
+be scored.
 """
 
 from __future__ import annotations
@@ -64,7 +71,18 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from tests.fixtures.quality_set import FIXTURE, NEW_PARAPHRASES, QUESTIONS, SESSIONS, Question, by_key, content_words, fixture_ids
+from tests.fixtures.quality_set import (
+    FIXTURE,
+    NEW_PARAPHRASES,
+    QUESTIONS,
+    SESSIONS,
+    Question,
+    QuestionFileError,
+    by_key,
+    content_words,
+    fixture_ids,
+    load_questions,
+)
 
 PATHS = ("graph", "notes", "hybrid")
 
@@ -91,15 +109,25 @@ def build_home(base: Path, server, topics: list[str] | None) -> tuple[Path, dict
     return home, ids
 
 
-def check_paraphrases(questions: list[Question]) -> None:
-    """Refuse the set when a paraphrase shares a content word with its gold session (title + request)."""
+def check_paraphrases(questions: list[Question], refuse: bool = True) -> list[str]:
+    """The paraphrases that share a content word with their gold session (title + request), one line each.
+
+    Raises:
+        SystemExit: with ``refuse`` (the built-in set), at the first such paraphrase. A ``--questions`` file
+            is scored anyway (``refuse`` False): its lines are printed to stderr as warnings.
+    """
     sessions = by_key()
+    found = []
     for q in questions:
         if q.kind.startswith("paraphrase"):
             gold = sessions[q.gold[0]]
             shared = content_words(q.text) & content_words(f"{gold.title} {gold.request}")
             if shared:
-                raise SystemExit(f"paraphrase {q.text!r} shares {sorted(shared)} with its gold session")
+                line = f"paraphrase {q.text!r} shares {sorted(shared)} with its gold session"
+                if refuse:
+                    raise SystemExit(line)
+                found.append(line)
+    return found
 
 
 def _ranked_ids(hits) -> list[str]:  # noqa: ANN001
@@ -322,6 +350,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new-paraphrases", action="store_true",
                         help="add the held-out paraphrases (tests/fixtures/quality_set.NEW_PARAPHRASES, kind "
                              "paraphrase_new), a check against fitting the 26")
+    parser.add_argument("--questions", type=Path, metavar="FILE",
+                        help="score these questions instead of the built-in set: JSON lines {\"text\", \"gold\", "
+                             "\"kind\"}, gold the OpenCode session id in tests/fixtures/opencode-quality/opencode.db "
+                             "(sessions.json maps them; a list of one or two), kind optional (default file); "
+                             "exit 2 for a file that cannot be scored")
     parser.add_argument("--routed-only", action="store_true", help="skip the gold-topic figures (faster)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--real", nargs="?", const=os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434",
@@ -337,10 +370,21 @@ def main(argv: list[str] | None = None) -> int:
         _require_server(args.real)
     from tests.fakes.ollama_server import FakeOllama
 
-    asked = [*QUESTIONS, *(NEW_PARAPHRASES if args.new_paraphrases else [])]
+    if args.questions:
+        try:
+            asked = [*load_questions(args.questions), *(NEW_PARAPHRASES if args.new_paraphrases else [])]
+        except QuestionFileError as exc:
+            print(f"bench_quality: {exc}", file=sys.stderr)
+            return 2
+    else:
+        asked = [*QUESTIONS, *(NEW_PARAPHRASES if args.new_paraphrases else [])]
     questions = [q for q in asked if (not args.topics or q.topic(by_key()) in args.topics)
                  and q.kind not in args.skip_kinds]
-    check_paraphrases(questions)
+    if not questions:
+        print("bench_quality: no question left (--topics / --skip-kinds removed them all)", file=sys.stderr)
+        return 2
+    for warning in check_paraphrases(questions, refuse=not args.questions):
+        print(f"bench_quality: warning: {warning}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         if args.home:
             home = args.home

@@ -8,9 +8,10 @@ Floors are the figures measured on that subset less about one question's worth (
 paraphrases, 1/7 for two-session questions), so a change that loses a session at rank 1 for a direct
 question, lets an older same-subject note outrank the newer one, drops the dense or every-topic lists (a
 misrouted paraphrase then falls out of the top five), or makes memctl worse than BM25 or RRF over the raw
-sessions fails here. Measured (the bench's side-by-side table): paraphrases 0.64 / 1.00, routing 0.79; raw
-sessions BM25 0.07 / 0.21, dense 0.57 / 1.00, RRF 0.29 / 0.71 (before the dense list's sentence term, the
-widened graph and dense weight 1.25: 0.57 / 0.86, below dense over the raw sessions at hit@5; docs/benchmarks.md).
+sessions fails here. Measured (the bench's side-by-side table): paraphrases 0.79 / 1.00, routing 0.79; raw
+sessions BM25 0.07 / 0.21, dense 0.57 / 1.00, RRF 0.29 / 0.71 (with dense weight 1.25, the round before:
+0.64 / 1.00; before the dense list's sentence term and the widened graph: 0.57 / 0.86; docs/benchmarks.md,
+"Dense weight chosen on the floor fixture").
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def test_one_note_per_session_titled_as_scripted(figures: dict) -> None:
     ("distractor", 1.0, 1.0, 1.0),
     ("changed", 1.0, 1.0, 1.0),
     ("multi", 0.85, 0.71, 1.0),  # measured 1.0 / 0.857 (7 questions)
-    ("paraphrase", 0.57, 0.92, 0.71),  # measured 0.643 / 1.0, routing 0.786 (14 questions); before 0.571 / 0.857
+    ("paraphrase", 0.71, 0.92, 0.71),  # measured 0.786 / 1.0, routing 0.786 (14 questions); dense weight 1.25: 0.643
     ("older", 0.0, 1.0, 1.0),  # rank 1 goes to the newer same-subject note by design
 ])
 def test_hybrid_floor_per_kind(figures: dict, kind: str, hit1: float, hit5: float, routing: float) -> None:
@@ -62,10 +63,19 @@ def test_hybrid_floor_per_kind(figures: dict, kind: str, hit1: float, hit5: floa
 @pytest.mark.parametrize("kind", ["direct", "paraphrase"])
 def test_memctl_is_not_worse_than_searching_the_raw_history(figures: dict, kind: str) -> None:
     """memctl >= BM25, dense and RRF over the raw sessions at hit@1 and hit@5 (measured on paraphrases: memctl
-    0.643 / 1.0, raw dense 0.571 / 1.0; before the dense list's sentence term memctl was 0.571 / 0.857)."""
+    0.786 / 1.0, raw dense 0.571 / 1.0; before the dense list's sentence term memctl was 0.571 / 0.857)."""
     got, raw = figures["hybrid_by_kind"][kind], figures["raw_by_kind"][kind]
     for baseline in ("bm25", "dense", "rrf"):
         assert got["hit1"] >= raw[baseline]["hit1"] and got["hit5"] >= raw[baseline]["hit5"], (kind, baseline, got, raw)
+
+
+def test_paraphrases_beat_the_best_raw_baseline_by_the_issues_margin(figures: dict) -> None:
+    """The retrieval target on paraphrases (docs/benchmarks.md): memctl hit@1 >= the best raw-history
+    baseline's + 0.05 (capped at 0.96) and hit@5 >= it (measured: memctl 0.786 / 1.0, best raw dense 0.571 / 1.0)."""
+    got, raw = figures["hybrid_by_kind"]["paraphrase"], figures["raw_by_kind"]["paraphrase"]
+    best1 = max(r["hit1"] for r in raw.values())
+    best5 = max(r["hit5"] for r in raw.values())
+    assert got["hit1"] >= min(best1 + 0.05, 0.96) and got["hit5"] >= best5, (got, raw)
 
 
 def test_the_every_topic_lists_beat_the_routed_graph_on_paraphrases(figures: dict) -> None:
@@ -89,15 +99,15 @@ def test_the_newer_of_a_changed_fact_ranks_first(figures: dict) -> None:
 
 def test_hybrid_overall_floor(figures: dict) -> None:
     hybrid = figures["paths"]["routed"]["hybrid"]
-    # measured: hit@1 0.841 (the two "older" questions miss at rank 1 by design), hit@5 0.977, MRR 0.914
-    # (before the dense list's sentence term: 0.818 / 0.932 / 0.876)
-    assert hybrid["hit1"] >= 0.818 and hybrid["hit5"] >= 0.954 and hybrid["mrr"] >= 0.89, hybrid
+    # measured: hit@1 0.886 (the two "older" questions miss at rank 1 by design), hit@5 0.977, MRR 0.939
+    # (dense weight 1.25: 0.841 / 0.977 / 0.914; before the sentence term: 0.818 / 0.932 / 0.876)
+    assert hybrid["hit1"] >= 0.863 and hybrid["hit5"] >= 0.954 and hybrid["mrr"] >= 0.92, hybrid
     assert figures["routing_accuracy"] >= 0.90  # measured 0.932
 
 
 def test_hybrid_is_not_worse_than_either_list_alone(figures: dict) -> None:
     """Each metric within one question (1/44, and the figures' rounding to 3 places) of the better list's
-    (measured: graph 0.841 / 0.886 / 0.877, notes 0.659 / 0.682 / 0.682, hybrid 0.841 / 0.977 / 0.914)."""
+    (measured: graph 0.841 / 0.886 / 0.877, notes 0.659 / 0.682 / 0.682, hybrid 0.886 / 0.977 / 0.939)."""
     paths = figures["paths"]["routed"]
     for metric in ("hit1", "hit5", "mrr"):
         best = max(paths["graph"][metric], paths["notes"][metric])
