@@ -70,7 +70,8 @@ def file_settings(config_file: Path) -> dict:
 class Origin:
     """One setting's effective value and its source.
 
-    ``source`` is ``"flag"``, ``"environment"``, ``"config file"`` or ``"default"``; ``where`` names it
+    ``source`` is ``"flag"``, ``"environment"``, ``"config file"``, ``"model_backend"`` or ``"default"``;
+    ``where`` names it
     (``--home``, ``MEMCTL_HOME``, the file's path; empty for a default).
     """
 
@@ -86,10 +87,12 @@ class Origin:
 
 
 def origins(settings: "Settings", flags: Mapping[str, object], config_file: Path,
-            environ: Mapping[str, str] = os.environ) -> list[Origin]:
+            environ: Mapping[str, str] = os.environ, backend: Mapping[str, str] | None = None) -> list[Origin]:
     """Every field of ``settings`` with where its value came from, in the fields' order.
 
     ``flags``: the keyword arguments given to ``Settings`` (field name -> value, ``None`` = not given).
+    ``backend``: fields a model backend set for this run (field name -> the backend's name, e.g.
+    ``"embedded"``): their source is ``"model_backend"``, whatever the user configured.
     """
     from memctl.config import Settings
 
@@ -99,7 +102,9 @@ def origins(settings: "Settings", flags: Mapping[str, object], config_file: Path
         value = getattr(settings, name)
         keys = field_keys(name, field)
         variable = environment_variable(env_names(name, field), environ)
-        if flags.get(name) is not None:
+        if backend and name in backend:
+            found.append(Origin(name, value, "model_backend", f"{backend[name]} (for this run)"))
+        elif flags.get(name) is not None:
             found.append(Origin(name, value, "flag", "--" + name.replace("_", "-")))
         elif variable:
             found.append(Origin(name, value, "environment", variable[0]))

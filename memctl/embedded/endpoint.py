@@ -72,6 +72,18 @@ def embedded_settings(settings: Settings, base_url: str) -> Settings:
     })
 
 
+def backend_fields(settings: Settings) -> set[str]:
+    """The fields of ``settings`` (already :func:`embedded_settings`) whose value the embedded backend chose
+    for this run: every field it sets outright, and a bounded one (prompt bounds, ``min_user_chars``) when
+    the bound won over the configured value. ``config show`` names their source as the backend."""
+    fixed = {"model_provider", "model_base_url", "model_api_key_env", "distill_model", "graph_model",
+             "router_model", "answer_model", "consolidate_model", "embedding_model", "embedding_dimensions",
+             "workers"}
+    bounds = {"transcript_budget_chars": TRANSCRIPT_BUDGET_CHARS, "max_context_chars": MAX_CONTEXT_CHARS,
+              "min_user_chars": MIN_USER_CHARS}
+    return fixed | {name for name, bound in bounds.items() if getattr(settings, name) == bound}
+
+
 def attach(settings: Settings) -> Settings:
     """Start the endpoint for this process (once) and return :func:`embedded_settings` for it.
 

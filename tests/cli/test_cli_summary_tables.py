@@ -118,3 +118,24 @@ def test_the_sources_title_says_which_the_answer_cites() -> None:
     assert str(sources_table(answer).title) == "sources (the answer cites none of them; they were in its context)"
     answer.answer = "Both [1] [2] [3]."
     assert str(sources_table(answer).title) == "sources"
+
+
+def test_config_show_names_the_embedded_backend_as_the_source_of_what_it_set(tmp_path, monkeypatch) -> None:
+    """Left-alone note: `config show` called the embedded backend's random port and its models "# default"."""
+    import json as jsonlib
+
+    from tests.support.cli_in_process import run_cli
+
+    monkeypatch.setenv("MEMCTL_MODEL_BACKEND", "embedded")
+    monkeypatch.setenv("MEMCTL_DISTILL_MODEL", "mine:7b")  # the backend wins for this run: say so
+    monkeypatch.setenv("MEMCTL_MIN_USER_CHARS", "300")  # above the backend's floor: the user's value stands
+    monkeypatch.setenv("MEMCTL_HOME", str(tmp_path))
+    result = run_cli("config", "show", "--json")
+    assert result.returncode == 0, result.stderr
+    source = {s["name"]: (s["source"], s["where"], s["value"]) for s in jsonlib.loads(result.stdout)["settings"]}
+    assert source["distill_model"] == ("model_backend", "embedded (for this run)", "smollm2-135m-instruct")
+    assert source["model_base_url"][:2] == ("model_backend", "embedded (for this run)")
+    assert source["embedding_dimensions"][0] == "model_backend"
+    assert source["min_user_chars"] == ("environment", "MEMCTL_MIN_USER_CHARS", 300)
+    assert source["model_backend"][:2] == ("environment", "MEMCTL_MODEL_BACKEND")
+    assert source["head_fraction"][0] == "default"

@@ -21,7 +21,7 @@ app.add_typer(config_app, name="config")
 
 @config_app.command("show")
 def show(ctx: typer.Context, home: HomeOption = None, as_json: JsonOption = False) -> None:
-    """Every setting with its value and source (flag, environment variable, config file or default).
+    """Every setting with its value and source (flag, environment variable, config file, model backend or default).
 
     One `name = value  # source` line per setting, in the config file's TOML (a line can be pasted into it);
     the data home first. The config file is named even when it does not exist (it is optional).
@@ -32,7 +32,12 @@ def show(ctx: typer.Context, home: HomeOption = None, as_json: JsonOption = Fals
 
     settings = settings_from_flags(home)
     config_file = config_file_path()
-    found = origins(settings, given_on_command_line(ctx, home=home), config_file)
+    backend = None
+    if settings.model_backend == "embedded":  # the backend chose the models and bounds for this run
+        from memctl.embedded.endpoint import backend_fields
+
+        backend = dict.fromkeys(backend_fields(settings), "embedded")
+    found = origins(settings, given_on_command_line(ctx, home=home), config_file, backend=backend)
     found.sort(key=lambda o: o.name != "home")
     found[0] = replace(found[0], value=DataHome(settings.home).root)  # the home as used: absolute
     if as_json:
