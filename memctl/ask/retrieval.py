@@ -406,7 +406,7 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         result.hits = (fuse([], notes, settings, top_k, question=question, dense=dense, turns=turns) if evidence
                        else notes[:top_k])
         result.method, result.fallback_reason = "notes", reason
-    result.hits = newer_first(result.hits)
+    result.hits = newer_first(result.hits, question)
     result.retrieve_s = time.monotonic() - started
     return result
 
