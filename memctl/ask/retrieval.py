@@ -35,7 +35,8 @@
    the question's content words its note holds, so a paraphrase's
    incidental word matches do not outvote the graph's semantic match), one
    entry per source note, the ``top_k`` best kept; of two notes on the same
-   subject the newer goes first (:mod:`memctl.ask.subjects`). Each hit
+   subject the newer goes first unless the question asks for the older one
+   (:mod:`memctl.ask.subjects`, :func:`~memctl.ask.subjects.asks_for_older`). Each hit
    carries its rank in each list and the fused
    score (``--json`` shows them). The graph and the notes fail on different
    questions, so the fused list beats either alone (figures:
@@ -406,7 +407,7 @@ def retrieve(question: str, topics: list[str], settings: Settings, home: DataHom
         result.hits = (fuse([], notes, settings, top_k, question=question, dense=dense, turns=turns) if evidence
                        else notes[:top_k])
         result.method, result.fallback_reason = "notes", reason
-    result.hits = newer_first(result.hits)
+    result.hits = newer_first(result.hits, question)
     result.retrieve_s = time.monotonic() - started
     return result
 

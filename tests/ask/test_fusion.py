@@ -10,7 +10,7 @@ import pytest
 from memctl.ask.fusion import dedupe, evidence_weight, reciprocal_rank_fusion
 from memctl.ask.retrieval import ContextHit, Source, fuse, notes_evidence, retrieve
 from memctl.ask.run import AskResult, assemble_context
-from memctl.ask.subjects import newer_first, same_subject
+from memctl.ask.subjects import asks_for_older, newer_first, same_subject
 from memctl.catalog.note_search import content_terms, coverage
 from memctl.catalog.topic_index import NoteRef, TopicEntry, TopicIndex
 from memctl.config import DataHome, Settings
@@ -352,6 +352,33 @@ def test_same_subject_needs_one_topic_and_similar_titles(a, b, same) -> None:  #
 ])
 def test_newer_first_moves_the_newer_same_subject_note_up(hits, expected) -> None:  # noqa: ANN001
     assert [h.source.source_id[4:] for h in newer_first(hits)] == expected
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("Which session set the orders cache TTL to 5 minutes?", True),  # the older title's value, not the newer's
+    ("What did we set the orders cache TTL to first?", True),
+    ("Why were the billing logs too noisy at first?", True),
+    ("What was the cache TTL originally?", True),
+    ("What is the CACHE_TTL_SECONDS of the orders service cache?", False),  # what holds now
+    ("Which session raised the orders cache TTL to 15 minutes?", False),  # the newer title's value
+    ("What TTL did we set in 2026 for 5 services?", False),  # numbers neither title holds apart ("5" is in both here)
+])
+def test_asks_for_older_only_for_earlier_words_or_the_older_value(question: str, asks: bool) -> None:
+    older, newer = "Set the orders cache TTL to 5 minutes", "Raise the orders cache TTL to 15 minutes"
+    if question.startswith("What TTL"):
+        older, newer = "Set the TTL for 5 services", "Raise the TTL for 5 services"
+    assert asks_for_older(question, older, newer) is asks
+
+
+def test_newer_first_keeps_the_older_note_first_when_the_question_asks_for_it() -> None:
+    """A regression: "Which session set the orders cache TTL to 5 minutes?" ranked the newer "15 minutes" note
+    first (questions1 set, direct kind); a question about the current value still gets the newer first."""
+    hits = [hit("old", "2026-11-01", title="Set the orders cache TTL to 5 minutes"),
+            hit("new", "2026-11-20", title="Raise the orders cache TTL to 15 minutes")]
+    asked = newer_first(hits, "Which session set the orders cache TTL to 5 minutes?")
+    assert [h.source.source_id[4:] for h in asked] == ["old", "new"]
+    now = newer_first(hits, "What is the orders cache TTL now?")
+    assert [h.source.source_id[4:] for h in now] == ["new", "old"]
 
 
 @pytest.mark.parametrize("hits, marks", [
