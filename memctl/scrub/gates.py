@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["HIT_WORDS", "GateIndex", "positions", "run_heads"]
+__all__ = ["HIT_WORDS", "GateIndex", "line_breaks", "positions", "run_heads"]
 
 
 class GateIndex:
@@ -132,6 +132,20 @@ def positions(lowered: str, word: str) -> tuple[int, ...]:
         found.append(pos)
         pos = lowered.find(word, pos + 1)
     return tuple(found)
+
+
+_NEWLINE = re.compile(r"\n")
+_ESCAPED_NEWLINE = re.compile(r"\\n")
+
+
+@lru_cache(maxsize=16)
+def line_breaks(lowered: str) -> tuple[int, ...]:
+    """Sorted offsets of every line break of ``lowered``: a newline, or the backslash of an escaped
+    ``\\n`` (JSON inside a string), found once per text and shared like :func:`positions`."""
+    # two literal scans (C's fast search) cost ~25 µs on a 41 KB session, one alternation ~180 µs
+    found = [hit.start() for hit in _NEWLINE.finditer(lowered)]
+    escaped = [hit.start() for hit in _ESCAPED_NEWLINE.finditer(lowered)]
+    return tuple(sorted(found + escaped) if escaped and found else found or escaped)
 
 
 @lru_cache(maxsize=512)
