@@ -98,6 +98,8 @@ PLACED = {
     "test_memory_trust_affects.py": "sleep",  # sleep holds an agent fact by what it affects
     "test_corroboration.py": "sleep",  # an agent's fact about a control checked against the session's transcript
     "test_low_risk_control.py": "validator",  # a control stated off in any form, unread languages, not prose
+    "test_labelled_values.py": "scrub",  # values set apart from their label: parentheses, next line, OCR
+    "test_embedded_secrets.py": "scrub",  # LoRaWAN, pysnmp, Keychain, Go []byte, CDATA, htpasswd, SSM, IaC cookies
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")
