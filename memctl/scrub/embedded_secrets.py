@@ -34,25 +34,25 @@ _LORA = re.compile(
 )
 _LORA_GATES = ("appkey", "app_key", "nwkkey", "nwk_key", "nwkskey", "nwk_s_key", "nwks_key", "appskey", "app_s_key",
                "apps_key", "sintkey", "s_int_key", "senckey", "s_enc_key")
-_COMMUNITY = re.compile(r"CommunityData\(\s*(?:communityName\s*=\s*)?[\"'](?P<value>[^\"'\s]{3,128})[\"']")
-_KEYCHAIN = re.compile(r"kSecValueData[^\n\"]{0,40}?[\"'](?P<value>[^\"'\n]{3,256})[\"']\s*\.data\(")
-_GO_BYTES = re.compile(r"\[\]byte\(\s*\"(?P<value>[^\"\n]{6,256})\"")
-_GO_NAME_BEFORE = re.compile(r"(?i)(?:key|secret|token|pass\w*|pwd|salt|hmac\.new\([^()]*)\w*\]?\s*(?::=|=|:|,)?\s*$")
+_COMMUNITY = re.compile(r"CommunityData\(\s*(?:communityName\s*=\s*)?[\"'](?P<value>[^\x00\"'\s]{3,128})[\"']")
+_KEYCHAIN = re.compile(r"kSecValueData[^\x00\n\"]{0,40}?[\"'](?P<value>[^\x00\"'\n]{3,256})[\"']\s*\.data\(")
+_GO_BYTES = re.compile(r"\[\]byte\(\s*\"(?P<value>[^\x00\"\n]{6,256})\"")
+_GO_NAME_BEFORE = re.compile(r"(?i)(?:key|secret|token|pass\w*|pwd|salt|hmac\.new\([^\x00()]*)\w*\]?\s*(?::=|=|:|,)?\s*$")
 _CDATA = re.compile(
-    r"<(?P<tag>[\w:.-]*(?i:pass(?:word|wd)?|secret|token|api_?key|credential|pwd)[\w.-]*)(?:\s[^<>]*)?>\s*<!\[CDATA\["
-    r"(?P<value>.*?)\]\]>\s*</(?P=tag)>",
+    r"<(?P<tag>[\w:.-]*(?i:pass(?:word|wd)?|secret|token|api_?key|credential|pwd)[\w.-]*)(?:\s[^\x00<>]*)?>\s*<!\[CDATA\["
+    r"(?P<value>[^\x00]*?)\]\]>\s*</(?P=tag)>",
     re.DOTALL,
 )
 _HTPASSWD_HASH = re.compile(r"(?m)^[ \t]*[\w.@-]{1,64}:(?P<value>\{S?SHA\}[A-Za-z0-9+/]{20,}={0,2})")
-_HTPASSWD_LINE = re.compile(r"[ \t]*[\w.@-]{1,64}:(?P<value>[^\s:]{4,256})[ \t]*(?:\r?\n|\\n|$)")
+_HTPASSWD_LINE = re.compile(r"[ \t]*[\w.@-]{1,64}:(?P<value>[^\x00\s:]{4,256})[ \t]*(?:\r?\n|\\n|$)")
 _SSM_VALUE = re.compile(
-    r"\"Type\"\s*:\s*\"SecureString\"[^{}]{0,300}?\"Value\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.){1,4096})\""
-    r"|\"Value\"\s*:\s*\"(?P<before>(?:[^\"\\]|\\.){1,4096})\"[^{}]{0,300}?\"Type\"\s*:\s*\"SecureString\""
+    r"\"Type\"\s*:\s*\"SecureString\"[^\x00{}]{0,300}?\"Value\"\s*:\s*\"(?P<value>(?:[^\x00\"\\]|\\.){1,4096})\""
+    r"|\"Value\"\s*:\s*\"(?P<before>(?:[^\x00\"\\]|\\.){1,4096})\"[^\x00{}]{0,300}?\"Type\"\s*:\s*\"SecureString\""
 )
-_SSM_QUERY_LINE = re.compile(r"[^\n]*--with-decryption[^\n]*--(?:query|output)[^\n]*\n[ \t]*\"?(?P<value>[^\s\"]{4,4096})\"?[ \t]*(?:\n|$)")
+_SSM_QUERY_LINE = re.compile(r"[^\x00\n]*--with-decryption[^\x00\n]*--(?:query|output)[^\x00\n]*\n[ \t]*\"?(?P<value>[^\x00\s\"]{4,4096})\"?[ \t]*(?:\n|$)")
 # Matched in the lowered text (a literal first: a fast scan); the value is read from the text.
 _COOKIE_NAME = re.compile(
-    r"cookie[\w-]*[\"']?\s*(?:=|:|\{[^{}]{0,200}?\bdefault\s*=)\s*[\"'](?P<value>[^\"'\s]{16,4096})[\"']"
+    r"cookie[\w-]*[\"']?\s*(?:=|:|\{[^\x00{}]{0,200}?\bdefault\s*=)\s*[\"'](?P<value>[^\x00\"'\s]{16,4096})[\"']"
 )
 
 

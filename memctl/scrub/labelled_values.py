@@ -41,18 +41,18 @@ _SYMBOLS = frozenset("!@#$%^&*+=?~<>|")
 _WORDS_IN_PARENS = re.compile(r"[a-z]+(?:[-_][a-z]+)*|[A-Z][a-z]+(?:[-_][A-Za-z][a-z]+)*|[A-Z0-9]{1,8}(?:-\d{1,4})?")
 
 # ``label (value)``: the value is one run without spaces or parentheses.
-_PAREN_VALUE = re.compile(r"[ \t]\((?P<value>[^()\s\"'`,;]{8,200})\)")
+_PAREN_VALUE = re.compile(r"[ \t]\((?P<value>[^\x00()\s\"'`,;]{8,200})\)")
 # The label ends its line (a question or a heading): the next line is only the value.
 _LINE_END = re.compile(
     r"(?:[ \t]+(?:for|of|on|to|in)(?:[ \t]+[\w.-]{1,30}){1,4})?[ \t]*[?:=]?[ \t]*\??[ \t]*(?:\r?\n|\\n)+"
-    r"(?P<prefix>[ \t>]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[\w.@-]{1,24}:[ \t]+)?)"
-    r"[\"'`]?(?P<value>[^\s\"'`]{8,200})[\"'`]?[ \t]*(?=\r?\n|\\n|\x00|$)"
+    r"(?P<prefix>[ \t>]*(?:\[[^\x00\]\n]{1,24}\][ \t]*)?(?:[\w.@-]{1,24}:[ \t]+)?)"
+    r"[\"'`]?(?P<value>[^\x00\s\"'`]{8,200})[\"'`]?[ \t]*(?=\r?\n|\\n|\x00|$)"
 )
 # OCR spellings of credential names, then the value after ":" or "=".
 _OCR_NAME = re.compile(
     r"(?i)(?<![a-z0-9])(?P<name>p[a4@][s5$]{2}w[o0]rd|pa[s5$]{2}w0rd|p[a4@][s5$]{2}wd|t[o0]k[e3]n|s[e3]cr[e3]t|ap[i1l]_?k[e3]y)"
     r"(?<!password)(?<!passwd)(?<!token)(?<!secret)(?<!api_key)(?<!apikey)"
-    r"[ \t]*[:=][ \t]*[\"']?(?P<value>[^\s\"',;]{6,200})"
+    r"[ \t]*[:=][ \t]*[\"']?(?P<value>[^\x00\s\"',;]{6,200})"
 )
 _OCR_GATES = (
     "passw0rd", "pa55word", "pa55w0rd", "p4ssword", "p4ssw0rd", "pa$$word", "t0ken", "tok3n", "t0k3n", "s3cret",
