@@ -3,6 +3,8 @@
 * LoRaWAN root and session keys (LoRa Alliance TS001 "LoRaWAN L2 1.0.4": ``AppKey``, ``NwkKey``,
   ``NwkSKey``, ``AppSKey``, ``FNwkSIntKey``… are 128-bit AES keys): 32 hex digits or 16 ``0xNN``
   bytes after such a name (Arduino LMIC ``APPKEY[16] = { 0x2B, … }``, ``#define APPKEY "…"``);
+* RADIUS/TACACS+ shared secrets in IOS-XE ``radius server``/``tacacs server`` blocks (an indented
+  ``key [0|7] <secret>`` line, Cisco "RADIUS Server Configuration");
 * pysnmp community strings: ``CommunityData("x")`` (pysnmp docs, ``CommunityData(communityName)``);
   the documented defaults ``public``/``private`` stay;
 * Apple Keychain items: ``kSecValueData: "pw".data(using: .utf8)`` (Apple "Adding a password to the
@@ -34,6 +36,9 @@ _LORA = re.compile(
 )
 _LORA_GATES = ("appkey", "app_key", "nwkkey", "nwk_key", "nwkskey", "nwk_s_key", "nwks_key", "appskey", "app_s_key",
                "apps_key", "sintkey", "s_int_key", "senckey", "s_enc_key")
+# IOS-XE ``radius server NAME`` / ``tacacs server NAME`` blocks: the shared secret is an indented ``key`` line
+# (an optional encryption type digit first).
+_AAA_BLOCK_KEY = re.compile(r"(?:\r?\n|\\n)[ \t]+(?:pac[ \t]+)?key[ \t]+(?:[0-7][ \t]+)?(?P<value>[^\x00\s]{3,128})")
 _COMMUNITY = re.compile(r"CommunityData\(\s*(?:communityName\s*=\s*)?[\"'](?P<value>[^\x00\"'\s]{3,128})[\"']")
 _KEYCHAIN = re.compile(r"kSecValueData[^\x00\n\"]{0,40}?[\"'](?P<value>[^\x00\"'\n]{3,256})[\"']\s*\.data\(")
 _GO_BYTES = re.compile(r"\[\]byte\(\s*\"(?P<value>[^\x00\"\n]{6,256})\"")
@@ -61,6 +66,15 @@ def _embedded_spans(text: str, lowered: str | None, gates: frozenset[str]) -> It
         for match in _LORA.finditer(text):
             if len(set(match.group("value").lower().replace("0x", "").replace(",", "").replace(" ", ""))) > 2:
                 yield match.start("value"), match.end("value"), "secret"  # all zeros, all FF: a placeholder
+    if "radius server " in gates or "tacacs server " in gates:
+        haystack = lowered if lowered is not None else text.lower()
+        for word in ("radius server ", "tacacs server "):
+            pos = haystack.find(word)
+            while pos != -1:
+                for match in _AAA_BLOCK_KEY.finditer(text, pos, min(len(text), pos + 600)):
+                    if not is_placeholder(match.group("value")):
+                        yield match.start("value"), match.end("value"), "password"
+                pos = haystack.find(word, pos + len(word))
     if "communitydata(" in gates:
         for match in _COMMUNITY.finditer(text):
             value = match.group("value")
@@ -127,7 +141,7 @@ def _htpasswd_file_spans(text: str, lowered: str) -> Iterator[Span]:
         pos = lowered.find(".htpasswd", pos + 9)
 
 
-_LITERALS = (*_LORA_GATES, "communitydata(", "ksecvaluedata", "[]byte(", "<![cdata[", "{sha}", "{ssha}", ".htpasswd",
+_LITERALS = (*_LORA_GATES, "radius server ", "tacacs server ", "communitydata(", "ksecvaluedata", "[]byte(", "<![cdata[", "{sha}", "{ssha}", ".htpasswd",
              "securestring", "--with-decryption", "cookie")
 
 EMBEDDED_SECRET_DETECTORS: tuple[Detector, ...] = (

@@ -44,7 +44,7 @@ _WORDS_IN_PARENS = re.compile(r"[a-z]+(?:[-_][a-z]+)*|[A-Z][a-z]+(?:[-_][A-Za-z]
 _PAREN_VALUE = re.compile(r"[ \t]\((?P<value>[^\x00()\s\"'`,;]{8,200})\)")
 # The label ends its line (a question or a heading): the next line is only the value.
 _LINE_END = re.compile(
-    r"(?:[ \t]+(?:for|of|on|to|in)(?:[ \t]+[\w.-]{1,30}){1,4})?[ \t]*[?:]?[ \t]*\??[ \t]*(?:\r?\n|\\n)+"
+    r"(?:[ \t]+(?:for|of|on|to|in)(?:[ \t]+[\w.-]{1,30}){1,4})?(?:[ \t]*\([^\x00()\n]{1,40}\))?[ \t]*[?:]?[ \t]*\??[ \t]*(?:\r?\n|\\n)+"
     r"(?P<prefix>[ \t>]*(?:\[[^\x00\]\n]{1,24}\][ \t]*)?(?:[\w.@-]{1,24}:[ \t]+)?)"
     r"[\"'`]?(?P<value>[^\x00\s\"'`]{8,200})[\"'`]?[ \t]*(?=\r?\n|\\n|\x00|$)"
 )

@@ -99,6 +99,7 @@ PLACED = {
     "test_corroboration.py": "sleep",  # an agent's fact about a control checked against the session's transcript
     "test_low_risk_control.py": "validator",  # a control stated off in any form, unread languages, not prose
     "test_labelled_values.py": "scrub",  # values set apart from their label: parentheses, next line, OCR
+    "test_held_out_shapes.py": "scrub",  # round 7 kinds: URL userinfo with #, SAS, RADIUS/SNMP, chat-ops, wallets
     "test_embedded_secrets.py": "scrub",  # LoRaWAN, pysnmp, Keychain, Go []byte, CDATA, htpasswd, SSM, IaC cookies
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
