@@ -14,8 +14,9 @@
 
 A value must look like one: a password 8+ characters with a letter and a digit or a symbol, not
 made of words (``tokenizer_v2``) nor a named number (``sha256``, ``utf-8``); a token or key a random run (:func:`memctl.scrub.entropy.random_run`). The rules
-walk the hits of their label words only when a line break, parenthesis or OCR spelling is
-near (:func:`memctl.scrub.gates.line_breaks`), so prose full of "token" costs a bisect per hit.
+walk the hits of a label with its parenthesis or separator (``token (``, ``key:``: gate literals of
+the one scan, :mod:`memctl.scrub.gates`), and the hits of a label word only in a text with line
+breaks (:func:`memctl.scrub.gates.line_breaks`, a bisect per hit).
 """
 
 from __future__ import annotations
@@ -116,33 +117,18 @@ def _labelled_spans(text: str, lowered: str | None, gates: frozenset[str]) -> It
         lowered = text.lower()
         if len(lowered) != len(text):
             return
-    parens = "(" in gates
+    for gate in _PAREN_GATES:  # "token (", "key (": the hits of the label with its parenthesis only
+        if gate in gates:
+            for pos in positions(lowered, gate):
+                yield from _value_after(text, lowered, pos, gate[:-2], _PAREN_VALUE)
     breaks = line_breaks(lowered) if "\n" in gates or "\\n" in gates else ()
-    if parens or breaks:
+    if breaks:
         for root in _HIT_ROOTS:
-            if root not in gates:
-                continue
-            for pos in positions(lowered, root):
-                near_paren = parens and lowered.find("(", pos + len(root), pos + len(root) + 8) != -1
-                index = bisect_left(breaks, pos) if breaks else 0
-                near_break = index < len(breaks) and breaks[index] - pos <= _REACH
-                if not (near_paren or near_break):
-                    continue
-                found = _label_at(lowered, pos, root)
-                if found is None:
-                    continue
-                label, end = found
-                kind = _LABELS[label]
-                match = _PAREN_VALUE.match(text, end) if near_paren else None
-                if match is None and near_break:
-                    match = _LINE_END.match(text, end)
-                    if match is not None and "=" in match.group("value").rstrip("="):
-                        continue  # the next line is an assignment of its own (an .env file's next key)
-                if match is None:
-                    continue
-                value = match.group("value")
-                if _shaped(value, kind) and not _WORDS_IN_PARENS.fullmatch(value):
-                    yield match.start("value"), match.end("value"), kind
+            if root in gates:
+                for pos in positions(lowered, root):
+                    index = bisect_left(breaks, pos)
+                    if index < len(breaks) and breaks[index] - pos <= _REACH:  # the label's line ends soon
+                        yield from _value_after(text, lowered, pos, root, _LINE_END)
     if any(gate in gates for gate in _OCR_GATES):
         for match in _OCR_NAME.finditer(text):
             name = match.group("name").lower()
@@ -153,22 +139,39 @@ def _labelled_spans(text: str, lowered: str | None, gates: frozenset[str]) -> It
         for match in _SPLIT_PREFIXED.finditer(text):
             if random_run(match.group("value").replace(" ", "").replace("\t", "")):
                 yield match.start("value"), match.end("value"), "secret"
-    for root in ("key", "token", "secret", "pass"):
-        if root not in gates:
-            continue
-        for pos in positions(lowered, root):
-            after = pos + len(root)
-            if lowered.find(":", after, after + 6) == -1 and lowered.find("=", after, after + 6) == -1:
-                continue  # no separator right after the label: prose
-            found = _label_at(lowered, pos, root)
-            if found is None or not lowered.startswith((":", "=", " :", " ="), found[1]):
-                continue
-            match = _SPLIT_LABELLED.match(text, found[1])
-            if match is not None and _shaped(re.sub(r"\s", "", match.group("value")), "secret"):
-                yield match.start("value"), match.end("value"), _LABELS[found[0]]
+    for gate in _SPLIT_LABEL_GATES:  # "key:", "token =": the label with its separator only
+        if gate in gates:
+            root = gate.rstrip(" :=")
+            for pos in positions(lowered, gate):
+                found = _label_at(lowered, pos, root)
+                if found is None or not lowered.startswith((":", "=", " :", " ="), found[1]):
+                    continue
+                match = _SPLIT_LABELLED.match(text, found[1])
+                if match is not None and _shaped(re.sub(r"\s", "", match.group("value")), "secret"):
+                    yield match.start("value"), match.end("value"), _LABELS[found[0]]
 
 
-_LITERALS = (*_HIT_ROOTS, "(", "\n", "\\n", *_OCR_GATES, *_SPLIT_PREFIX_GATES)
+def _value_after(text: str, lowered: str, pos: int, root: str, pattern: re.Pattern[str]) -> Iterator[Span]:
+    """The value ``pattern`` finds right after the label holding the hit of ``root`` at ``pos``, if shaped."""
+    found = _label_at(lowered, pos, root)
+    if found is None:
+        return
+    label, end = found
+    match = pattern.match(text, end)
+    if match is None:
+        return
+    value = match.group("value")
+    if pattern is _LINE_END and "=" in value.rstrip("="):
+        return  # the next line is an assignment of its own (an .env file's next key)
+    kind = _LABELS[label]
+    if _shaped(value, kind) and not _WORDS_IN_PARENS.fullmatch(value):
+        yield match.start("value"), match.end("value"), kind
+
+
+_PAREN_GATES = ("password (", "passwd (", "passphrase (", "pwd (", "token (", "secret (", "key (")
+_SPLIT_LABEL_GATES = tuple(f"{root}{sep}" for root in ("key", "token", "secret", "password", "passwd", "pwd")
+                           for sep in (":", " :", "=", " ="))
+_LITERALS = (*_HIT_ROOTS, "\n", "\\n", *_PAREN_GATES, *_SPLIT_LABEL_GATES, *_OCR_GATES, *_SPLIT_PREFIX_GATES)
 
 LABELLED_VALUE_DETECTORS: tuple[Detector, ...] = (
     detector(
