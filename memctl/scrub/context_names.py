@@ -258,6 +258,13 @@ def _hits_that_may_yield(text: str, lowered: str, hits: tuple[int, ...], length:
     twice (~140 hits of "token" in a typical session, issue 23's cost work). An escaped break's
     backslash counts as a break one character early: a hit it keeps is only walked, never dropped."""
     breaks = line_breaks(lowered)
+    if not breaks:  # one line (a typical session's fields): the two other tests only, in one comprehension
+        tails = _SPACED_TAILS
+        return [
+            pos for pos in hits
+            if pos < _PROSE_REACH or (text[pos - 1] == " " and lowered[pos - 4 : pos - 1] in tails)
+            or text[pos : pos + length].isupper()
+        ]
     kept = []
     for pos in hits:
         if pos >= _PROSE_REACH:

@@ -235,7 +235,9 @@ def test_bulk_prose_filter_keeps_every_hit_the_per_hit_test_keeps() -> None:
     from memctl.scrub.gates import positions
 
     walked = dropped = 0
-    for text in _hit_texts(17, 3000) + ["x " * 70 + "a\\ntoken: " + "y" * 30, "w " * 80 + "API token: abc"]:
+    texts = _hit_texts(17, 3000)
+    one_line = [text.replace("\n", " ").replace("\\n", " ") for text in texts]  # no line break: the comprehension
+    for text in texts + one_line + ["x " * 70 + "a\\ntoken: " + "y" * 30, "w " * 80 + "API token: abc"]:
         lowered = text.lower()
         for word in ("token", "secret", "key"):
             hits = positions(lowered, word)
