@@ -32,6 +32,9 @@ The rules live in one module per job, each naming the sources of its formats:
   name, in any language; :mod:`memctl.scrub.payment_cards`: Luhn-valid card numbers after a card
   word; :mod:`memctl.scrub.byte_keys`: keys written as byte arrays; :mod:`memctl.scrub.marked_secrets`:
   CloudFormation ``NoEcho`` defaults and password-manager export fields;
+* :mod:`memctl.scrub.labelled_values`: values set apart from their label by layout (parentheses, the next
+  line, OCR spellings and splits); :mod:`memctl.scrub.embedded_secrets`: LoRaWAN keys, pysnmp and RADIUS
+  secrets, Keychain items, Go byte-slice keys, CDATA, ``.htpasswd``, SSM output, IaC cookies;
 * :mod:`memctl.scrub.public_values`: what is never reported (publishable keys,
   fingerprints, SOPS metadata, secret ARNs, documentation filler).
 
