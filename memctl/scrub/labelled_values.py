@@ -92,7 +92,7 @@ _NAMED_NUMBER = re.compile(r"(?i)(?:utf|sha|md|base|v|x|int|float|ipv|aes|rsa|ed
 def _shaped(value: str, kind: str) -> bool:
     """A password by :func:`password_shaped`; a token or key: 12+ characters, credential-shaped (random-looking,
     hex or a UUID: the label says what it is) and not made of words (``base64-encoded``)."""
-    if "://" in value or value[0] in "/.~" or value.endswith((":", "(", "{", "[", ",")):
+    if "://" in value or value[0] in "/.~" or value.endswith((":", "(", "{", "[", ",", "...", "…")):
         return False  # a URL, a path, a YAML key or the start of a structure: not a value
     if kind == "password":
         return password_shaped(value)

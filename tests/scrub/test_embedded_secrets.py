@@ -65,7 +65,7 @@ NEAR_MISSES = [
     '{"Parameter": {"Name": "/app/region", "Type": "String", "Value": "eu-west-1"}}',
     "AppKey is a 128-bit AES key (32 hex digits)", '#define APPKEY "00000000000000000000000000000000"',
     'dev_eui = "70B3D57ED0000001"', 'kSecValueData as String: data', "cookie_name = \"session\"",
-    'set_cookie = "Secure; HttpOnly; SameSite=Strict"', "# see .htpasswd docs\n\nusers are in LDAP",
+    'set_cookie = "Secure; HttpOnly; SameSite=Strict"', '"cookie": "xoxd-abcdef1234567890..."', "# see .htpasswd docs\n\nusers are in LDAP",
 ]
 
 
