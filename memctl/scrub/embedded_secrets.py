@@ -45,7 +45,7 @@ _GO_BYTES = re.compile(r"\[\]byte\(\s*\"(?P<value>[^\x00\"\n]{6,256})\"")
 _GO_NAME_BEFORE = re.compile(r"(?i)(?:key|secret|token|pass\w*|pwd|salt|hmac\.new\([^\x00()]*)\w*\]?\s*(?::=|=|:|,)?\s*$")
 _CDATA = re.compile(
     r"<(?P<tag>[\w:.-]*(?i:pass(?:word|wd)?|secret|token|api_?key|credential|pwd)[\w.-]*)(?:\s[^\x00<>]*)?>\s*<!\[CDATA\["
-    r"(?P<value>[^\x00]*?)\]\]>\s*</(?P=tag)>",
+    r"(?P<value>[^\x00]{0,4096}?)\]\]>\s*</(?P=tag)>",
     re.DOTALL,
 )
 _HTPASSWD_HASH = re.compile(r"(?m)^[ \t]*[\w.@-]{1,64}:(?P<value>\{S?SHA\}[A-Za-z0-9+/]{20,}={0,2})")
@@ -54,7 +54,8 @@ _SSM_VALUE = re.compile(
     r"\"Type\"\s*:\s*\"SecureString\"[^\x00{}]{0,300}?\"Value\"\s*:\s*\"(?P<value>(?:[^\x00\"\\]|\\.){1,4096})\""
     r"|\"Value\"\s*:\s*\"(?P<before>(?:[^\x00\"\\]|\\.){1,4096})\"[^\x00{}]{0,300}?\"Type\"\s*:\s*\"SecureString\""
 )
-_SSM_QUERY_LINE = re.compile(r"[^\x00\n]*--with-decryption[^\x00\n]*--(?:query|output)[^\x00\n]*\n[ \t]*\"?(?P<value>[^\x00\s\"]{4,4096})\"?[ \t]*(?:\n|$)")
+# The line after a ``--with-decryption … --query/--output`` command line: only its value (a literal first, no scan per line).
+_SSM_NEXT_LINE = re.compile(r"[ \t]*\"?(?P<value>[^\x00\s\"]{4,4096})\"?[ \t]*(?:\n|$)")
 # Matched in the lowered text (a literal first: a fast scan); the value is read from the text.
 _COOKIE_NAME = re.compile(
     r"cookie[\w-]*[\"']?\s*(?:=|:|\{[^\x00{}]{0,200}?\bdefault\s*=)\s*[\"'](?P<value>[^\x00\"'\s]{16,4096})[\"']"
@@ -106,9 +107,18 @@ def _embedded_spans(text: str, lowered: str | None, gates: frozenset[str]) -> It
             if not is_placeholder(match.group(group)):
                 yield match.start(group), match.end(group), "secret"
     if "--with-decryption" in gates:
-        for match in _SSM_QUERY_LINE.finditer(text):
-            if not is_placeholder(match.group("value")):
-                yield match.start("value"), match.end("value"), "secret"
+        haystack = lowered if lowered is not None else text.lower()
+        pos = haystack.find("--with-decryption")
+        while pos != -1:
+            line_end = haystack.find("\n", pos)
+            if line_end == -1:
+                break
+            line_start = haystack.rfind("\n", 0, pos) + 1
+            if "--query" in haystack[line_start:line_end] or "--output" in haystack[line_start:line_end]:
+                match = _SSM_NEXT_LINE.match(text, line_end + 1)
+                if match is not None and not is_placeholder(match.group("value")):
+                    yield match.start("value"), match.end("value"), "secret"
+            pos = haystack.find("--with-decryption", line_end)  # once per line: linear on a line of many commands
     if "cookie" in gates:
         for match in _COOKIE_NAME.finditer(lowered if lowered is not None else text):
             value = text[match.start("value") : match.end("value")]

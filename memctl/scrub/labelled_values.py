@@ -62,9 +62,9 @@ _OCR_GATES = (
 # A token split into groups by spaces (OCR): after a vendor prefix, or after a label and ":".
 _SPLIT_PREFIXED = re.compile(
     r"(?<![A-Za-z0-9])(?P<value>(?:ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abp]-|sk-(?:proj-|live-|ant-)?|AKIA|AIza|hf_)"
-    r"[ \t]?(?:[A-Za-z0-9_-]{2,8}[ \t]){2,}[A-Za-z0-9_-]{2,8})(?![A-Za-z0-9])"
+    r"[ \t]?(?:[A-Za-z0-9_-]{2,8}[ \t]){2,16}[A-Za-z0-9_-]{2,8})(?![A-Za-z0-9])"
 )
-_SPLIT_LABELLED = re.compile(r"[ \t]*[:=][ \t]*(?P<value>(?:[A-Za-z0-9+/]{3,8}[ \t]){3,}[A-Za-z0-9+/=]{2,8})(?![A-Za-z0-9])")
+_SPLIT_LABELLED = re.compile(r"[ \t]*[:=][ \t]*(?P<value>(?:[A-Za-z0-9+/]{3,8}[ \t]){3,16}[A-Za-z0-9+/=]{2,8})(?![A-Za-z0-9])")
 _SPLIT_PREFIX_GATES = ("ghp_ ", "gho_ ", "ghs_ ", "ghu_ ", "github_pat_ ", "glpat- ", "xoxb- ", "xoxp- ", "sk- ",
                        "sk-proj- ", "sk-live- ", "sk-ant- ", "akia ", "aiza ", "hf_ ")
 _REACH = 48  # a label's line must end within this many characters for the next-line rule
@@ -92,8 +92,8 @@ _NAMED_NUMBER = re.compile(r"(?i)(?:utf|sha|md|base|v|x|int|float|ipv|aes|rsa|ed
 def _shaped(value: str, kind: str) -> bool:
     """A password by :func:`password_shaped`; a token or key: 12+ characters, credential-shaped (random-looking,
     hex or a UUID: the label says what it is) and not made of words (``base64-encoded``)."""
-    if "://" in value or value[0] in "/.~" or value.endswith((":", "(", "{", "[", ",", "...", "…")):
-        return False  # a URL, a path, a YAML key or the start of a structure: not a value
+    if "://" in value or value[0] in "/.~" or value.endswith((":", "(", "{", "[", ",", "...", "…")) or value.count(":") > 1:
+        return False  # a URL, a path, a YAML key, the start of a structure or a record (root:x:0:0:…): not a value
     if kind == "password":
         return password_shaped(value)
     if len(value) < 12 or is_placeholder(value):
@@ -107,7 +107,9 @@ def _label_at(lowered: str, pos: int, root: str) -> tuple[str, int] | None:
         at = label.find(root)
         if at != -1 and lowered.startswith(label, pos - at):
             start, end = pos - at, pos - at + len(label)
-            if (start == 0 or not lowered[start - 1].isalpha()) and not lowered[end : end + 1].isalpha():
+            before = lowered[start - 1] if start else " "
+            # not inside a word, nor a file name (/etc/passwd, ~/.pgpass, .htpasswd)
+            if not before.isalpha() and before not in "/.\\" and not lowered[end : end + 1].isalpha():
                 return label, end
     return None
 

@@ -85,3 +85,24 @@ def test_names_and_users_stay_readable() -> None:
     assert scrub('headers = { "Cookie" = "connect.sid=s%3Ab9Kq2Lm7Np4R.x8Yz0Qw" }').text == (
         'headers = { "Cookie" = "connect.sid=[REDACTED:cookie]" }'
     )
+
+
+def test_round7_finders_stay_linear_on_hostile_input() -> None:
+    # a rule that scanned from every start of a long line once took quadratic time (the SSM command line)
+    import time
+
+    for text in (
+        "aws ssm get-parameter --with-decryption --output text " * 2000,
+        "<password><![CDATA[" * 3000,
+        "ghp_ " * 5000,
+        "password (" * 5000,
+        "token\n" * 5000,
+        "kSecValueData " * 3000,
+        "appkey = " * 3000,
+        '"Type": "SecureString", ' * 2000,
+        "cookie = '" * 3000,
+        "# .htpasswd\n" + "u:p\n" * 5000,
+    ):
+        started = time.perf_counter()
+        scrub(text)
+        assert time.perf_counter() - started < 20, text[:60]

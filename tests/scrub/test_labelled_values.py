@@ -50,7 +50,8 @@ NEAR_MISSES = [
     "password:\n  secretKeyRef:\n    name: db", "OPENAI_API_KEY=\nSTRIPE_SECRET_KEY=your-stripe-secret-key\n",
     "DB_USER=app\nDB_PASSWORD=\nDB_HOST=Db01.internal.example", "api_key:\nBASE_URL=https://Api9.example.com", "Fetching token\nhttps://auth.example.com/oauth2/token",
     "alice: what's the password?\nbob: I don't know, ask ops", "Refreshing token\ndone.",
-    "if not token:\n    raise ValueError(missing)", "Password\n********", "token:\n  {{ .Values.token }}",
+    "if not token:\n    raise ValueError(missing)", "$ cat /etc/passwd\nroot:x:0:0:root:/root:/bin/bash\n",
+    "$ ls ~/.pgpass\n/home/dev/.pgpass", "see .htpasswd\nFor2Users", "Password\n********", "token:\n  {{ .Values.token }}",
     "the token encoder reads tests/test_deploy.py; next the token queue.", "passw0rd: changeme",
     "screenshot: ghp_ xxxx xxxx xxxx xxxx", "secret key\n  ${SECRET_KEY}",
 ]
