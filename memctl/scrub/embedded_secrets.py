@@ -13,6 +13,7 @@
 * XML ``<![CDATA[…]]>`` as the whole content of a credential element (``<password>``);
 * ``.htpasswd`` entries (Apache ``htpasswd`` docs: ``user:{SHA}base64``, ``$apr1$``, plain text
   read from a file named ``.htpasswd``): the hash or password, the user stays;
+* pppd ``chap-secrets``/``pap-secrets`` rows after a mention of the file: the secret column;
 * AWS SSM ``get-parameter --with-decryption`` output: the ``"Value"`` of a ``SecureString``
   parameter, and the bare line a ``--query … --output text`` prints;
 * session cookies in IaC: a value under a ``*cookie*`` name (``session_cookie = "s%3A…"``, a
@@ -101,6 +102,8 @@ def _embedded_spans(text: str, lowered: str | None, gates: frozenset[str]) -> It
             yield match.start("value"), match.end("value"), "password"
     if ".htpasswd" in gates:
         yield from _htpasswd_file_spans(text, lowered if lowered is not None else text.lower())
+    if "chap-secrets" in gates or "pap-secrets" in gates:
+        yield from _ppp_secret_spans(text, lowered if lowered is not None else text.lower())
     if "securestring" in gates:
         for match in _SSM_VALUE.finditer(text):
             group = "value" if match.group("value") is not None else "before"
@@ -132,6 +135,37 @@ def _embedded_spans(text: str, lowered: str | None, gates: frozenset[str]) -> It
                 yield match.start("value"), match.end("value"), "cookie"
 
 
+# pppd ``chap-secrets``/``pap-secrets`` rows (pppd(8) "AUTHENTICATION"): client, server, secret, addresses; quotes optional.
+_PPP_ROW = re.compile(
+    r"(?m)^[ \t]*(?!#)(?:\"[^\x00\"\n]{1,64}\"|[^\x00\s\"#]{1,64})[ \t]+(?:\"[^\x00\"\n]{1,64}\"|[^\x00\s\"]{1,64})[ \t]+"
+    r"(?:\"(?P<quoted>[^\x00\"\n]{1,128})\"|(?P<bare>[^\x00\s\"]{1,128}))(?=[ \t]|$)"
+)
+
+
+def _ppp_secret_spans(text: str, lowered: str) -> Iterator[Span]:
+    """Secret columns of the 40 lines after a mention of ``chap-secrets``/``pap-secrets``."""
+    for name in ("chap-secrets", "pap-secrets"):
+        pos = lowered.find(name)
+        while pos != -1:
+            line = text.find("\n", pos)
+            if line == -1:
+                break
+            end = line + 1
+            for _ in range(40):
+                next_end = text.find("\n", end)
+                next_end = len(text) if next_end == -1 else next_end
+                match = _PPP_ROW.match(text, end, next_end)
+                if match is not None:
+                    group = "quoted" if match.group("quoted") is not None else "bare"
+                    value = match.group(group)
+                    if value != "*" and not is_placeholder(value):
+                        yield match.start(group), match.end(group), "password"
+                if next_end >= len(text) or text.startswith("\n\n", next_end - 1) or "\x00" in text[end:next_end]:
+                    break
+                end = next_end + 1
+            pos = lowered.find(name, pos + len(name))
+
+
 def _htpasswd_file_spans(text: str, lowered: str) -> Iterator[Span]:
     """``user:password`` lines in the 40 lines after a mention of a ``.htpasswd`` file."""
     pos = lowered.find(".htpasswd")
@@ -153,7 +187,7 @@ def _htpasswd_file_spans(text: str, lowered: str) -> Iterator[Span]:
         pos = lowered.find(".htpasswd", pos + 9)
 
 
-_LITERALS = (*_LORA_GATES, "radius server ", "tacacs server ", "communitydata(", "ksecvaluedata", "[]byte(", "<![cdata[", "{sha}", "{ssha}", ".htpasswd",
+_LITERALS = (*_LORA_GATES, "radius server ", "tacacs server ", "communitydata(", "ksecvaluedata", "[]byte(", "<![cdata[", "{sha}", "{ssha}", ".htpasswd", "chap-secrets", "pap-secrets",
              "securestring", "--with-decryption", "cookie")
 
 EMBEDDED_SECRET_DETECTORS: tuple[Detector, ...] = (

@@ -42,6 +42,10 @@ SECRETS = [
     ("# /etc/nginx/.htpasswd\nbob:plainTextPw99\nalice:quokka-fish", "plainTextPw99"),
     ("# /etc/nginx/.htpasswd\nbob:plainTextPw99\nalice:quokka-fish", "quokka-fish"),
     ("ops:{SSHA}f3pX9mQ2vL8kR4tW7yZ1bN5cD0eA6gH3", "f3pX9mQ2vL8kR4tW7yZ1bN5cD0eA6gH3"),
+    # pppd chap-secrets / pap-secrets
+    ('$ sudo cat /etc/ppp/chap-secrets\n# client\tserver\tsecret\t\tIP addresses\n"vpnuser"\t*\t"Ch4p!Secret"\t*\n', "Ch4p!Secret"),
+    ("/etc/ppp/pap-secrets:\nmodem01 * dsl-pw-7731 *\nmodem02 * Zt8#kQ2m 10.0.0.2\n", "dsl-pw-7731"),
+    ("/etc/ppp/pap-secrets:\nmodem01 * dsl-pw-7731 *\nmodem02 * Zt8#kQ2m 10.0.0.2\n", "Zt8#kQ2m"),
     # AWS SSM --with-decryption
     ('$ aws ssm get-parameter --name /prod/db/pass --with-decryption\n{\n    "Parameter": {\n        "Name": '
      '"/prod/db/pass",\n        "Type": "SecureString",\n        "Value": "Gr33nTea&Honey",\n        "Version": 3\n    }\n}',
@@ -66,6 +70,7 @@ NEAR_MISSES = [
     "AppKey is a 128-bit AES key (32 hex digits)", '#define APPKEY "00000000000000000000000000000000"',
     'dev_eui = "70B3D57ED0000001"', 'kSecValueData as String: data', "cookie_name = \"session\"",
     'set_cookie = "Secure; HttpOnly; SameSite=Strict"', '"cookie": "xoxd-abcdef1234567890..."', "# see .htpasswd docs\n\nusers are in LDAP",
+    "$ cat /etc/ppp/chap-secrets\n# client server secret IP addresses\n",
 ]
 
 
