@@ -27,10 +27,11 @@ Placeholders stay (:func:`~memctl.scrub.detector.is_placeholder`). Generic ``*_K
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 
 from memctl.scrub.detector import Detector, Span, credential_shaped, detector, is_placeholder, sealed_ciphertext
-from memctl.scrub.gates import positions
+from memctl.scrub.gates import line_breaks, positions
 from memctl.scrub.keyword import NON_SECRET_KEY_SUFFIXES, is_credential_name
 
 __all__ = ["CONTEXT_NAME_DETECTORS", "FOREIGN_PASSWORD_WORDS", "credential_word_kind"]
@@ -239,11 +240,42 @@ def _english_hit_in_prose(text: str, lowered: str, pos: int, length: int) -> boo
     (``api key``). These are the three ways such a hit gets a kind; the test is a few slices,
     where the full walk costs two character loops and a regex per hit (~140 hits of "token" in
     a typical session, none of them a credential name)."""
-    if pos < _PROSE_REACH or text[pos : pos + length].isupper():
+    if pos < _PROSE_REACH:
         return False
-    if "\n" in lowered[pos - _PROSE_REACH : pos] or "\\n" in lowered[pos - _PROSE_REACH : pos]:
+    reach = pos - _PROSE_REACH
+    # find over a range, not a slice: no copy of the 120 characters per hit
+    if lowered.find("\n", reach, pos) != -1 or lowered.find("\\n", reach, pos) != -1:
+        return False
+    if text[pos : pos + length].isupper():
         return False
     return text[pos - 1] != " " or lowered[pos - 4 : pos - 1] not in _SPACED_TAILS
+
+
+def _hits_that_may_yield(text: str, lowered: str, hits: tuple[int, ...], length: int) -> list[int]:
+    """The hits of an English root for which :func:`_english_hit_in_prose` is False, in order; its
+    line-break test is one bisect per hit over the text's breaks, found once per text
+    (:func:`memctl.scrub.gates.line_breaks`), where the per-hit test searched 120 characters
+    twice (~140 hits of "token" in a typical session, issue 23's cost work). An escaped break's
+    backslash counts as a break one character early: a hit it keeps is only walked, never dropped."""
+    breaks = line_breaks(lowered)
+    if not breaks:  # one line (a typical session's fields): the two other tests only, in one comprehension
+        tails = _SPACED_TAILS
+        return [
+            pos for pos in hits
+            if pos < _PROSE_REACH or (text[pos - 1] == " " and lowered[pos - 4 : pos - 1] in tails)
+            or text[pos : pos + length].isupper()
+        ]
+    kept = []
+    for pos in hits:
+        if pos >= _PROSE_REACH:
+            index = bisect_left(breaks, pos)
+            if not index or breaks[index - 1] < pos - _PROSE_REACH:  # mid-line, far from the start
+                if not text[pos : pos + length].isupper() and (
+                    text[pos - 1] != " " or lowered[pos - 4 : pos - 1] not in _SPACED_TAILS
+                ):
+                    continue
+        kept.append(pos)
+    return kept
 
 
 def _named_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Span]:
@@ -252,11 +284,12 @@ def _named_spans(text: str, lowered: str, gates: frozenset[str]) -> Iterator[Spa
     skip_to = 0
     for word in sorted(words):
         english_word = word in _ENGLISH_ROOTS
-        for pos in positions(lowered, word):
+        hits = positions(lowered, word)
+        if english_word:  # mid-line lower-case "token" in a sentence: no kind, nothing to find
+            hits = _hits_that_may_yield(text, lowered, hits, len(word))
+        for pos in hits:
             if pos < skip_to:
                 continue
-            if english_word and _english_hit_in_prose(text, lowered, pos, len(word)):
-                continue  # mid-line lower-case "token" in a sentence: no kind, nothing to find
             start, end = _name_at(text, pos, len(word))
             name = text[start:end].strip("\"'-.")
             spaced = _spaced_name(text, start, name) if word in _ENGLISH_ROOTS and start == pos else None

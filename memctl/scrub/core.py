@@ -32,6 +32,9 @@ The rules live in one module per job, each naming the sources of its formats:
   name, in any language; :mod:`memctl.scrub.payment_cards`: Luhn-valid card numbers after a card
   word; :mod:`memctl.scrub.byte_keys`: keys written as byte arrays; :mod:`memctl.scrub.marked_secrets`:
   CloudFormation ``NoEcho`` defaults and password-manager export fields;
+* :mod:`memctl.scrub.labelled_values`: values set apart from their label by layout (parentheses, the next
+  line, OCR spellings and splits); :mod:`memctl.scrub.embedded_secrets`: LoRaWAN keys, pysnmp and RADIUS
+  secrets, Keychain items, Go byte-slice keys, CDATA, ``.htpasswd``, SSM output, IaC cookies;
 * :mod:`memctl.scrub.public_values`: what is never reported (publishable keys,
   fingerprints, SOPS metadata, secret ARNs, documentation filler).
 
@@ -73,6 +76,7 @@ from memctl.scrub.credential_key import CREDENTIAL_KEY_DETECTORS
 from memctl.scrub.declarations import DECLARATION_DETECTORS
 from memctl.scrub.detector import HEX, Detector, detector, is_placeholder_word, underscored_body_random
 from memctl.scrub.device_config import DEVICE_CONFIG_DETECTORS
+from memctl.scrub.embedded_secrets import EMBEDDED_SECRET_DETECTORS
 from memctl.scrub.encoded import encoded_secret_detector
 from memctl.scrub.entropy import ENTROPY_DETECTORS
 from memctl.scrub.false_values import not_a_secret
@@ -82,6 +86,7 @@ from memctl.scrub.http import HTTP_DETECTORS
 from memctl.scrub.key_blobs import KEY_BLOB_DETECTORS
 from memctl.scrub.key_material import KEY_MATERIAL_DETECTORS
 from memctl.scrub.keyword import KEYWORD_DETECTORS
+from memctl.scrub.labelled_values import LABELLED_VALUE_DETECTORS
 from memctl.scrub.layouts import LAYOUT_DETECTORS
 from memctl.scrub.marked_secrets import MARKED_SECRET_DETECTORS
 from memctl.scrub.named_keys import NAMED_KEY_DETECTORS
@@ -238,6 +243,8 @@ def _build_detectors() -> tuple[Detector, ...]:
         *NAMED_KEY_DETECTORS,
         *SERVICE_CONFIG_DETECTORS,
         *CODE_LITERAL_DETECTORS,  # held-out round 6: other languages, labels, misspelt keys
+        *EMBEDDED_SECRET_DETECTORS,  # held-out round 7: device, platform and file formats
+        *LABELLED_VALUE_DETECTORS,  # held-out round 7: labels in parentheses, on the line before, OCR
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )

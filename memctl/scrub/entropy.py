@@ -27,7 +27,7 @@ from memctl.scrub.context_names import FOREIGN_PASSWORD_WORDS
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder, sealed_ciphertext
 from memctl.scrub.gates import positions, run_heads
 
-__all__ = ["CREDENTIAL_WORDS", "ENTROPY_DETECTORS", "MIN_BITS_PER_CHAR", "random_run"]
+__all__ = ["CREDENTIAL_WORDS", "ENTROPY_DETECTORS", "MIN_BITS_PER_CHAR", "random_run", "word_made"]
 
 CREDENTIAL_WORDS = (
     "password", "passwd", "passphrase", "secret", "token", "apikey", "api key", "api_key", "key", "credential", "bearer", "auth", "schlüssel", "geheim", "clave", "llave", "chave", "clé", "cle:",
@@ -55,7 +55,7 @@ _PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SEPARATORS = frozenset("_.-/~")
 
 
-def _word_made(value: str) -> bool:
+def word_made(value: str) -> bool:
     """``snake_case_names``, ``CamelCaseNames``, ``kebab-words-2024``, ``paths/of/words``: pieces
     between separators and case humps average 4+ letters and numbers have at most 4 digits."""
     pieces = _PIECES.findall(value)
@@ -84,7 +84,7 @@ def random_run(value: str) -> bool:
         return False  # name=value, not one token (base64 pads only at the end)
     if len(core) < 20 or _HEX.fullmatch(core) or _UUID.search(core) or _VERSION_OR_DATE.fullmatch(core):
         return False
-    if _word_made(core):
+    if word_made(core):
         return False  # snake_case_names, CamelCaseNames, some-kebab-words, paths/of/words
     has_digit = any(c.isdigit() for c in core)
     has_upper = any(c.isupper() for c in core)

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["HIT_WORDS", "GateIndex", "positions", "run_heads"]
+__all__ = ["HIT_WORDS", "GateIndex", "line_breaks", "positions", "run_heads"]
 
 
 class GateIndex:
@@ -134,6 +134,20 @@ def positions(lowered: str, word: str) -> tuple[int, ...]:
     return tuple(found)
 
 
+_NEWLINE = re.compile(r"\n")
+_ESCAPED_NEWLINE = re.compile(r"\\n")
+
+
+@lru_cache(maxsize=16)
+def line_breaks(lowered: str) -> tuple[int, ...]:
+    """Sorted offsets of every line break of ``lowered``: a newline, or the backslash of an escaped
+    ``\\n`` (JSON inside a string), found once per text and shared like :func:`positions`."""
+    # two literal scans (C's fast search) cost ~25 µs on a 41 KB session, one alternation ~180 µs
+    found = [hit.start() for hit in _NEWLINE.finditer(lowered)]
+    escaped = [hit.start() for hit in _ESCAPED_NEWLINE.finditer(lowered)]
+    return tuple(sorted(found + escaped) if escaped and found else found or escaped)
+
+
 @lru_cache(maxsize=512)
 def _word_finder(word: str) -> re.Pattern[str] | None:
     """A literal pattern for ``word`` when no proper prefix of it is also a suffix (then its
@@ -144,58 +158,53 @@ def _word_finder(word: str) -> re.Pattern[str] | None:
     return re.compile(re.escape(word))
 
 
-# A run head in a lowered ASCII text, for Hyperscan (match end = head + 20); the same heads as
-# memctl.scrub.entropy._RUN_HEAD (tests/scrub/test_scrub_gates.py compares them).
-_RUN_HEAD_BYTES = rb"(?:^|[^a-z0-9+/_.~\-])[a-z0-9][a-z0-9+/_=.~\-]{19}"
+# Run heads (memctl.scrub.entropy._RUN_HEAD) from one byte translation: every run character becomes
+# "x", everything else a space; a run of 20 is then a plain substring search (C's fast search, no
+# per-position regex or automaton work), and the heads of a run are its start and each "=" in it
+# (the one run character that may precede a head). tests/scrub/test_scrub_gates.py compares them.
+_RUN_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789+/_=.~-")
+_RUN_MASK = bytes(ord("x") if byte in _RUN_BYTES else ord(" ") for byte in range(256))
+_RUN_OF_20 = b"x" * 20
+_HEAD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
+_EQUALS = re.compile(rb"=")
 
 
 class _HeadIndex:
     """Every run head (a start of ``memctl.scrub.entropy._RUN_HEAD``: an ASCII letter or digit after a character
-    outside ``[A-Za-z0-9+/_.~-]``, then 19 of ``[A-Za-z0-9+/_=.~-]``) of a lowered ASCII text from one Hyperscan scan.
+    outside ``[A-Za-z0-9+/_.~-]``, then 19 of ``[A-Za-z0-9+/_=.~-]``) of a lowered ASCII text.
 
-    ``starts(lowered)`` returns the sorted head offsets, or None when the text is not ASCII
-    (byte and character offsets would differ) or the ``hyperscan`` package cannot be loaded:
-    callers then walk every hit as before. A hit whose reach holds no head cannot yield a span,
-    so only hits with a head within the entropy rule's reach after them are walked (a typical
-    session has ~140 hits of "token" and a few heads, mostly file paths). Never raises.
+    ``starts(lowered)`` returns the sorted head offsets, or None when the text is not ASCII (the
+    callers then walk every hit). A hit whose reach holds no head cannot yield a span, so only hits
+    with a head within the entropy rule's reach after them are walked (a typical session has ~140
+    hits of "token" and a few heads, mostly file paths). The text is translated once
+    (``bytes.translate``) to a mask in which a run of 20 is a substring search: ~15 µs on a 41 KB
+    session where a Hyperscan scan of the head regex took ~130 µs (bench/bench_scrub_corpus.py,
+    issue 23). Never raises.
     """
-
-    def __init__(self) -> None:
-        self._database: object | None = None
-        self._local = threading.local()
-        self._lock = threading.Lock()
 
     def starts(self, lowered: str) -> list[int] | None:
         if not lowered.isascii():
             return None
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            with self._lock:
-                if self._database is None:
-                    self._database = _compile_heads()
-            if self._database is False:
-                return None
-            import hyperscan
-
-            scratch = self._local.scratch = hyperscan.Scratch(self._database)
-        ends: list[int] = []
-
-        def on_match(pattern_id: int, start: int, end: int, flags: int, context: object) -> None:
-            ends.append(end - 20)
-
-        self._database.scan(lowered.encode("ascii"), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
-        return sorted(ends)
-
-
-def _compile_heads() -> object:
-    try:
-        import hyperscan
-    except ImportError:
-        return False
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=[_RUN_HEAD_BYTES], ids=[0], elements=1, flags=[0])
-    return database
-
+        data = lowered.encode("ascii")
+        mask = data.translate(_RUN_MASK)
+        heads: list[int] = []
+        size = len(mask)
+        pos = mask.find(_RUN_OF_20)
+        while pos != -1:
+            run_start = mask.rfind(b" ", 0, pos) + 1
+            run_end = mask.find(b" ", pos)
+            if run_end == -1:
+                run_end = size
+            last = run_end - 20  # a head needs 20 run characters from it
+            if data[run_start] in _HEAD_BYTES:
+                heads.append(run_start)
+            if b"=" in data[run_start:run_end]:
+                for equals in _EQUALS.finditer(data, run_start, last):
+                    after = equals.end()
+                    if data[after] in _HEAD_BYTES:
+                        heads.append(after)
+            pos = mask.find(_RUN_OF_20, run_end)
+        return heads
 
 
 _HEADS = _HeadIndex()

@@ -218,10 +218,10 @@ def _accept_colon(match: re.Match[str]) -> bool | tuple[int, int]:
 
 HTTP_DETECTORS: tuple[Detector, ...] = (
     # scheme://user:password@host -> scheme://[REDACTED:url_credentials]@host; the
-    # password may hold "@" (the last "@" before the path ends the userinfo).
+    # password may hold "@", "/" and an unescaped "#" (the last "@" before the host ends the userinfo).
     detector(
         "url_credentials",
-        r":(?://(?P<cred>(?P<user>[^\s:/?#@\[\]\"'<>\\\x00]*)(?::(?P<password>[^\s?#\[\]\"'<>\\\x00]+))?)@"
+        r":(?://(?P<cred>(?P<user>[^\s:/?#@\[\]\"'<>\\\x00]*)(?::(?P<password>[^\s?\[\]\"'<>\\\x00]+))?)@"
         r"(?=[A-Za-z0-9\[])|(?P<telegram>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-]))",
         accept=_accept_colon,
         kind_groups=(("telegram", "telegram_bot_token"),),

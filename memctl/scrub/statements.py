@@ -108,8 +108,8 @@ _NOUN_BEFORE = re.compile(
 _NOUN_NEXT = {
     root: re.compile(
         root + r"(?=s?(?:[ \t]*,|[ \t]+\(|[ \t]+(?:for|on|of|to|für|fürs|zum|zur|de|du|des|pour|do|da|dos|das|del|para|per"
-        r"|voor|van|dla|до|для|от|is|was|are|were|has|ist|lautet|war|es|est|é|è|era|är|jest)))"
-    )
+        r"|voor|van|dla|до|для|от|is|was|are|were|has|ist|lautet|war|es|est|é|è|era|är|jest)[ \t:]))"
+    )  # a whole word: _NOUN_PROSE follows each with a blank or ":" ("token tool", "token decoder" are not tried)
     for root in ("secret", "token", "key")
 }
 _FILE_NAME = re.compile(r"[\w.-]+\.[a-z]{2,5}")

@@ -226,8 +226,27 @@ def test_prose_hits_of_english_roots_are_skipped_only_when_they_cannot_yield(mon
     texts = _hit_texts(13, 4000) + _corpus_texts()
     fast = [scrub_module.find_secrets(text) for text in texts]
     assert sum(bool(found) for found in fast) > 300
-    monkeypatch.setattr(names, "_english_hit_in_prose", lambda *args: False)
+    monkeypatch.setattr(names, "_hits_that_may_yield", lambda text, lowered, hits, length: hits)  # every hit walked
     assert [scrub_module.find_secrets(text) for text in texts] == fast
+
+
+def test_bulk_prose_filter_keeps_every_hit_the_per_hit_test_keeps() -> None:
+    import memctl.scrub.context_names as names
+    from memctl.scrub.gates import positions
+
+    walked = dropped = 0
+    texts = _hit_texts(17, 3000)
+    one_line = [text.replace("\n", " ").replace("\\n", " ") for text in texts]  # no line break: the comprehension
+    for text in texts + one_line + ["x " * 70 + "a\\ntoken: " + "y" * 30, "w " * 80 + "API token: abc"]:
+        lowered = text.lower()
+        for word in ("token", "secret", "key"):
+            hits = positions(lowered, word)
+            kept = names._hits_that_may_yield(text, lowered, hits, len(word))
+            reference = [pos for pos in hits if not names._english_hit_in_prose(text, lowered, pos, len(word))]
+            assert set(reference) <= set(kept) and kept == sorted(kept), text
+            walked += len(kept)
+            dropped += len(hits) - len(kept)
+    assert walked > 500 and dropped > 500  # both kinds of hit are in the texts
 
 
 def test_positions_reports_overlapping_hits_of_any_word() -> None:

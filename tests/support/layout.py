@@ -100,6 +100,9 @@ PLACED = {
     "test_embedding_record.py": "graph",  # a graph made by one embedding model is not searched with another  # the review queue says what each held reason code means
     "test_corroboration.py": "sleep",  # an agent's fact about a control checked against the session's transcript
     "test_low_risk_control.py": "validator",  # a control stated off in any form, unread languages, not prose
+    "test_labelled_values.py": "scrub",  # values set apart from their label: parentheses, next line, OCR
+    "test_held_out_shapes.py": "scrub",  # round 7 kinds: URL userinfo with #, SAS, RADIUS/SNMP, chat-ops, wallets
+    "test_embedded_secrets.py": "scrub",  # LoRaWAN, pysnmp, Keychain, Go []byte, CDATA, htpasswd, SSM, IaC cookies
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")
