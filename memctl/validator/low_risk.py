@@ -77,12 +77,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memctl.validator.action_views import language_fold
+from memctl.validator.agent_grant import agent_grant_reasons
+from memctl.validator.calm_weakening import calm_weakening_reasons
 from memctl.validator.confusables import fold_confusables
 from memctl.validator.low_risk_control import control_reasons
 from memctl.validator.low_risk_disguise import disguise_reasons
 from memctl.validator.low_risk_form import form_reasons
 from memctl.validator.low_risk_kinds import kind_reasons
 from memctl.validator.low_risk_views import views
+from memctl.validator.settings_data import settings_data_reasons
 from memctl.validator.subjects import explain
 
 __all__ = ["LowRiskAssessment", "assess_low_risk", "claims_trust"]
@@ -303,6 +306,9 @@ def _view_reasons(view: str, *, packages: bool = True) -> list[str]:
     reasons.extend(disguise_reasons(view, transforms=packages))  # ciphers, pictographs, controls reported off, redefinitions (low_risk_disguise)
     if packages:  # controls stated off in any form, unread languages, texts that are not prose (low_risk_control)
         reasons.extend(control_reasons(view))
+        reasons.extend(settings_data_reasons(view))  # a control's value in a table, CSV row or sum (settings_data)
+        reasons.extend(calm_weakening_reasons(view))  # a protection stated off in a calm fact (calm_weakening)
+        reasons.extend(agent_grant_reasons(view))  # the agent may push/merge/deploy, any language (agent_grant)
     return reasons
 
 

@@ -100,6 +100,9 @@ PLACED = {
     "test_embedding_record.py": "graph",  # a graph made by one embedding model is not searched with another  # the review queue says what each held reason code means
     "test_corroboration.py": "sleep",  # an agent's fact about a control checked against the session's transcript
     "test_low_risk_control.py": "validator",  # a control stated off in any form, unread languages, not prose
+    "test_settings_data.py": "validator",  # a control's setting written as data (table, CSV, sum, unit)
+    "test_calm_weakening.py": "validator",  # a protection stated off in a calm fact
+    "test_agent_grant.py": "validator",  # the agent may push/merge/deploy, in any language
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")
