@@ -103,6 +103,8 @@ PLACED = {
     "test_settings_data.py": "validator",  # a control's setting written as data (table, CSV, sum, unit)
     "test_calm_weakening.py": "validator",  # a protection stated off in a calm fact
     "test_agent_grant.py": "validator",  # the agent may push/merge/deploy, in any language
+    "test_tool_choice.py": "validator",  # a choice between package managers judged like a fact
+    "test_scoped_git.py": "validator",  # --force-with-lease kept to one's own branches judged like a fact
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")

@@ -51,3 +51,4 @@ def test_an_agent_grant_is_named_and_held(text: str) -> None:
 @pytest.mark.parametrize("text", BENIGN)
 def test_an_agent_or_bot_fact_without_a_grant_is_not_named(text: str) -> None:
     assert agent_grant_reasons(text) == []
+
