@@ -82,8 +82,10 @@ _IMPERATIVE = re.compile(
     re.IGNORECASE)
 _SUBJECT_AFTER = re.compile(r"(?:\s+(?!(?:the|a|an|this|that|these|those|all|every|any|our|your|my|its|their)\b)[\w-]+)?\s+(?:is|are|was|were|has|have|had|follow|follows|start|starts|live|need|get|gets|step|steps|job|jobs|command|script|stage|target|"
                             r"rule|rules|hook|hooks|flag|option|call|calls|logs?|file|files|runs|ran|broke|breaks|"
-                            r"fails|takes|took|needs|lives|goes|went|uses|use|contain|contains|include|includes|reference|references"
-                            r"|mention|mentions|describe|describes|end|ends|begin|begins|stay|stays|\w+ed)\b", re.IGNORECASE)
+                            r"fails|takes|took|needs|lives|goes|went|uses|\w+ed)\b"
+                            # a plural noun then a plural present verb: "Commit messages use …", "Push notifications include …"
+                            r"|\s+(?!(?:the|this|these|those|its|their|our|your)\b)[\w-]+s\s+(?:use|contain|include|reference"
+                            r"|describe|end|begin|stay|show|match)\b", re.IGNORECASE)
 """Words after the verb that make it a noun ("deploy failed", "Commit messages are written"): not an order."""
 
 _SUPERSEDES = re.compile(
