@@ -49,6 +49,7 @@ from memctl.validator.action import classify_action
 from memctl.validator.affects import affected_classes
 from memctl.validator.dev_tooling import reference_links_only, tooling_only, without_links
 from memctl.validator.low_risk import assess_low_risk, claims_trust
+from memctl.validator.readme_badges import badges_only
 from memctl.validator.scoped_git import own_branch_lease
 from memctl.validator.tool_choice import package_manager_choice
 
@@ -104,12 +105,17 @@ def uncovered_classes(content: str, memories: list[UserMemoryFile]) -> list[str]
     that no person-chosen memory (:attr:`UserMemoryFile.person_chosen`) already covers: a person's memory
     covers a class when it affects the same class and shares subject words with ``content``
     (:func:`memctl.sleep.clustering.subject_words`). A ``location`` found only in documentation links
-    (:func:`memctl.validator.dev_tooling.reference_links_only`) does not count. Deterministic; never raises
+    (:func:`memctl.validator.dev_tooling.reference_links_only`) does not count, nor does any class found only in
+    the addresses of README status badges (:func:`memctl.validator.readme_badges.badges_only`). Deterministic; never raises
     on ``str`` content."""
     classes = affected_classes(content)
     if "location" in classes and reference_links_only(content) and "location" not in affected_classes(without_links(content)):
         # the only places it names are documentation pages (dev_tooling): the agent would read them, not go there
         classes = tuple(c for c in classes if c != "location")
+    if badges_only(content):
+        # README status badges (readme_badges): what the text affects is read without the badge addresses
+        unlinked = affected_classes(without_links(content))
+        classes = tuple(c for c in classes if c in unlinked)
     if not classes:
         return []
     words = subject_words(content)
@@ -124,7 +130,8 @@ _HOW_TO = re.compile(r"\s*(?:run|use|try)\b", re.IGNORECASE)
 
 def _kept_by_a_developer(content: str, action: tuple[str, ...]) -> bool:
     """True when the classifier's only reasons are a command (or "run" directive) that is project tooling or a
-    force-with-lease push kept to one's own branches (:mod:`memctl.validator.scoped_git`), a
+    force-with-lease push kept to one's own branches (:mod:`memctl.validator.scoped_git`), README status badges
+    (:mod:`memctl.validator.readme_badges`), a
     URL or host that is a documentation link (:mod:`memctl.validator.dev_tooling`), or the supply-chain subject
     of a choice between package managers (:mod:`memctl.validator.tool_choice`): such a note is then
     judged by the low-risk recogniser like any fact instead of being held for what it carries."""
@@ -135,6 +142,7 @@ def _kept_by_a_developer(content: str, action: tuple[str, ...]) -> bool:
     return bool(found) and ((found <= {"command", "directive:run"} | directives
                              and (tooling_only(content) or own_branch_lease(content)))
                             or (found <= {"url", "host"} and reference_links_only(content))
+                            or (found <= {"url", "host", "markdown_template"} and badges_only(content))
                             or (found <= {"subject:supply_chain"} and package_manager_choice(content)))
 
 

@@ -104,6 +104,7 @@ PLACED = {
     "test_calm_weakening.py": "validator",  # a protection stated off in a calm fact
     "test_agent_grant.py": "validator",  # the agent may push/merge/deploy, in any language
     "test_tool_choice.py": "validator",  # a choice between package managers judged like a fact
+    "test_readme_badges.py": "validator",  # README status badges judged like a fact
     "test_scoped_git.py": "validator",  # --force-with-lease kept to one's own branches judged like a fact
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
