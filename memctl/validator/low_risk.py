@@ -150,7 +150,7 @@ _BEHAVIOUR = _rx(r"speaks?|says?|said|tone|persona|acts? as|pretends?|calls? its
                  r"|disclaimers?|swear|dismiss|rude|blunt|is not supposed|is supposed")
 _EVERYDAY_DATA = frozenset("log logs licen licence license licensed licences licenses audit backup backups card cards 日志".split())
 _DATA_EXTRA = _rx(r"(?:database|db|data|records|tables?|snapshots?|dumps?|backups?)\b.{0,40}(?:copied|moved|synced|sent"
-                  r"|shared|exported|uploaded|mirrored|forwarded|published|posted)\b|snapshots? (?:of|from) prod"
+                  r"|shared(?! (?!data\b|records\b|tables\b|dumps\b|backups\b|snapshots\b)[a-z]+s\b)|exported|uploaded|mirrored|forwarded|published|posted)\b|snapshots? (?:of|from) prod"
                   r"|contact list|contacts\b|location data|device (?:id|identifier)|production data|prod data|live (?:customer|user|production)|real (?:customer|user)|pii|personal data|customer data|user data|headers?\b|authorization|cookies?\b|session ids?|\.env\b"
                   r"|dumps?\b|exports?\b|backups?\b|email address|phone number|ssn\b|credit card|gdpr|logs? (?:include|contain"
                   r"|capture|record|keep|store)|request bodies|payloads? (?:are|is) (?:logged|stored|kept)|analytics"
