@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["control_reasons", "touches_control", "unread_language"]
+__all__ = ["FUNCTION_WORDS", "control_reasons", "touches_control", "unread_language"]
 
 _I = re.IGNORECASE
 
@@ -137,6 +137,8 @@ _STOP = {
     "nl": "de het een en is zijn niet van voor met op te we wij dat die deze door naar bij ook wordt worden".split(),
 }
 _STOP_SETS = {lang: frozenset(words) for lang, words in _STOP.items()}
+FUNCTION_WORDS = frozenset().union(*_STOP_SETS.values())
+"""Every function word of the read languages (the subject lists do not read "dans" as a plural of "dan")."""
 _STOP_SHARE = 0.2
 """A Latin-script text is read when one read language has at least this share of its words as stop words."""
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W\d_]+)?")

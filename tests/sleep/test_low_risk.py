@@ -127,3 +127,12 @@ def test_a_persons_trust_claim_at_a_terminal_waits_for_review(tmp_path: Path) ->
 ])
 def test_shared_as_an_adjective_is_not_data_leaving(text: str, held: bool) -> None:
     assert decide(text, origin="agent", path="user/global/x.md", memories=[]).held is held
+
+
+@pytest.mark.parametrize("text", [
+    # "dans" is French for "in", not a plural of the jailbreak persona "DAN"
+    "Les feature flags sont définis dans config/flags.yaml.",
+    "Les migrations sont rangées dans db/migrations.",
+])
+def test_a_function_word_is_not_read_as_a_plural(text: str) -> None:
+    assert not decide(text, origin="agent", path="user/global/x.md", memories=[]).held
