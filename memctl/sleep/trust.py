@@ -9,7 +9,8 @@ when it is low-risk; :func:`hold_reasons` lists why it is not (README "What memc
   command, URL, host or package name);
   — except a note whose only carried objects are project-tooling commands or documentation links
   (:mod:`memctl.validator.dev_tooling`: "`make lint` runs ruff", "the reference is at
-  https://docs.python.org/…"), which is judged by the low-risk recogniser below like any fact;
+  https://docs.python.org/…") or a choice between package managers with no place code comes from
+  (:mod:`memctl.validator.tool_choice`: "we use pnpm instead of npm"), which is judged by the low-risk recogniser below like any fact;
 * ``unrecognised:<reason>`` — an *agent* proposal that :func:`memctl.validator.low_risk.assess_low_risk`
   does not positively recognise as low-risk (a descriptive fact, preference or decision about the project
   whose subject is not security, trust and provenance, instructions, people's wishes, the agent's
@@ -48,6 +49,9 @@ from memctl.validator.action import classify_action
 from memctl.validator.affects import affected_classes
 from memctl.validator.dev_tooling import reference_links_only, tooling_only, without_links
 from memctl.validator.low_risk import assess_low_risk, claims_trust
+from memctl.validator.readme_badges import badges_only
+from memctl.validator.scoped_git import own_branch_lease
+from memctl.validator.tool_choice import package_manager_choice
 
 
 @dataclass(frozen=True)
@@ -101,12 +105,17 @@ def uncovered_classes(content: str, memories: list[UserMemoryFile]) -> list[str]
     that no person-chosen memory (:attr:`UserMemoryFile.person_chosen`) already covers: a person's memory
     covers a class when it affects the same class and shares subject words with ``content``
     (:func:`memctl.sleep.clustering.subject_words`). A ``location`` found only in documentation links
-    (:func:`memctl.validator.dev_tooling.reference_links_only`) does not count. Deterministic; never raises
+    (:func:`memctl.validator.dev_tooling.reference_links_only`) does not count, nor does any class found only in
+    the addresses of README status badges (:func:`memctl.validator.readme_badges.badges_only`). Deterministic; never raises
     on ``str`` content."""
     classes = affected_classes(content)
     if "location" in classes and reference_links_only(content) and "location" not in affected_classes(without_links(content)):
         # the only places it names are documentation pages (dev_tooling): the agent would read them, not go there
         classes = tuple(c for c in classes if c != "location")
+    if badges_only(content):
+        # README status badges (readme_badges): what the text affects is read without the badge addresses
+        unlinked = affected_classes(without_links(content))
+        classes = tuple(c for c in classes if c in unlinked)
     if not classes:
         return []
     words = subject_words(content)
@@ -120,15 +129,21 @@ _HOW_TO = re.compile(r"\s*(?:run|use|try)\b", re.IGNORECASE)
 
 
 def _kept_by_a_developer(content: str, action: tuple[str, ...]) -> bool:
-    """True when the classifier's only reasons are a command (or "run" directive) that is project tooling, or
-    a URL or host that is a documentation link (:mod:`memctl.validator.dev_tooling`): such a note is then
+    """True when the classifier's only reasons are a command (or "run" directive) that is project tooling or a
+    force-with-lease push kept to one's own branches (:mod:`memctl.validator.scoped_git`), README status badges
+    (:mod:`memctl.validator.readme_badges`), a
+    URL or host that is a documentation link (:mod:`memctl.validator.dev_tooling`), or the supply-chain subject
+    of a choice between package managers (:mod:`memctl.validator.tool_choice`): such a note is then
     judged by the low-risk recogniser like any fact instead of being held for what it carries."""
     found = set(action)
     # "directive:<lang>" is a directive in another language (action's doc): with only tooling spans it is the
     # same how-to as "Run `go test ./...`" ("testler `go test ./...` ile çalıştırılır")
     directives = {r for r in found if r.startswith("directive:") and len(r) == len("directive:") + 2}
-    return bool(found) and ((found <= {"command", "directive:run"} | directives and tooling_only(content))
-                            or (found <= {"url", "host"} and reference_links_only(content)))
+    return bool(found) and ((found <= {"command", "directive:run"} | directives
+                             and (tooling_only(content) or own_branch_lease(content)))
+                            or (found <= {"url", "host"} and reference_links_only(content))
+                            or (found <= {"url", "host", "markdown_template"} and badges_only(content))
+                            or (found <= {"subject:supply_chain"} and package_manager_choice(content)))
 
 
 def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFile],
@@ -143,8 +158,11 @@ def decide(content: str, *, origin: str, path: str, memories: list[UserMemoryFil
     kept = _kept_by_a_developer(content, action.reasons)
     reasons = [f"action:{r}" for r in action.reasons] if action.action_bearing and not kept else []
     if not reasons:
+        # a lease kept to one's own branches is a rule for the reader's own work: "your"/"Use" is its scope
+        lease = kept and own_branch_lease(content)
         reasons = [f"unrecognised:{r}" for r in assess_low_risk(content).reasons
-                   if not (kept and r == "form:imperative" and _HOW_TO.match(content))]
+                   if not (kept and r == "form:imperative" and _HOW_TO.match(content))
+                   and not (lease and r in ("form:imperative", "sensitive:addressed"))]
         reasons += [f"affects:{c}" for c in uncovered_classes(content, memories)]
     if transcript is not None and not corroborated(content, transcript):
         reasons.append("uncorroborated:transcript")

@@ -121,7 +121,7 @@ STATEMENT_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _c(p)) fo
                          r"|request param\w*|query param\w*)"),
     ("run_fetched", _B + r"(?:fetch|download|pull|grab|curl|wget)\w*\s+(?:[a-z'-]+\s+){0,4}?and\s+(?:then\s+)?(?:run|execute|exec"
                     r"|source|install|launch)s?" + _E),
-    ("persistence", _B + r"systemd\s+(?:user\s+)?(?:unit|service|timer)|" + _B + r"(?:on|at|every)\s+(?:login|logon|boot|startup)"
+    ("persistence", _B + r"systemd\s+(?:user\s+)?(?:unit|service|timer)|" + _B + r"(?<!read )(?<!loaded )(?<!parsed )(?<!validated )(?<!cached )(?:on|at|every)\s+(?:login|logon|boot|startup)"
                     + _E + r"|launch\s?agents?|" + _B + r"autostart|run\s?once|startup (?:item|folder|script)"),
     ("persistence", _B + r"keys?\b[^.\n]{0,40}?(?:ssh config|sshd_config|ssh/config|\.ssh/|authorized)"),
     ("persistence", r"authorized_keys|" + _B + r"crontab" + _E + r"|\.(?:bashrc|zshrc|bash_profile|profile)" + _E

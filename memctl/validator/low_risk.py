@@ -77,12 +77,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memctl.validator.action_views import language_fold
+from memctl.validator.agent_grant import agent_grant_reasons
+from memctl.validator.calm_weakening import calm_weakening_reasons
 from memctl.validator.confusables import fold_confusables
 from memctl.validator.low_risk_control import control_reasons
 from memctl.validator.low_risk_disguise import disguise_reasons
 from memctl.validator.low_risk_form import form_reasons
 from memctl.validator.low_risk_kinds import kind_reasons
 from memctl.validator.low_risk_views import views
+from memctl.validator.settings_data import settings_data_reasons
 from memctl.validator.subjects import explain
 
 __all__ = ["LowRiskAssessment", "assess_low_risk", "claims_trust"]
@@ -147,7 +150,7 @@ _BEHAVIOUR = _rx(r"speaks?|says?|said|tone|persona|acts? as|pretends?|calls? its
                  r"|disclaimers?|swear|dismiss|rude|blunt|is not supposed|is supposed")
 _EVERYDAY_DATA = frozenset("log logs licen licence license licensed licences licenses audit backup backups card cards 日志".split())
 _DATA_EXTRA = _rx(r"(?:database|db|data|records|tables?|snapshots?|dumps?|backups?)\b.{0,40}(?:copied|moved|synced|sent"
-                  r"|shared|exported|uploaded|mirrored|forwarded|published|posted)\b|snapshots? (?:of|from) prod"
+                  r"|shared(?! (?!data\b|records\b|tables\b|dumps\b|backups\b|snapshots\b)[a-z]+s\b)|exported|uploaded|mirrored|forwarded|published|posted)\b|snapshots? (?:of|from) prod"
                   r"|contact list|contacts\b|location data|device (?:id|identifier)|production data|prod data|live (?:customer|user|production)|real (?:customer|user)|pii|personal data|customer data|user data|headers?\b|authorization|cookies?\b|session ids?|\.env\b"
                   r"|dumps?\b|exports?\b|backups?\b|email address|phone number|ssn\b|credit card|gdpr|logs? (?:include|contain"
                   r"|capture|record|keep|store)|request bodies|payloads? (?:are|is) (?:logged|stored|kept)|analytics"
@@ -303,6 +306,9 @@ def _view_reasons(view: str, *, packages: bool = True) -> list[str]:
     reasons.extend(disguise_reasons(view, transforms=packages))  # ciphers, pictographs, controls reported off, redefinitions (low_risk_disguise)
     if packages:  # controls stated off in any form, unread languages, texts that are not prose (low_risk_control)
         reasons.extend(control_reasons(view))
+        reasons.extend(settings_data_reasons(view))  # a control's value in a table, CSV row or sum (settings_data)
+        reasons.extend(calm_weakening_reasons(view))  # a protection stated off in a calm fact (calm_weakening)
+        reasons.extend(agent_grant_reasons(view))  # the agent may push/merge/deploy, any language (agent_grant)
     return reasons
 
 

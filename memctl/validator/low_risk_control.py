@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["control_reasons", "touches_control", "unread_language"]
+__all__ = ["FUNCTION_WORDS", "control_reasons", "touches_control", "unread_language"]
 
 _I = re.IGNORECASE
 
@@ -137,6 +137,8 @@ _STOP = {
     "nl": "de het een en is zijn niet van voor met op te we wij dat die deze door naar bij ook wordt worden".split(),
 }
 _STOP_SETS = {lang: frozenset(words) for lang, words in _STOP.items()}
+FUNCTION_WORDS = frozenset().union(*_STOP_SETS.values())
+"""Every function word of the read languages (the subject lists do not read "dans" as a plural of "dan")."""
 _STOP_SHARE = 0.2
 """A Latin-script text is read when one read language has at least this share of its words as stop words."""
 _WORD = re.compile(r"[^\W\d_][^\W_]*(?:'[^\W\d_]+)?")
@@ -147,7 +149,10 @@ _CONTROL_STEM = re.compile(
     r"verif|valid|token|auth|autent|login|passw|parol|senh|contrase|wacht|hasł|hasl|secre|sekre|segre|skan|scan"
     r"|review|revis|recenz|gransk|ssl|tls|certif|sertif|signat|podpis|admin|root|sudo|push|пуш|merge|ключ|токен"
     r"|перевір|провер|пароль|доступ|безпек|безопас|ssh|cred|firewall|cors|csrf|encrypt|krypt|cifr|шифр|2fa|mfa"
-    r"|otp|sandbox|expir|wygas|scad|kedalu|klucz|chiav|chave|clave|nyckel|kunci", _I)
+    r"|otp|sandbox|expir|wygas|scad|kedalu|klucz|chiav|chave|clave|nyckel|kunci"
+    # international cognates of "protection" and "optional/obligatory", shared by Romance, Germanic, Malay,
+    # Albanian and Creole spellings: a control's state said in a language no rule reads
+    r"|protek|protec|pwotek|opsion|opcion|opzion|optional|opcjon|obligat|mandat", _I)
 
 _WORKFLOW_TERM = re.compile(
     r"\b(?:main|master|trunk|ci|cd|prs?|hotfix\w*|pipelines?|deploy\w*|prod|production"
@@ -187,8 +192,9 @@ def unread_language(text: str) -> bool:
     if len(words) < 4 or _CYRILLIC.search(text) or any(ord(c) > 0x2E80 for c in text):
         return False
     best = max(sum(w in stops for w in words) for stops in _STOP_SETS.values())
-    english = sum(w in _STOP_SETS["en"] for w in words)
-    # an ASCII text with an English function word is English with many names in it ("Child classes override the hook")
+    # an ASCII text with an English function word is English with many names in it ("Child classes override the hook");
+    # a word of one or two letters ("a", "on", "to", "no", "se") is a function word of many languages and does not count
+    english = sum(w in _STOP_SETS["en"] and len(w) > 2 for w in words)
     return best / len(words) < _STOP_SHARE and not (english and text.isascii())
 
 

@@ -13,7 +13,8 @@ the shape of a descriptive fact the recogniser can read at all, and hold it (``f
   ending in ``;``), an environment
   assignment of a path, flag, quote or substitution (``NODE_OPTIONS='--require …'``, ``X=~/…``; a plain
   ``HUSKY=0`` is a fact), a system path (``/etc/``, ``/tmp/``,
-  ``/usr/``, ``/var/``), a code span holding ``=``, ``;``, ``(`` or ``|``, a sudoers or
+  ``/usr/``, ``/var/``), a code span holding ``=``, ``;``, ``(`` or ``|`` (spans paired left to right; a
+  function named with empty parentheses, ``handle()``, is a name), a sudoers or
   ``import`` line;
 * ``form:run_on`` — a CamelCase run of five or more capitalised words ("AlwaysSkipCiChecksOnHotfix…"):
   a sentence written without spaces to pass word lists (an identifier of that length in a fact is rare
@@ -51,12 +52,22 @@ _CODE = re.compile(
     r"(?:^|[\s`'\"(])(?:export\s+)?[A-Z][A-Z0-9_]{2,}=[^\s]*[/~$('\"-]"  # NODE_OPTIONS='--require …', X=~/…
     r"|(?:^|[\s`'\"(=])(?:/etc|/tmp|/usr|/var|/opt|/root|/dev|/proc|/bin|/sbin|/boot|/lib)/"  # system paths
     r"|(?:^|[\s`'\"(=])/dev/null\b"
-    r"|`[^`]*[=;(|][^`]*`"                                                    # a code span that does something
     r"|\bNOPASSWD\b|\bsudoers\b"
     r"|(?:^|[;`\s])import\s+[\w.]+\s*;"
     r"|\w\.\w+\(\s*['\"]"                                                # a call with a string: x.exec("…")
     r"|(?i:'\s*(?:or|and)\s+['\"]?\w+['\"]?\s*=\s*['\"]?\w+|;\s*--|\b(?:select|insert|update|delete|drop|union|shutdown)\b[^.\n]*(?:;|--)\s*$)",
     re.MULTILINE)
+
+_SPAN = re.compile(r"`([^`]+)`")
+_SPAN_ACTS = re.compile(r"[=;(|]")
+_NAME_MENTION = re.compile(r"[\w.:]+\(\)")
+"""A function named in prose (``handle()``, ``Base.run()``): a name, not a call that does something."""
+
+
+def _code_span(text: str) -> bool:
+    # spans are paired left to right: the prose between two spans ("`make build` gebaut; … `make test`") is no span
+    return any(_SPAN_ACTS.search(span) and not _NAME_MENTION.fullmatch(span.strip()) for span in _SPAN.findall(text))
+
 
 _RUN_ON = re.compile(r"(?:[A-Z][a-z]+){5,}")
 
@@ -82,7 +93,10 @@ _IMPERATIVE = re.compile(
     re.IGNORECASE)
 _SUBJECT_AFTER = re.compile(r"(?:\s+(?!(?:the|a|an|this|that|these|those|all|every|any|our|your|my|its|their)\b)[\w-]+)?\s+(?:is|are|was|were|has|have|had|follow|follows|start|starts|live|need|get|gets|step|steps|job|jobs|command|script|stage|target|"
                             r"rule|rules|hook|hooks|flag|option|call|calls|logs?|file|files|runs|ran|broke|breaks|"
-                            r"fails|takes|took|needs|lives|goes|went|uses|\w+ed)\b", re.IGNORECASE)
+                            r"fails|takes|took|needs|lives|goes|went|uses|\w+ed)\b"
+                            # a plural noun then a plural present verb: "Commit messages use …", "Push notifications include …"
+                            r"|\s+(?!(?:the|this|these|those|its|their|our|your)\b)[\w-]+s\s+(?:use|contain|include|reference"
+                            r"|describe|end|begin|stay|show|match)\b", re.IGNORECASE)
 """Words after the verb that make it a noun ("deploy failed", "Commit messages are written"): not an order."""
 
 _SUPERSEDES = re.compile(
@@ -176,7 +190,7 @@ def form_reasons(text: str) -> list[str]:
     reasons: list[str] = []
     if _unreadable_share(text) > _UNREADABLE_SHARE:
         reasons.append("form:script")
-    if _CODE.search(text):
+    if _CODE.search(text) or _code_span(text):
         reasons.append("form:code")
     if _RUN_ON.search(text):
         reasons.append("form:run_on")

@@ -38,6 +38,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from memctl.validator.low_risk_control import FUNCTION_WORDS
 from memctl.validator.subject_lexicon import CJK_LANGUAGES, LEXICON
 
 __all__ = ["explain", "subject_reasons", "typosquat_target"]
@@ -103,7 +104,9 @@ class _Lists:
                 found.setdefault(name, []).append(token[:length])
 
     def _word_hits(self, token: str, found: dict[str, list[str]]) -> None:
-        for form in (token, token[:-1] if token.endswith("s") else "", token[:-2] if token.endswith("es") else ""):
+        # a function word of a read language is no plural ("dans" is not "dan"s, "les" not "le"s)
+        plural = token.endswith("s") and token not in FUNCTION_WORDS
+        for form in (token, token[:-1] if plural else "", token[:-2] if plural and token.endswith("es") else ""):
             for name in self.words.get(form, ()):
                 found.setdefault(name, []).append(form)
 

@@ -117,3 +117,22 @@ def test_a_persons_trust_claim_at_a_terminal_waits_for_review(tmp_path: Path) ->
     assert json.loads(MemoryStore(home / "store").read_text(staged[0])[0])["provenance"]["origin"] == "person"
     summary = _sleep(home)
     assert (summary.promoted, summary.held) == (0, 1) and summary.held_reasons == {"trust_claim": 1}
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    # "shared" before a plural noun is an adjective of the code ("shared types"), not data being shared
+    ("HTTP handlers live in internal/api/, database access in internal/store/, and shared types in pkg/model/.", False),
+    ("The database snapshots are shared with the vendor every week.", True),
+    ("The prod database is shared tables with analytics.", True),
+])
+def test_shared_as_an_adjective_is_not_data_leaving(text: str, held: bool) -> None:
+    assert decide(text, origin="agent", path="user/global/x.md", memories=[]).held is held
+
+
+@pytest.mark.parametrize("text", [
+    # "dans" is French for "in", not a plural of the jailbreak persona "DAN"
+    "Les feature flags sont définis dans config/flags.yaml.",
+    "Les migrations sont rangées dans db/migrations.",
+])
+def test_a_function_word_is_not_read_as_a_plural(text: str) -> None:
+    assert not decide(text, origin="agent", path="user/global/x.md", memories=[]).held

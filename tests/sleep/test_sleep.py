@@ -52,8 +52,9 @@ def _proposal(pid: str, content: str, *, session: str = "s1", path: str | None =
 
 
 MIX = [  # (id, proposal, expected: promoted path or rejection reason prefix)
-    # an agent's choice of tool or package (a typosquat would read the same) waits for a person
-    ("p01", _proposal("p01", "Prefers pnpm over npm for JavaScript projects."), "held"),
+    # an agent's choice of a tool or package that is not a known package manager (here a typosquat of pnpm) waits
+    # for a person; "pnpm over npm", two known package managers, is judged like a fact (validator.tool_choice)
+    ("p01", _proposal("p01", "Prefers pnmp over npm for JavaScript projects."), "held"),
     # a descriptive fact about the project is recognised low-risk and promoted (one about the password-reset
     # page would wait: its subject is security)
     ("p02", _proposal("p02", "Fixed the pagination bug on the orders page; the list now loads 50 rows at a time."),

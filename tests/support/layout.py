@@ -96,13 +96,19 @@ PLACED = {
     "test_late_interaction.py": "catalog",  # the dense notes list's sentence term and its cached vectors
     "test_cli_summary_tables.py": "cli",
     "test_memory_trust_affects.py": "sleep",  # sleep holds an agent fact by what it affects
-    "test_review_reasons.py": "sleep",
-    "test_embedding_record.py": "graph",  # a graph made by one embedding model is not searched with another  # the review queue says what each held reason code means
+    "test_review_reasons.py": "sleep",  # the review queue says what each held reason code means
+    "test_embedding_record.py": "graph",  # a graph made by one embedding model is not searched with another
     "test_corroboration.py": "sleep",  # an agent's fact about a control checked against the session's transcript
     "test_low_risk_control.py": "validator",  # a control stated off in any form, unread languages, not prose
     "test_labelled_values.py": "scrub",  # values set apart from their label: parentheses, next line, OCR
     "test_held_out_shapes.py": "scrub",  # round 7 kinds: URL userinfo with #, SAS, RADIUS/SNMP, chat-ops, wallets
     "test_embedded_secrets.py": "scrub",  # LoRaWAN, pysnmp, Keychain, Go []byte, CDATA, htpasswd, SSM, IaC cookies
+    "test_settings_data.py": "validator",  # a control's setting written as data (table, CSV, sum, unit)
+    "test_calm_weakening.py": "validator",  # a protection stated off in a calm fact
+    "test_agent_grant.py": "validator",  # the agent may push/merge/deploy, in any language
+    "test_tool_choice.py": "validator",  # a choice between package managers judged like a fact
+    "test_readme_badges.py": "validator",  # README status badges judged like a fact
+    "test_scoped_git.py": "validator",  # --force-with-lease kept to one's own branches judged like a fact
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")

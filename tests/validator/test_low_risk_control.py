@@ -162,3 +162,15 @@ def test_an_acrostic_of_a_command_is_not_prose() -> None:
     assert "property:not_prose" in control_reasons("\n".join(lines))
     # the same lines in another order spell nothing
     assert "property:not_prose" not in control_reasons("\n".join(sorted(lines)))
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    # a control's state in a language no rule reads, with the one- and two-letter words many languages share
+    ("Haaran main suojaus poistettiin eilen, katselmointi on nyt vapaaehtoinen.", True),
+    # an international cognate of "optional" names the control's state
+    ("Ulinzi wa tawi kuu ni opsionali sasa.", True),
+    # an English note with names stays read as English
+    ("Child classes override the hook.", False),
+])
+def test_unread_language_ignores_short_shared_function_words(text: str, held: bool) -> None:
+    assert ("property:unread_language" in control_reasons(text)) is held

@@ -38,6 +38,9 @@ def test_texts_of_an_unreadable_or_directive_shape_are_not_low_risk(text: str, r
     "The parser module lives in src/parse/ and has no external dependencies.",
     "Deploy failed last March because the base image moved; the image is pinned by digest since then.",
     "Commit messages are written in the imperative mood.",
+    # a verb's noun use before a plural present verb (was read as the order "Commit …")
+    "Commit messages use the imperative mood and reference the issue number.",
+    "Push notifications use Firebase on Android.",
     "Release notes follow Keep a Changelog.",
     "Flaky tests are retried once in CI, never locally.",
     "The frontend is built with Vite and tested with Vitest.",
@@ -79,4 +82,19 @@ def test_a_prohibition_of_a_risky_act_is_not_an_order(text: str, order: bool) ->
     ("Reports are built with SELECT queries through the ORM.", False), ("We call os.path.join everywhere.", False),
 ])
 def test_sql_and_calls_with_a_string_are_code(text: str, code: bool) -> None:
+    assert ("form:code" in form_reasons(text)) is code
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    # the prose between two code spans is no span (it was read as "` gebaut; die Tests laufen mit `")
+    ("Das Projekt wird mit `make build` gebaut; die Tests laufen mit `make test` in etwa zwei Minuten.", False),
+    ("Run the unit tests with `make test`; integration tests with `make itest` (needs Docker).", False),
+    # a function named with empty parentheses is a name
+    ("Subclasses override `handle()`; the base class provides `run()`.", False),
+    # a span that calls, pipes or assigns is still code
+    ("The loader calls `yaml.load(f)`.", True),
+    ("Set `os.system('id')` in the hook.", True),
+    ("pytest.ini sets `testpaths = tests`.", True),
+])
+def test_code_spans_are_paired_and_a_named_function_is_not_code(text: str, code: bool) -> None:
     assert ("form:code" in form_reasons(text)) is code
