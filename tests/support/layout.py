@@ -103,6 +103,7 @@ PLACED = {
     "test_labelled_values.py": "scrub",  # values set apart from their label: parentheses, next line, OCR
     "test_held_out_shapes.py": "scrub",  # round 7 kinds: URL userinfo with #, SAS, RADIUS/SNMP, chat-ops, wallets
     "test_embedded_secrets.py": "scrub",  # LoRaWAN, pysnmp, Keychain, Go []byte, CDATA, htpasswd, SSM, IaC cookies
+    "test_prose_backstop.py": "scrub",  # bare secrets next to a credential word of any language
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")

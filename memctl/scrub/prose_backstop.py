@@ -1,0 +1,255 @@
+"""Backstop for bare secrets in chat prose of any language: a value shaped like a secret close to a credential word.
+
+Chat in any language names a credential with its language's word for key, token, secret, password,
+passphrase, PIN or code and gives the value with no vendor prefix and no key name a format rule could
+read ("הטוקן של Datadog: 3f9a…", "Kunci API-nya adalah 9c2e…", "Nyckeln: Sommer2024!", "รหัสคือ JBSW…").
+This rule reads a window around every credential word of :data:`memctl.scrub.prose_cues.CUES` (about 40
+languages; one Hyperscan scan finds which are present, :mod:`memctl.scrub.gates`) and reports a value
+there by its SHAPE:
+
+* a random-looking run of 16+ characters (:func:`secret_shaped`): base64/base64url with mixed classes
+  and entropy over a bound, base32 with digits (TOTP seeds), hex of 32-128 digits or ``0x`` + 64 hex
+  (Datadog, Twilio, secret_key_base, Ethereum keys), a UUID (Postmark server tokens);
+* a password shape: 8-64 characters with letters, digits and a symbol (``Sommer2024!``,
+  ``tr0ub4dor&3``), only within a few words of the cue.
+
+Positions: after the cue on its line (within :data:`REACH` characters: "Schlüssel: X", "(key: X)",
+"la clé est « X »"), before it ("X is the token", "X היא הסיסמה", within :data:`BACK_REACH`), and on
+the next line when the cue's line ends in a colon or a question ("the key?" / "here: X").
+
+Bounded by the near-miss corpora: hex and UUIDs are taken only after a strong cue (not after words
+that also mean "code" or "key" in the general sense, :data:`memctl.scrub.prose_cues.WEAK_CUES`), and
+no value is taken when a near-miss word (commit, sha256, checksum, hash, digest, id, request, trace,
+version, public, fingerprint, ``ssh-ed25519`` … in these languages,
+:data:`memctl.scrub.prose_cues.NEAR_MISS_WORDS`) stands between the cue and the value or just before
+the cue. Versions, dates, paths, URLs, e-mail addresses, file and host names, identifiers made of
+words, base64 of readable text and placeholders are never secret-shaped. Kind ``secret``; only the
+value is replaced.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.entropy import random_run
+from memctl.scrub.gates import positions
+from memctl.scrub.prose_cues import NEAR_MISS_WORDS, WEAK_CUES, all_cues
+from memctl.scrub.world_prose import password_shaped
+
+__all__ = ["BACK_REACH", "PROSE_BACKSTOP_DETECTORS", "REACH", "secret_shaped"]
+
+REACH = 64
+"""Characters after the end of a cue word in which a value may start (same line)."""
+BACK_REACH = 48
+"""Characters before a cue in which a value may end (same line): "X is the token"."""
+_PASSWORD_REACH = 28  # a password shape must start this close after the cue's end (a copula, a colon)
+_CUES = all_cues()
+# A value candidate: a run of characters that are not spaces, quotes, brackets or list punctuation.
+_TOKEN = re.compile(r"[^\s\"'`«»“”„‘’()\[\]{}<>,;|\\\x00]{8,200}")
+_HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+_ETH = re.compile(r"0x[0-9a-fA-F]{64}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}")
+_RUN = re.compile(r"[A-Za-z0-9+/_=~.-]+")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+._~]?[0-9A-Za-z]+)*")
+_EMAIL = re.compile(r"[^@\s]+@[\w-]+(?:\.[\w-]+)+")
+_HASH_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)?|md5|blake2b?|crc32)[:=-]")
+_NO_SPACE_SCRIPTS = ((0x0E00, 0x0EFF), (0x3040, 0x30FF), (0x3400, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
+_PREFIX_LETTERS = frozenset("הובלשכמ" "والبفك")  # Hebrew and Arabic one-letter prefixes (the, and, in, to …)
+_ENGLISH_WORDS = frozenset({
+    "password", "passwords", "passphrase", "passphrases", "passcode", "passcodes", "secret", "secrets", "token",
+    "tokens", "key", "keys", "apikey", "apikeys", "credential", "credentials", "creds",
+})
+_ENGLISH_CUES = frozenset({"password", "passphrase", "passcode", "secret", "token", "api key", "apikey", "key", "credential", "creds"})
+_ASCII_NEAR = [w.strip() for w in NEAR_MISS_WORDS if w.strip().isascii() and w.strip() not in {"id", "id:", "sha", "rev", "build"}]
+_NEAR_MISS = re.compile(
+    "|".join(
+        [r"(?<![a-z0-9])(?:ids?|sha(?:1|224|256|384|512)?|rev|build)(?![a-z])"]
+        + [r"(?<![a-z0-9])" + re.escape(w) for w in sorted(set(_ASCII_NEAR), key=len, reverse=True)]
+        + [re.escape(w.strip()) for w in NEAR_MISS_WORDS if not w.strip().isascii()]
+    )
+)
+
+
+def _bits_per_char(value: str) -> float:
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
+
+
+def _random_short(core: str) -> bool:
+    """A 16-19 character run: upper, lower and 3+ digits, or base32 with 2+ digits, and entropy near the
+    maximum for its length (random 16 characters score ~3.7 bits)."""
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    digits = sum(c.isdigit() for c in core)
+    if not (upper and lower and digits >= 3) and not (_BASE32.fullmatch(core) and digits >= 2):
+        return False
+    return _bits_per_char(core) >= 3.3
+
+
+def secret_shaped(value: str, *, strong_cue: bool, password: bool = False) -> bool:
+    """True when ``value`` (one token, punctuation already trimmed) has the shape of a secret: see the module
+    docstring. ``strong_cue`` allows hex and UUIDs (not after a weak cue), ``password`` also the password shape
+    (letters, digits and a symbol, 8-64 characters: only close to a strong cue)."""
+    n = len(value)
+    if n < 8 or "://" in value or value.startswith(("/", "./", "~/", "../", "REDACTED:", "http", "www.")):
+        return False
+    if is_placeholder(value) or _EMAIL.fullmatch(value) or _HASH_PREFIX.match(value):
+        return False
+    if _RUN.fullmatch(value) is not None and n >= 16:
+        core = value.rstrip("=")
+        if _HEX.fullmatch(value):
+            if _ETH.fullmatch(value):
+                return strong_cue
+            digits = sum(c.isdigit() for c in core)
+            return strong_cue and 32 <= n <= 128 and digits >= 4 and n - digits >= 4 and _bits_per_char(core) >= 3.0
+        if _UUID.fullmatch(value):
+            return strong_cue
+        if _BASE32.fullmatch(value) and sum(c.isdigit() for c in core) >= 2 and _bits_per_char(core) >= 3.0:
+            return True
+        if n >= 20:
+            if random_run(value):
+                return True
+        elif _random_short(core):
+            return True
+    if not password or n > 64 or _RUN.fullmatch(value) is not None or _VERSION.fullmatch(value) is not None:
+        return False  # only base64/identifier characters (base64 of text, a-b-c names), or a version
+    return (password_shaped(value) and any(c.isdigit() for c in value) and any(not c.isalnum() for c in value)
+            and any(c.isalpha() for c in value) and "/" not in value and not value.replace(".", "").replace("-", "").isdigit())
+
+
+def _script_without_spaces(char: str) -> bool:
+    code = ord(char)
+    return any(lo <= code <= hi for lo, hi in _NO_SPACE_SCRIPTS)
+
+
+def _cue_end(lowered: str, pos: int, word: str) -> int | None:
+    """Where the cue word at ``pos`` ends (its inflection included), or None when the hit is part of
+    another word (``monkey``, ``keyboard``, ``sandiego``)."""
+    end = pos + len(word)
+    first = word[0]
+    if _script_without_spaces(first):
+        return end
+    before = lowered[pos - 1 : pos]
+    if before.isalpha():
+        if first in "אבגדהוזחטיכלמנסעפצקרשת" or "\u0600" <= first <= "\u06ff":
+            if before not in _PREFIX_LETTERS:
+                return None
+        elif len(word) < 6 or word in _ENGLISH_CUES:
+            return None  # "monkey", "hotkey", "tokenizer" are no credential words
+    stop = end
+    while stop < len(lowered) and stop - end < 8 and (lowered[stop].isalpha() or lowered[stop] == "-" and stop > end):
+        stop += 1
+    if word in _ENGLISH_CUES and lowered[pos:stop].replace(" ", "").rstrip("-") not in _ENGLISH_WORDS:
+        return None
+    if stop - end > 6 and len(word) < 5:
+        return None  # a long word that starts with a short cue: kunciran, clave-ish names
+    return stop
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Leading separators (``:``, ``=``) and trailing sentence punctuation off a token."""
+    while start < end and text[start] in ":=：＝-—–":
+        start += 1
+    while end > start and text[end - 1] in ".,:;?)»”。、！？：":
+        end -= 1
+    return start, end
+
+
+def _near_miss(lowered: str, start: int, end: int) -> bool:
+    return start < end and _NEAR_MISS.search(lowered, start, end) is not None
+
+
+def _line_end(text: str, pos: int, limit: int) -> int:
+    cut = text.find("\n", pos, limit)
+    return cut if cut != -1 else limit
+
+
+def _values_after(text: str, lowered: str, pos: int, end: int, strong: bool) -> Iterator[Span]:
+    line_end = _line_end(text, end, min(len(text), end + REACH + 200))
+    for token in _TOKEN.finditer(text, end, line_end):
+        if token.start() - end > REACH:
+            return
+        start, stop = _trim(text, *token.span())
+        value = text[start:stop]
+        if not value or text[start - 1 : start] == "@":
+            continue
+        if secret_shaped(value, strong_cue=strong, password=strong and start - end <= _PASSWORD_REACH):
+            if not _near_miss(lowered, max(0, pos - 16), start):
+                yield start, stop, "secret"
+            return
+
+
+def _values_before(text: str, lowered: str, pos: int, end: int, strong: bool) -> Iterator[Span]:
+    low = max(0, pos - BACK_REACH - 200)
+    newline = text.rfind("\n", low, pos)
+    line_start = newline + 1 if newline != -1 else low
+    for token in _TOKEN.finditer(text, line_start, pos):
+        start, stop = _trim(text, *token.span())
+        value = text[start:stop]
+        if stop >= pos or not value or pos - stop > BACK_REACH or (start == low and low > 0):
+            continue
+        if secret_shaped(value, strong_cue=strong, password=strong and pos - stop <= _PASSWORD_REACH) and not _near_miss(
+                lowered, stop, end):
+            if not _near_miss(lowered, max(line_start, start - 24), start):
+                yield start, stop, "secret"
+
+
+def _values_next_line(text: str, lowered: str, pos: int, end: int, strong: bool) -> Iterator[Span]:
+    line_end = text.find("\n", end, end + 48)
+    if line_end == -1:
+        return
+    rest = text[end:line_end].rstrip()
+    if rest and rest[-1] not in ":?：？" or _near_miss(lowered, max(0, pos - 16), line_end):
+        return
+    next_end = _line_end(text, line_end + 1, min(len(text), line_end + 1 + REACH + 200))
+    for n, token in enumerate(_TOKEN.finditer(text, line_end + 1, next_end)):
+        start, stop = _trim(text, *token.span())
+        value = text[start:stop]
+        if n >= 3:
+            return
+        if value and secret_shaped(value, strong_cue=strong, password=strong and n == 0):
+            if not _near_miss(lowered, line_end, start):
+                yield start, stop, "secret"
+            return
+
+
+def _prose_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
+    if lowered is None:
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            return
+    seen: set[int] = set()
+    for word in _CUES:
+        if word not in gates:
+            continue
+        strong = word not in WEAK_CUES
+        for pos in positions(lowered, word):
+            if pos in seen:
+                continue
+            end = _cue_end(lowered, pos, word)
+            if end is None:
+                continue
+            seen.update(range(pos, end))
+            found = list(_values_after(text, lowered, pos, end, strong))
+            if not found:
+                found = list(_values_before(text, lowered, pos, end, strong)) or list(
+                    _values_next_line(text, lowered, pos, end, strong))
+            yield from found
+
+
+PROSE_BACKSTOP_DETECTORS: tuple[Detector, ...] = (
+    detector(
+        "secret",
+        finder=_prose_spans,
+        literals=_CUES,
+        requires=_CUES,
+        origin="memctl: secret-shaped values next to a credential word of any language (memctl.scrub.prose_backstop)",
+    ),
+)
+"""One finder for the shapes and positions in the module docstring; registered before the entropy backstop."""
