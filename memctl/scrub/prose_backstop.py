@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 
-from memctl.scrub.detector import Detector, Span, detector, is_placeholder
+from memctl.scrub.detector import Detector, Span, detector, is_placeholder, sealed_ciphertext
 from memctl.scrub.entropy import random_run
-from memctl.scrub.gates import positions
+from memctl.scrub.gates import positions, run_heads
 from memctl.scrub.prose_cues import NEAR_MISS_WORDS, WEAK_CUES, all_cues
 from memctl.scrub.world_prose import password_shaped
 
@@ -48,14 +49,23 @@ BACK_REACH = 48
 """Characters before a cue in which a value may end (same line): "X is the token"."""
 _PASSWORD_REACH = 28  # a password shape must start this close after the cue's end (a copula, a colon)
 _CUES = all_cues()
+_CUE_SET = frozenset(_CUES)
+
+
+def _LONGEST_FIRST(word: str) -> tuple[int, str]:
+    return -len(word), word
+
+
 # A value candidate: a run of characters that are not spaces, quotes, brackets or list punctuation.
 _TOKEN = re.compile(r"[^\s\"'`«»“”„‘’()\[\]{}<>,;|\\\x00]{8,200}")
+_LONG_TOKEN = re.compile(r"[^\s\"'`«»“”„‘’()\[\]{}<>,;|\\\x00]{20,200}")  # after an English cue: runs of 20+ only
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _ETH = re.compile(r"0x[0-9a-fA-F]{64}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}")
 _RUN = re.compile(r"[A-Za-z0-9+/_=~.-]+")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+._~]?[0-9A-Za-z]+)*")
+_QUERY_PAIR = re.compile(r"[&?;][A-Za-z_][\w.-]*=")
 _EMAIL = re.compile(r"[^@\s]+@[\w-]+(?:\.[\w-]+)+")
 _HASH_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)?|md5|blake2b?|crc32)[:=-]")
 _NO_SPACE_SCRIPTS = ((0x0E00, 0x0EFF), (0x3040, 0x30FF), (0x3400, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
@@ -75,6 +85,13 @@ _NEAR_MISS = re.compile(
 )
 
 
+def secret_shaped(value: str, *, strong_cue: bool, password: bool = False) -> bool:
+    """True when ``value`` (one token, punctuation already trimmed) has the shape of a secret: see the module
+    docstring. ``strong_cue`` allows hex and UUIDs (not after a weak cue), ``password`` also the password shape
+    (letters, digits and a symbol, 8-64 characters: only close to a strong cue). Placeholders never are."""
+    return _shaped(value, strong_cue, password) and not is_placeholder(value)
+
+
 def _bits_per_char(value: str) -> float:
     counts = Counter(value)
     total = len(value)
@@ -92,15 +109,12 @@ def _random_short(core: str) -> bool:
     return _bits_per_char(core) >= 3.3
 
 
-def secret_shaped(value: str, *, strong_cue: bool, password: bool = False) -> bool:
-    """True when ``value`` (one token, punctuation already trimmed) has the shape of a secret: see the module
-    docstring. ``strong_cue`` allows hex and UUIDs (not after a weak cue), ``password`` also the password shape
-    (letters, digits and a symbol, 8-64 characters: only close to a strong cue)."""
+def _shaped(value: str, strong_cue: bool, password: bool) -> bool:
     n = len(value)
     if n < 8 or "://" in value or value.startswith(("/", "./", "~/", "../", "REDACTED:", "http", "www.")):
         return False
-    if is_placeholder(value) or _EMAIL.fullmatch(value) or _HASH_PREFIX.match(value):
-        return False
+    if _EMAIL.fullmatch(value) or _HASH_PREFIX.match(value) or _QUERY_PAIR.search(value):
+        return False  # an address, a digest, a query string's name=value pairs (the URL rules read those)
     if _RUN.fullmatch(value) is not None and n >= 16:
         core = value.rstrip("=")
         if _HEX.fullmatch(value):
@@ -170,26 +184,29 @@ def _line_end(text: str, pos: int, limit: int) -> int:
     return cut if cut != -1 else limit
 
 
-def _values_after(text: str, lowered: str, pos: int, end: int, strong: bool) -> Iterator[Span]:
+def _values_after(text: str, lowered: str, pos: int, end: int, strong: bool, tokens: re.Pattern[str]) -> Iterator[Span]:
     line_end = _line_end(text, end, min(len(text), end + REACH + 200))
-    for token in _TOKEN.finditer(text, end, line_end):
+    for token in tokens.finditer(text, end, line_end):
         if token.start() - end > REACH:
             return
         start, stop = _trim(text, *token.span())
         value = text[start:stop]
         if not value or text[start - 1 : start] == "@":
             continue
-        if secret_shaped(value, strong_cue=strong, password=strong and start - end <= _PASSWORD_REACH):
+        if secret_shaped(value, strong_cue=strong, password=strong and start - end <= _PASSWORD_REACH) and not sealed_ciphertext(
+                text, start, value):
             if not _near_miss(lowered, max(0, pos - 16), start):
                 yield start, stop, "secret"
             return
 
 
-def _values_before(text: str, lowered: str, pos: int, end: int, strong: bool) -> Iterator[Span]:
+def _values_before(
+    text: str, lowered: str, pos: int, end: int, strong: bool, tokens: re.Pattern[str], first: int = 0
+) -> Iterator[Span]:
     low = max(0, pos - BACK_REACH - 200)
-    newline = text.rfind("\n", low, pos)
+    newline = max(text.rfind("\n", low, pos), text.rfind("\x00", low, pos))
     line_start = newline + 1 if newline != -1 else low
-    for token in _TOKEN.finditer(text, line_start, pos):
+    for token in tokens.finditer(text, max(line_start, first), pos):
         start, stop = _trim(text, *token.span())
         value = text[start:stop]
         if stop >= pos or not value or pos - stop > BACK_REACH or (start == low and low > 0):
@@ -200,7 +217,7 @@ def _values_before(text: str, lowered: str, pos: int, end: int, strong: bool) ->
                 yield start, stop, "secret"
 
 
-def _values_next_line(text: str, lowered: str, pos: int, end: int, strong: bool) -> Iterator[Span]:
+def _values_next_line(text: str, lowered: str, pos: int, end: int, strong: bool, tokens: re.Pattern[str]) -> Iterator[Span]:
     line_end = text.find("\n", end, end + 48)
     if line_end == -1:
         return
@@ -208,7 +225,7 @@ def _values_next_line(text: str, lowered: str, pos: int, end: int, strong: bool)
     if rest and rest[-1] not in ":?：？" or _near_miss(lowered, max(0, pos - 16), line_end):
         return
     next_end = _line_end(text, line_end + 1, min(len(text), line_end + 1 + REACH + 200))
-    for n, token in enumerate(_TOKEN.finditer(text, line_end + 1, next_end)):
+    for n, token in enumerate(tokens.finditer(text, line_end + 1, next_end)):
         start, stop = _trim(text, *token.span())
         value = text[start:stop]
         if n >= 3:
@@ -219,27 +236,65 @@ def _values_next_line(text: str, lowered: str, pos: int, end: int, strong: bool)
             return
 
 
+def _hits_near_heads(hits: tuple[int, ...], heads: tuple[int, ...]) -> list[int]:
+    """The hits with a run of 20+ starting between :data:`BACK_REACH` + 130 characters before them and 200
+    after (the values before, after and on the next line all start there), in order; walked from the
+    fewer of the two lists."""
+    if len(heads) < len(hits):
+        near: set[int] = set()
+        for head in heads:
+            near.update(hits[bisect_left(hits, head - 200) : bisect_left(hits, head + BACK_REACH + 131)])
+        return sorted(near)
+    found = []
+    for pos in hits:
+        i = bisect_left(heads, pos - BACK_REACH - 130)
+        if i < len(heads) and heads[i] <= pos + 200:
+            found.append(pos)
+    return found
+
+
 def _prose_spans(text: str, lowered: str | None, gates: frozenset[str]) -> Iterator[Span]:
     if lowered is None:
         lowered = text.lower()
         if len(lowered) != len(text):
             return
     seen: set[int] = set()
-    for word in _CUES:
-        if word not in gates:
-            continue
+    heads: tuple[int, ...] | None | bool = False  # not asked yet
+    for word in sorted(gates.intersection(_CUE_SET), key=_LONGEST_FIRST):
         strong = word not in WEAK_CUES
-        for pos in positions(lowered, word):
+        hits = positions(lowered, word)
+        if word in _ENGLISH_CUES:
+            # Common words of any session ("tokens" ~140 times): walk only the hits with a run of 20+
+            # (:func:`~memctl.scrub.gates.run_heads`, one Hyperscan scan shared with the entropy rule) in reach.
+            if heads is False:
+                heads = run_heads(lowered)
+            if heads is not None:
+                if not heads:
+                    continue
+                hits = _hits_near_heads(hits, heads)  # type: ignore[arg-type]
+        known = heads if word in _ENGLISH_CUES and isinstance(heads, tuple) else None
+        tokens = _TOKEN if known is None else _LONG_TOKEN
+        for pos in hits:
             if pos in seen:
                 continue
             end = _cue_end(lowered, pos, word)
             if end is None:
                 continue
             seen.update(range(pos, end))
-            found = list(_values_after(text, lowered, pos, end, strong))
-            if not found:
-                found = list(_values_before(text, lowered, pos, end, strong)) or list(
-                    _values_next_line(text, lowered, pos, end, strong))
+            after = before = below = True
+            first = 0
+            if known is not None:  # which windows hold a run of 20+ at all
+                i = bisect_left(known, end)
+                after = i < len(known) and known[i] <= end + REACH
+                below = i < len(known) and known[i] <= end + REACH + 260
+                j = bisect_left(known, pos - BACK_REACH - 100)
+                before = j < len(known) and known[j] < pos - 19
+                first = known[j] if before else 0
+            found = list(_values_after(text, lowered, pos, end, strong, tokens)) if after else []
+            if not found and before:
+                found = list(_values_before(text, lowered, pos, end, strong, tokens, first))
+            if not found and below:
+                found = list(_values_next_line(text, lowered, pos, end, strong, tokens))
             yield from found
 
 
