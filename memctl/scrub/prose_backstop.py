@@ -35,6 +35,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 
+from memctl.encodings import base64_bytes, printable_text
 from memctl.scrub.detector import Detector, Span, detector, is_placeholder, sealed_ciphertext
 from memctl.scrub.entropy import random_run
 from memctl.scrub.gates import positions, run_heads
@@ -131,8 +132,12 @@ def _shaped(value: str, strong_cue: bool, password: bool) -> bool:
                 return True
         elif _random_short(core):
             return True
-    if not password or n > 64 or _RUN.fullmatch(value) is not None or _VERSION.fullmatch(value) is not None:
-        return False  # only base64/identifier characters (base64 of text, a-b-c names), or a version
+    if not password or n > 64 or _VERSION.fullmatch(value) is not None:
+        return False
+    if _RUN.fullmatch(value) is not None and (
+        value.islower() or value.isupper() or printable_text(base64_bytes(value.rstrip("=") + "=" * (-len(value.rstrip("=")) % 4)))
+    ):
+        return False  # only base64/identifier characters in one case (a-b-c names, release-2024-11), or base64 of text
     return (password_shaped(value) and any(c.isdigit() for c in value) and any(not c.isalnum() for c in value)
             and any(c.isalpha() for c in value) and "/" not in value and not value.replace(".", "").replace("-", "").isdigit())
 

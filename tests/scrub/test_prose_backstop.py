@@ -131,6 +131,19 @@ SECRETS: list[tuple[str, str, str]] = [
     ("fa", f"کلید API: {HEX32B}", HEX32B),
     ("sw", f"ufunguo wa API ni {ALNUM32}", ALNUM32),
     ("ms", f"kunci rahsia: {ALNUM18}", ALNUM18),
+    # more positions: the next line after a question or a colon, the value first, lists, inflected words
+    ("ru", f"Ключа нет? Вот он:\n{ALNUM24}", ALNUM24),
+    ("it", f"Il token Datadog?\n{HEX32}", HEX32),
+    ("hi", f"API कुंजी:\n{HEX32B}", HEX32B),
+    ("ar", f"1) المفتاح: {ALNUM24}", ALNUM24),
+    ("ar", f"{ALNUM24} هو المفتاح", ALNUM24),
+    ("de", "Sommer2024! ist das Passwort", "Sommer2024!"),
+    ("nl", f"De API-sleutels: {ALNUM32} en {ALNUM20}", ALNUM20),
+    ("th", f"ความลับของ JWT คือ {ALNUM40}", ALNUM40),
+    ("he", "סיסמת ה-DB היא Tel#Aviv2024", "Tel#Aviv2024"),
+    ("pl", "Kluczem jest Zima2023#Las", "Zima2023#Las"),
+    ("fi", "Tunnuslause on Helsinki#2024", "Helsinki#2024"),
+    ("id", f"kode akses: {ALNUM20}", ALNUM20),
 ]
 
 # (language, text) that must come back unchanged
