@@ -58,8 +58,8 @@ def _LONGEST_FIRST(word: str) -> tuple[int, str]:
 
 
 # A value candidate: a run of characters that are not spaces, quotes, brackets or list punctuation.
-_TOKEN = re.compile(r"[^\s\"'`«»“”„‘’()\[\]{}<>,;|\\\x00]{8,200}")
-_LONG_TOKEN = re.compile(r"[^\s\"'`«»“”„‘’()\[\]{}<>,;|\\\x00]{20,200}")  # after an English cue: runs of 20+ only
+_TOKEN = re.compile(r"[^\s\"'`«»“”„‘’()\[\]{}<>,;|\\\x00：＝，。、]{8,200}")
+_LONG_TOKEN = re.compile(r"[^\s\"'`«»“”„‘’()\[\]{}<>,;|\\\x00：＝，。、]{20,200}")  # after an English cue: runs of 20+ only
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _ETH = re.compile(r"0x[0-9a-fA-F]{64}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -184,6 +184,17 @@ def _near_miss(lowered: str, start: int, end: int) -> bool:
     return start < end and _NEAR_MISS.search(lowered, start, end) is not None
 
 
+def _kept(lowered: str, left: int, start: int, stop: int, value: str) -> bool:
+    """True when a near-miss word stands between ``left`` and the value at ``start:stop``; for a UUID from 64
+    characters further back on its line ("ID permintaan untuk token itu: <uuid>"); for a value that is more than
+    one run (``ID:<uuid>``) inside it too."""
+    if _UUID.fullmatch(value):
+        back = max(0, left - 64)
+        line = max(lowered.rfind("\n", back, left), lowered.rfind("\x00", back, left))
+        left = line + 1 if line != -1 else back
+    return _near_miss(lowered, left, start) or (_RUN.fullmatch(value) is None and _near_miss(lowered, start, stop))
+
+
 def _line_end(text: str, pos: int, limit: int) -> int:
     cut = text.find("\n", pos, limit)
     return cut if cut != -1 else limit
@@ -200,7 +211,7 @@ def _values_after(text: str, lowered: str, pos: int, end: int, strong: bool, tok
             continue
         if secret_shaped(value, strong_cue=strong, password=strong and start - end <= _PASSWORD_REACH) and not sealed_ciphertext(
                 text, start, value):
-            if not _near_miss(lowered, max(0, pos - 16), start):
+            if not _kept(lowered, max(0, pos - 16), start, stop, value):
                 yield start, stop, "secret"
             return
 
@@ -218,7 +229,7 @@ def _values_before(
             continue
         if secret_shaped(value, strong_cue=strong, password=strong and pos - stop <= _PASSWORD_REACH) and not _near_miss(
                 lowered, stop, end):
-            if not _near_miss(lowered, max(line_start, start - 24), start):
+            if not _kept(lowered, max(line_start, start - 24), start, stop, value):
                 yield start, stop, "secret"
 
 
@@ -236,7 +247,7 @@ def _values_next_line(text: str, lowered: str, pos: int, end: int, strong: bool,
         if n >= 3:
             return
         if value and secret_shaped(value, strong_cue=strong, password=strong and n == 0):
-            if not _near_miss(lowered, line_end, start):
+            if not _kept(lowered, line_end, start, stop, value):
                 yield start, stop, "secret"
             return
 

@@ -178,6 +178,23 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("en", f"the commit {HEX40} rotated the key"),
     ("en", "the code is in src/memctl/scrub/prose_backstop.py"),
     ("it", f"il codice {HEX32} del commit"),
+    ("id", f"ID permintaan untuk token itu: {UUID}"),
+    ("el", "Η έκδοση του κλειδιού είναι v2.14.3-rc1"),
+    ("pl", "klucz jest w pliku /home/deploy/.config/app/credentials.json"),
+    ("tr", "anahtar belgeleri: https://docs.example.com/api/keys/rotate?lang=tr"),
+    ("vi", "khóa API: <YOUR_API_KEY>"),
+    ("ja", f"公開鍵のフィンガープリント: {HEX40}"),
+    ("ko", f"키를 바꾼 커밋은 {HEX40} 입니다"),
+    ("zh", f"令牌请求 ID：{UUID}"),
+    ("de", f"Der Schlüssel-Hash (sha256) ist {HEX64}"),
+    ("he", f"integrity של הטוקן: sha512-{HEX64}"),
+    ("hi", "पासवर्ड नीति संस्करण 3.2.1 है"),
+    ("th", "รหัสผ่านต้องมีอย่างน้อย 12 ตัวอักษร"),
+    ("vi", "mật khẩu: ${DB_PASSWORD}"),
+    ("ru", "Токен: {{ vault_token }}"),
+    ("nl", f"sleutel-ID: {UUID}"),
+    ("nb", "API-nøkkel: xxxxxxxxxxxxxxxxxxxxxxxx"),
+    ("pt", "token de release my-project-release-2024-11-02-final"),
 ]
 
 
