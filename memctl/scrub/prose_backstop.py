@@ -10,7 +10,7 @@ there by its SHAPE:
 * a random-looking run of 16+ characters (:func:`secret_shaped`): base64/base64url with mixed classes
   and entropy over a bound, base32 with digits (TOTP seeds), hex of 32-128 digits or ``0x`` + 64 hex
   (Datadog, Twilio, secret_key_base, Ethereum keys), a UUID (Postmark server tokens);
-* a password shape: 8-64 characters with letters, digits and a symbol (``Sommer2024!``,
+* a password shape: 8-80 characters with letters, digits and a symbol (Django's 66) (``Sommer2024!``,
   ``tr0ub4dor&3``), only within a few words of the cue.
 
 Positions: after the cue on its line (within :data:`REACH` characters: "Schlüssel: X", "(key: X)",
@@ -66,6 +66,8 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}")
 _RUN = re.compile(r"[A-Za-z0-9+/_=~.-]+")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+._~]?[0-9A-Za-z]+)*")
+_BRACKETS = frozenset("()[]{}<>")
+_BLANK = re.compile(r"[\s\x00]")
 _QUERY_PAIR = re.compile(r"[&?;][A-Za-z_][\w.-]*=")
 _EMAIL = re.compile(r"[^@\s]+@[\w-]+(?:\.[\w-]+)+")
 _HASH_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)?|md5|blake2b?|crc32)[:=-]")
@@ -89,7 +91,7 @@ _NEAR_MISS = re.compile(
 def secret_shaped(value: str, *, strong_cue: bool, password: bool = False) -> bool:
     """True when ``value`` (one token, punctuation already trimmed) has the shape of a secret: see the module
     docstring. ``strong_cue`` allows hex and UUIDs (not after a weak cue), ``password`` also the password shape
-    (letters, digits and a symbol, 8-64 characters: only close to a strong cue). Placeholders never are."""
+    (letters, digits and a symbol, 8-80 characters: only close to a strong cue). Placeholders never are."""
     return _shaped(value, strong_cue, password) and not is_placeholder(value)
 
 
@@ -132,7 +134,7 @@ def _shaped(value: str, strong_cue: bool, password: bool) -> bool:
                 return True
         elif _random_short(core):
             return True
-    if not password or n > 64 or _VERSION.fullmatch(value) is not None:
+    if not password or n > 80 or _VERSION.fullmatch(value) is not None:
         return False
     if _RUN.fullmatch(value) is not None and (
         value.islower() or value.isupper() or printable_text(base64_bytes(value.rstrip("=") + "=" * (-len(value.rstrip("=")) % 4)))
@@ -155,7 +157,7 @@ def _cue_end(lowered: str, pos: int, word: str) -> int | None:
     if _script_without_spaces(first):
         return end
     before = lowered[pos - 1 : pos]
-    if before.isalpha():
+    if before.isalpha() and not _script_without_spaces(before):
         if first in "אבגדהוזחטיכלמנסעפצקרשת" or "\u0600" <= first <= "\u06ff":
             if before not in _PREFIX_LETTERS:
                 return None
@@ -205,7 +207,10 @@ def _values_after(text: str, lowered: str, pos: int, end: int, strong: bool, tok
     for token in tokens.finditer(text, end, line_end):
         if token.start() - end > REACH:
             return
-        start, stop = _trim(text, *token.span())
+        start, stop = token.span()
+        if text[stop : stop + 1] in _BRACKETS:  # a password holding brackets: "…%z1v(dg*_4q6c…" up to the next space
+            stop = _BLANK.search(text, stop, line_end).start() if _BLANK.search(text, stop, line_end) else line_end
+        start, stop = _trim(text, start, stop)
         value = text[start:stop]
         if not value or text[start - 1 : start] == "@":
             continue

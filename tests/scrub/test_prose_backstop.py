@@ -144,6 +144,9 @@ SECRETS: list[tuple[str, str, str]] = [
     ("pl", "Kluczem jest Zima2023#Las", "Zima2023#Las"),
     ("fi", "Tunnuslause on Helsinki#2024", "Helsinki#2024"),
     ("id", f"kode akses: {ALNUM20}", ALNUM20),
+    ("ja", f"KakaoのAPIキーはこちら：{HEX40} 。本番では使わないで", HEX40),
+    ("it", f"ecco il segreto di Django: django-insecure-{DJANGO} (scade domani)", DJANGO),
+    ("es", f"el token de Django para producción: django-insecure-{DJANGO}", "django-insecure-" + DJANGO[:20]),
 ]
 
 # (language, text) that must come back unchanged
