@@ -66,6 +66,7 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _BASE32 = re.compile(r"[A-Z2-7]{16,}={0,6}")
 _RUN = re.compile(r"[A-Za-z0-9+/_=~.-]+")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+._~]?[0-9A-Za-z]+)*")
+_COPULA_GAP = re.compile(r"[\"'»”]?[ \t]+(?:[^\W\d_]+[ \t]+){0,4}[^\W\d_]{0,3}")
 _BRACKETS = frozenset("()[]{}<>")
 _BLANK = re.compile(r"[\s\x00]")
 _QUERY_PAIR = re.compile(r"[&?;][A-Za-z_][\w.-]*=")
@@ -232,6 +233,8 @@ def _values_before(
         value = text[start:stop]
         if stop >= pos or not value or pos - stop > BACK_REACH or (start == low and low > 0):
             continue
+        if _COPULA_GAP.fullmatch(text, stop, pos) is None:
+            continue  # "X is the token", "X היא הסיסמה": only words between, not "X,key-xxxx" or "X:\" \"key"
         if secret_shaped(value, strong_cue=strong, password=strong and pos - stop <= _PASSWORD_REACH) and not _near_miss(
                 lowered, stop, end):
             if not _kept(lowered, max(line_start, start - 24), start, stop, value):

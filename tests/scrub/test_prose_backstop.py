@@ -198,6 +198,8 @@ NEAR_MISSES: list[tuple[str, str]] = [
     ("nl", f"sleutel-ID: {UUID}"),
     ("nb", "API-nøkkel: xxxxxxxxxxxxxxxxxxxxxxxx"),
     ("pt", "token de release my-project-release-2024-11-02-final"),
+    ("en", f"This is what I have:\nacme{ALNUM18},key-xxxxxxxxxxxxxxxxxxxxxxxx"),  # a value first needs words before the cue
+    ("sv", f"{ALNUM20}:\" \"\"nyckel_xxxxxxxxxxxxxxxx"),
 ]
 
 
