@@ -69,6 +69,7 @@ _VERSION = re.compile(r"v?\d+(?:\.\d+)+(?:[-+._~]?[0-9A-Za-z]+)*")
 _COPULA_GAP = re.compile(r"[\"'»”]?[ \t]+(?:[^\W\d_]+[ \t]+){0,4}[^\W\d_]{0,3}")
 _BRACKETS = frozenset("()[]{}<>")
 _BLANK = re.compile(r"[\s\x00]")
+_PATH = re.compile(r"[\w.-]*/[\w./-]*\.[a-z]{1,5}")  # tests/test_x.py, src/app/main.go
 _QUERY_PAIR = re.compile(r"[&?;][A-Za-z_][\w.-]*=")
 _EMAIL = re.compile(r"[^@\s]+@[\w-]+(?:\.[\w-]+)+")
 _HASH_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)?|md5|blake2b?|crc32)[:=-]")
@@ -117,7 +118,7 @@ def _shaped(value: str, strong_cue: bool, password: bool) -> bool:
     n = len(value)
     if n < 8 or "://" in value or value.startswith(("/", "./", "~/", "../", "REDACTED:", "http", "www.")):
         return False
-    if _EMAIL.fullmatch(value) or _HASH_PREFIX.match(value) or _QUERY_PAIR.search(value):
+    if _PATH.fullmatch(value) or _EMAIL.fullmatch(value) or _HASH_PREFIX.match(value) or _QUERY_PAIR.search(value):
         return False  # an address, a digest, a query string's name=value pairs (the URL rules read those)
     if _RUN.fullmatch(value) is not None and n >= 16:
         core = value.rstrip("=")
@@ -199,8 +200,13 @@ def _kept(lowered: str, left: int, start: int, stop: int, value: str) -> bool:
 
 
 def _line_end(text: str, pos: int, limit: int) -> int:
-    cut = text.find("\n", pos, limit)
-    return cut if cut != -1 else limit
+    """The end of the line (or of the field: :func:`memctl.scrub.core.scrub_texts` joins fields with NUL) at
+    ``pos``, at most ``limit``."""
+    for stop in ("\n", "\x00"):
+        cut = text.find(stop, pos, limit)
+        if cut != -1:
+            limit = cut
+    return limit
 
 
 def _values_after(text: str, lowered: str, pos: int, end: int, strong: bool, tokens: re.Pattern[str]) -> Iterator[Span]:
@@ -243,8 +249,8 @@ def _values_before(
 
 def _values_next_line(text: str, lowered: str, pos: int, end: int, strong: bool, tokens: re.Pattern[str]) -> Iterator[Span]:
     line_end = text.find("\n", end, end + 48)
-    if line_end == -1:
-        return
+    if line_end == -1 or text.find("\x00", end, line_end) != -1:
+        return  # no next line close, or the field ends first
     rest = text[end:line_end].rstrip()
     if rest and rest[-1] not in ":?：？" or _near_miss(lowered, max(0, pos - 16), line_end):
         return
