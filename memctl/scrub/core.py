@@ -95,6 +95,7 @@ from memctl.scrub.positional_calls import POSITIONAL_CALL_DETECTORS
 from memctl.scrub.printed_files import PRINTED_FILE_DETECTORS
 from memctl.scrub.printed_tokens import PRINTED_TOKEN_DETECTORS
 from memctl.scrub.private_key import PRIVATE_KEY_DETECTOR, key_may_start_before
+from memctl.scrub.prose_backstop import PROSE_BACKSTOP_DETECTORS
 from memctl.scrub.public_values import public_span
 from memctl.scrub.recovery_codes import RECOVERY_CODE_DETECTORS
 from memctl.scrub.secret_output import SECRET_OUTPUT_DETECTORS
@@ -245,6 +246,7 @@ def _build_detectors() -> tuple[Detector, ...]:
         *CODE_LITERAL_DETECTORS,  # held-out round 6: other languages, labels, misspelt keys
         *EMBEDDED_SECRET_DETECTORS,  # held-out round 7: device, platform and file formats
         *LABELLED_VALUE_DETECTORS,  # held-out round 7: labels in parentheses, on the line before, OCR
+        *PROSE_BACKSTOP_DETECTORS,  # secret-shaped values next to a credential word of any language
         # Last: a random-looking run next to a credential word that no rule above explained.
         *ENTROPY_DETECTORS,
     )

@@ -109,6 +109,7 @@ PLACED = {
     "test_tool_choice.py": "validator",  # a choice between package managers judged like a fact
     "test_readme_badges.py": "validator",  # README status badges judged like a fact
     "test_scoped_git.py": "validator",  # --force-with-lease kept to one's own branches judged like a fact
+    "test_prose_backstop.py": "scrub",  # bare secrets next to a credential word of any language
 }
 # Files whose `tests/test_*.py` mentions are a session's text (what an agent ran), not a path of this suite.
 TEXT_ONLY = ("tests/models/test_fake_ollama.py", "tests/fakes/", "tests/fixtures/synthetic_")
