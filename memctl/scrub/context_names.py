@@ -52,6 +52,8 @@ _ANSI = r"(?:\x1b\[[0-9;]*m)*"
 _ANSI_END = re.compile(r"\x1b\[[0-9;]*m$")
 _SEPARATOR = re.compile(_ANSI + r"[\"']?" + _ANSI + r"[ \t]*(?P<sep>:=|=>|=|:|：|＝|[ \t])[ \t]*" + _ANSI)
 _REST_OF_LINE = re.compile(r"[^\n\x00\\\x1b]*")
+_LONGEST_PHRASE = 200  # characters read before a line with six words is judged prose
+_LINE_HEAD = re.compile(r"[^\n\x00\\\x1b]{0,%d}" % (_LONGEST_PHRASE + 1))  # the line up to one past it
 _TAG_OR_ANCHOR = re.compile(r"(?:!![a-z]+|&[\w-]+)[ \t]+")
 _CODE_NAME = re.compile(r"[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+|[a-z]+(?:_[a-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+")
 _BARE = re.compile(r"[^\s\"'`<>,;&)\]}\x00\\\x1b]+")
@@ -183,8 +185,13 @@ def _value_after(text: str, name: str, name_end: int, kind: str, config_line: bo
         word = _WORD.match(text, pos)
         value = word.group(0).rstrip(".,;:") if word is not None else ""
     else:
-        line = _REST_OF_LINE.match(text, pos)
-        value = _INLINE_COMMENT.sub("", line.group(0)).rstrip() if line is not None else ""
+        head = _LINE_HEAD.match(text, pos).group(0)
+        if len(head) > _LONGEST_PHRASE and len(head.split(None, 6)) > 6:
+            # six words already: prose, never a value (_accept takes a phrase of five words at most); stop
+            # here, or each of a long line's many names re-reads the whole line (quadratic)
+            return None
+        line = _REST_OF_LINE.match(text, pos) if len(head) > _LONGEST_PHRASE else None
+        value = _INLINE_COMMENT.sub("", line.group(0) if line is not None else head).rstrip()
     if sep in {" ", "\t"} and (" " in value or not any(c.isascii() for c in value)):
         return None  # a phrase, or a word of a script without ASCII after a space ("비밀번호는 필수입니다"): prose
     code_name = not name.isupper() or spaced

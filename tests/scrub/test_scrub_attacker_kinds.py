@@ -169,3 +169,26 @@ def test_hostile_input_stays_linear() -> None:
         # Not a speed target: quadratic or worse backtracking on these ~100 KB inputs takes minutes, a linear
         # scan well under a second; 30 s leaves room for a loaded CI machine.
         assert time.perf_counter() - t0 < 30, text[:30]
+
+
+def test_a_long_line_of_spaced_key_names_is_read_once_not_once_per_name(monkeypatch) -> None:
+    """`scrub("API key: abcd " * 3000)` took 9 s: each spaced name re-read the rest of its line as its value.
+
+    Counted, not timed: the characters the rest-of-line pattern reads stay linear in the text's length."""
+    import memctl.scrub.context_names as context_names
+
+    read: list[int] = []
+    real = context_names._REST_OF_LINE
+
+    class Counting:
+        def match(self, text: str, pos: int = 0):  # noqa: ANN201
+            found = real.match(text, pos)
+            read.append(len(found.group(0)) if found else 0)
+            return found
+
+    monkeypatch.setattr(context_names, "_REST_OF_LINE", Counting())
+    text = "API key: abcd " * 3000
+    assert scrub(text).text.count("[REDACTED") <= 3000
+    assert sum(read) < 4 * len(text), (len(read), sum(read))
+    assert scrub("password: abc " + "Q7" * 150).text == "password: [REDACTED:password]"  # a long 2-word value
+    assert scrub("API key: abcd").text == "API key: [REDACTED:secret]"
