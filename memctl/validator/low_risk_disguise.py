@@ -127,6 +127,9 @@ _OFF = (r"(?:disabled|turned off|switched off|off\b|removed|waived|lifted|lowere
         r"|devre dışı|devre disi|kaldırıldı|kaldirildi|zorunlu değil|zorunlu degil"
         r"|無効|解除|オフ|削除され|禁用|关闭|取消|移除)")
 _CONTROL_OFF = _rx(_CONTROL + r"[^.;!?。\n]{0,60}?" + _OFF + "|" + _OFF + r"[^.;!?。\n]{0,40}?" + _CONTROL)
+_ANY_OFF = _rx(_OFF)
+"""Both branches of :data:`_CONTROL_OFF` hold an :data:`_OFF` word: a text without one cannot match it, and this
+one pass is far cheaper than the pair search (a control word then up to 60 characters tried at every position)."""
 _LIVE_AS_TEST = _rx(r"(?:live|prod\w*|real)\s+(?:\w+\s+){0,2}(?:key|token|secret|credentials?)\b.{0,60}\btest")
 _REDEF = _rx(r"(?:\bmeans?\b|\bmeant\b|\bis (?:shorthand|code|our word|slang) for\b|\bstands for\b|\bbedeutet\b|\bheißt\b|\bveut dire\b|\bsignifie\b|\bsignifica\b|\bquiere decir\b"
              r"|\bquer dizer\b|\bbetekent\b|\banlamına gelir\b|=)\s*:?\s*,?\s*(?:\w+,?\s+){0,4}?"
@@ -158,7 +161,7 @@ def disguise_reasons(raw: str, *, transforms: bool = True) -> list[str]:
         reasons.append("disguise:pictographs")
     if transforms and _digit_words(raw):
         reasons.append("disguise:digit_words")
-    if _CONTROL_OFF.search(raw) or _LIVE_AS_TEST.search(raw):
+    if (_ANY_OFF.search(raw) and _CONTROL_OFF.search(raw)) or _LIVE_AS_TEST.search(raw):
         reasons.append("disguise:control_off")
     if _REDEF.search(raw) and (_QUOTED_TERM.search(raw) or re.search(r"\bmeans?\b", raw, re.IGNORECASE)):
         reasons.append("disguise:redefinition")

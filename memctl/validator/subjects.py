@@ -233,10 +233,20 @@ def _one_edit(a: str, b: str) -> bool:
             or (len(a) == len(b) >= 2 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:]))
 
 
+@lru_cache(maxsize=256)  # the classifier and the low-risk checks read the same reading of a proposal
+def _matched(folded: str) -> dict[str, list[str]]:
+    return _lists().match(folded)
+
+
+def _match(folded: str) -> dict[str, list[str]]:
+    """:meth:`_Lists.match` of ``folded``, computed once per reading; each caller gets its own copy."""
+    return {name: list(words) for name, words in _matched(folded).items()}
+
+
 def subject_reasons(folded: str) -> list[str]:
     """Reason codes for ``folded`` (a :func:`memctl.validator.action_views.language_fold` reading); see the
     module doc. Empty when the text is a plain fact."""
-    found = _lists().match(folded)
+    found = _match(folded)
     reasons: list[str] = []
     steers = {name for name in ("permit", "rule", "choice") if name in found}
     if _DATED.search(folded):
@@ -266,8 +276,8 @@ def subject_reasons(folded: str) -> list[str]:
 
 
 def explain(folded: str) -> dict[str, list[str]]:
-    """The words each list matched in ``folded`` (for reading a decision; not used by the classifier)."""
-    return _lists().match(folded)
+    """The words each list matched in ``folded`` (list name -> matched words; a fresh dict for each call)."""
+    return _match(folded)
 
 
 # Generic words a combosquat adds to a popular name (Vu et al. 2020, "Typosquatting and combosquatting
