@@ -301,18 +301,30 @@ _find_phrasing = lru_cache(maxsize=256)(find_phrasing)
 _RECOGNISERS = (find_forged_structure, _find_poisoning, find_injection, _find_multilingual, _find_phrasing)
 
 
+_KEPT: list = [0, ()]  # [len(sys.modules) when last listed, the memos of this package's modules]
+
+
+def _memos() -> tuple:
+    if _KEPT[0] != len(sys.modules):  # a module was loaded since: list the memos again
+        memos = []
+        for name, module in list(sys.modules.items()):
+            if name.startswith("memctl.validator.") and module is not None:
+                for value in vars(module).values():
+                    cache_info = getattr(value, "cache_info", None)
+                    if callable(cache_info) and cache_info().maxsize != 1 and value not in memos:
+                        memos.append(value)
+        _KEPT[:] = [len(sys.modules), tuple(memos)]
+    return _KEPT[1]
+
+
 def clear_caches() -> None:
     """Forget every reading, decoded view and recogniser answer the validator keeps for the next caller: the
     shared :func:`memctl.validator.proposal_views.proposal_views`, the memoised view builders and every
     per-text or per-word memo of a module of this package loaded so far (the loaded word lists and tables,
     memoised with ``maxsize=1``, stay). Benchmarks call this between timing rounds so every round pays the
     full cost."""
-    for module in list(sys.modules.values()):
-        if getattr(module, "__name__", "").startswith("memctl.validator."):
-            for value in list(vars(module).values()):
-                cache_info = getattr(value, "cache_info", None)
-                if callable(cache_info) and cache_info().maxsize != 1:
-                    value.cache_clear()
+    for memo in _memos():
+        memo.cache_clear()
 
 
 def poisoning_finding(folded: str) -> tuple[str, str] | None:
