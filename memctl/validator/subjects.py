@@ -167,17 +167,22 @@ def _common() -> frozenset[str]:
     return _words("common_words.txt.gz")
 
 
+_SEPARATOR_RUN = re.compile(r"[-_.]+")
+_SEPARATOR = re.compile(r"[._-]")
+
+
 def _normal(name: str) -> str:
     """A package name normalised as PyPI compares names (PEP 503: runs of ``-``, ``_``, ``.`` are one ``-``)."""
-    return re.sub(r"[-_.]+", "-", name.lower())
+    return _SEPARATOR_RUN.sub("-", name.lower())
 
 
 def _ordinary(word: str) -> bool:
     common = _common()
-    parts = [p for p in re.split(r"[._-]", word) if p]
+    parts = [p for p in _SEPARATOR.split(word) if p]
     return word in common or (word.endswith("s") and not word.endswith("ss") and word[:-1] in common) or (len(parts) > 1 and all(p in common or p.isdigit() for p in parts))
 
 
+@lru_cache(maxsize=4096)  # the subject rules and the look-alike package check ask about the same words
 def typosquat_target(word: str) -> str | None:
     """The popular package ``word`` is one edit away from, or None (also when ``word`` is popular, ordinary
     or has four letters or fewer). Symmetric-deletion lookup: O(len(word)) dictionary probes."""
