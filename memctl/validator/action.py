@@ -62,10 +62,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memctl.validator.action_lexicon import ACTION_VERBS, CODE_CUES, FILLER, LANGUAGE_CUES, STATEMENT_CUES
-from memctl.validator.action_views import CLAUSE_SPLIT, NEGATION, WORD, language_fold, reading_views
-from memctl.validator.confusables import fold_confusables
+from memctl.validator.action_views import CLAUSE_SPLIT, NEGATION, WORD, reading_views
 from memctl.validator.core import poisoning_finding
-from memctl.validator.fold import fold_for_matching
+from memctl.validator.proposal_views import ProposalViews, proposal_views
 from memctl.validator.subjects import subject_reasons
 from memctl.validator.weakened_controls import weakened_control_reasons
 
@@ -147,10 +146,10 @@ def _reasons(folded: str) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
-def _validator_findings(text: str) -> list[str]:
-    """The validator's poisoning recognisers on its own folding of ``text`` (the kinds it holds rather than
+def _validator_findings(views: ProposalViews) -> list[str]:
+    """The validator's poisoning recognisers on its own folding of the text (the kinds it holds rather than
     refuses); their answers are cached, so after ``validate_proposal`` this costs nothing."""
-    finding = poisoning_finding(fold_for_matching(text))
+    finding = poisoning_finding(views.folded)
     return [f"validator:{finding[0].partition(':')[2] or finding[0]}"] if finding else []
 
 
@@ -167,13 +166,14 @@ def classify_action(text: str) -> ActionAssessment:
     if not isinstance(text, str) or not text.strip():
         return ActionAssessment(action_bearing=False)
     try:
+        views = proposal_views(text)  # the readings the validator built for the same content
         for view, folded in reading_views(text):
             reasons = _reasons(folded)
             if view == "plain":
-                native = language_fold(text)
+                native = views.native
                 reasons += [name for name, pattern in LANGUAGE_CUES if pattern.search(native)]
-                reasons += _validator_findings(text)
-                reasons += subject_reasons(language_fold(fold_confusables(text)))
+                reasons += _validator_findings(views)
+                reasons += subject_reasons(views.reading)
                 reasons += weakened_control_reasons(text)  # controls turned off as data or in euphemism
             if reasons:
                 if view not in ("plain", "hyphenation", "camel_case", "confusables"):

@@ -22,23 +22,21 @@ the first reading with a reason):
 from __future__ import annotations
 
 import re
-import unicodedata
 import urllib.parse
 from typing import Iterator
 
 from memctl.encodings import base64_text
 from memctl.validator.action_lexicon import ACTION_VERBS
-from memctl.validator.confusables import fold_confusables
 from memctl.validator.encoded import decoded_view_list
-from memctl.validator.fold import fold_for_matching, skeleton
+from memctl.validator.fold import fold_for_matching, language_fold, skeleton
+from memctl.validator.proposal_views import ProposalViews, proposal_views
 from memctl.validator.spelled_views import spelled_views
 
-__all__ = ["CLAUSE_SPLIT", "NEGATION", "WORD", "language_fold", "reading_views"]
+__all__ = ["CLAUSE_SPLIT", "NEGATION", "WORD", "build_reading_views", "language_fold", "reading_views"]
 
 CLAUSE_SPLIT = re.compile(r"[.!?;\n]+(?:\s|$)|[.!?;\n]{2,}|:\s+(?=[a-z])|,\s+(?:then|and then)\s+")
 NEGATION = re.compile(r"(?:never|do not|don't|dont|not|no|avoid|stop)\b")
 WORD = re.compile(r"[a-z][a-z-]*")
-_LATIN_STROKES = str.maketrans({"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h"})
 _HYPHENATED = re.compile(r"(?<=[a-z])-(?=[a-z])", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CAMEL_RUN = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*[a-z][A-Z][A-Za-z]*")
@@ -125,27 +123,17 @@ def _caesar(text: str) -> Iterator[tuple[str, str]]:
             yield f"caesar_{shift}", shifted
 
 
-def language_fold(text: str) -> str:
-    """The text for the language rules: NFKC, invisibles removed, case folded, accents removed after Latin
-    letters only (``führe`` → ``fuhre``; Cyrillic ``й``/``ї`` and CJK kept), dotless ``ı`` read as ``i``,
-    whitespace collapsed. Unlike :func:`fold_for_matching`, Cyrillic and Greek letters stay themselves."""
-    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
-    out: list[str] = []
-    after_ascii = False
-    for ch in unicodedata.normalize("NFD", text.casefold().translate(_LATIN_STROKES)):
-        if unicodedata.category(ch) == "Mn":
-            if after_ascii:
-                continue
-        else:
-            after_ascii = ch.isascii()
-        out.append(ch)
-    return " ".join(unicodedata.normalize("NFC", "".join(out)).split())
-
-
 def reading_views(text: str) -> Iterator[tuple[str, str]]:
-    """Yield ``(view name, folded text)`` for ``text``, the plain reading first (see the module doc)."""
-    latin = fold_confusables(text)
-    folded = fold_for_matching(latin)
+    """Yield ``(view name, folded text)`` for ``text``, the plain reading first (see the module doc). The
+    readings are those of the shared :func:`memctl.validator.proposal_views.proposal_views` of ``text``: a
+    second reader of the same text replays them instead of decoding again."""
+    return proposal_views(text).reading_views()
+
+
+def build_reading_views(views: ProposalViews) -> Iterator[tuple[str, str]]:
+    """The generator behind :func:`reading_views`, from one proposal's shared readings (module doc order)."""
+    latin = views.latin
+    folded = views.folded if latin == views.text else fold_for_matching(latin)
     yield "plain", folded
     plain_words = _action_words(folded)
     if _HYPHENATED.search(latin):  # only when joining the parts makes words the rules read
@@ -156,7 +144,7 @@ def reading_views(text: str) -> Iterator[tuple[str, str]]:
         split = fold_for_matching(_CAMEL.sub(" ", latin))
         if _action_words(split) > plain_words:
             yield "camel_case", split
-    cased = skeleton(latin)
+    cased = views.skeleton if latin == views.text else skeleton(latin)
     for name, view, _payloads in decoded_view_list(cased):
         yield name, fold_for_matching(view)
     for name, decoder in (("base64_joined", _b64_joined), ("spaced_hex", _spaced_hex), ("decimal_codes", _decimals),

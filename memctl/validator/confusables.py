@@ -55,6 +55,7 @@ def confusable_table() -> dict[int, str]:
     return table
 
 
+@lru_cache(maxsize=256)  # the classifier, the low-risk views and the weakened-control checks fold the same text
 def fold_confusables(text: str) -> str:
     """``text`` with TR39 look-alikes of ASCII letters replaced by those letters, in mixed-script words only.
 

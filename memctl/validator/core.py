@@ -101,6 +101,7 @@ feature branch after merge" pass.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -110,12 +111,13 @@ from memctl.scrub.core import find_secrets
 from memctl.state_file import decode_json
 from memctl.store.errors import InvalidPathError
 from memctl.store.policy import INTERNAL_PREFIXES, PUBLIC_PREFIXES, normalize_path
-from memctl.validator.encoded import decoded_view_list, looks_like_command
-from memctl.validator.fold import deobfuscate, fold_for_matching, skeleton
+from memctl.validator.encoded import looks_like_command
+from memctl.validator.fold import fold_for_matching
 from memctl.validator.injection import INJECTION_PATTERNS, find_injection
 from memctl.validator.languages import find_multilingual
 from memctl.validator.phrasings import find_phrasing
 from memctl.validator.poisoning import find_poisoning
+from memctl.validator.proposal_views import proposal_views
 from memctl.validator.structure import find_cased_structure, find_forged_structure
 
 __all__ = [
@@ -299,11 +301,30 @@ _find_phrasing = lru_cache(maxsize=256)(find_phrasing)
 _RECOGNISERS = (find_forged_structure, _find_poisoning, find_injection, _find_multilingual, _find_phrasing)
 
 
+_KEPT: list = [0, ()]  # [len(sys.modules) when last listed, the memos of this package's modules]
+
+
+def _memos() -> tuple:
+    if _KEPT[0] != len(sys.modules):  # a module was loaded since: list the memos again
+        memos = []
+        for name, module in list(sys.modules.items()):
+            if name.startswith("memctl.validator.") and module is not None:
+                for value in vars(module).values():
+                    cache_info = getattr(value, "cache_info", None)
+                    if callable(cache_info) and cache_info().maxsize != 1 and value not in memos:
+                        memos.append(value)
+        _KEPT[:] = [len(sys.modules), tuple(memos)]
+    return _KEPT[1]
+
+
 def clear_caches() -> None:
-    """Forget the folded texts, decoded views and recogniser answers kept for the next caller (benchmarks
-    call this between timing rounds so every round pays the full cost)."""
-    for cached in (_find_poisoning, _find_multilingual, _find_phrasing, fold_for_matching, skeleton, decoded_view_list):
-        cached.cache_clear()
+    """Forget every reading, decoded view and recogniser answer the validator keeps for the next caller: the
+    shared :func:`memctl.validator.proposal_views.proposal_views`, the memoised view builders and every
+    per-text or per-word memo of a module of this package loaded so far (the loaded word lists and tables,
+    memoised with ``maxsize=1``, stay). Benchmarks call this between timing rounds so every round pays the
+    full cost."""
+    for memo in _memos():
+        memo.cache_clear()
 
 
 def poisoning_finding(folded: str) -> tuple[str, str] | None:
@@ -369,19 +390,19 @@ def _described(reason: str, evidence: str, encoding: str | None = None) -> str:
 
 
 def _content_rejection(content: str) -> Verdict | None:
-    """The text checks, in order: secrets, then forged structure, injection and poisoning, then decoded payloads."""
-    deobfuscated = deobfuscate(content)
-    cased = skeleton(content)
-    folded = fold_for_matching(content)
-    kind = _secret_in(content, deobfuscated, cased, folded)
+    """The text checks, in order: secrets, then forged structure, injection and poisoning, then decoded payloads
+    (every reading from the content's shared :func:`memctl.validator.proposal_views.proposal_views`)."""
+    views = proposal_views(content)
+    folded = views.folded
+    kind = _secret_in(content, views.deobfuscated, views.skeleton, folded)
     if kind:
         return _reject(f"secret:{kind}", f"the content holds secret material ({kind}); secrets never become memories")
     if _prose_secret(folded):
         return _reject("secret:password_prose", "the content states a password or key in prose")
-    finding = _recognise(folded) or find_cased_structure(cased)
+    finding = _recognise(folded) or find_cased_structure(views.skeleton)
     if finding:
         return _reject(finding[0], _described(*finding))
-    for encoding, view, payloads in decoded_view_list(cased):
+    for encoding, view, payloads in views.decoded:
         kind = _secret_in(view)
         if kind:
             return _reject(f"secret:encoded:{kind}", f"a {encoding.replace('_', ' ')} payload in the content decodes "

@@ -34,7 +34,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["deobfuscate", "fold_for_matching", "skeleton"]
+__all__ = ["deobfuscate", "fold_for_matching", "language_fold", "skeleton"]
 
 # Invisible characters outside category Cf that still hide inside words:
 # combining grapheme joiner, Hangul fillers, Khmer inherent vowels, braille blank.
@@ -92,6 +92,7 @@ _SPACED_LETTERS = re.compile(r"(?<!\S)(?:[a-z] ){2,}[a-z](?!\S)|(?<![\w.])(?:[a-
                              r"|(?<![\w-])(?:[a-z]-){3,}[a-z](?![\w-])"
                              r"|(?<![a-z0-9_])(?:[a-z]_){3,}[a-z](?![a-z0-9_])", re.IGNORECASE)
 _HORIZONTAL_RUN = re.compile(r"[^\S\n]{2,}")
+_LATIN_STROKES = str.maketrans({"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h"})
 
 
 def _dashes_and_bidi(text: str) -> str:
@@ -126,6 +127,7 @@ def _collapse(match: re.Match[str]) -> str:
     return "\n" if ("\n" in run or "\r" in run or "\u2028" in run or "\u2029" in run) else " "
 
 
+@lru_cache(maxsize=256)  # the secret scan, the skeleton and the folded form all start from it
 def deobfuscate(text: str) -> str:
     """NFKC and invisibles removed, case and letters kept (what the case-sensitive secret detectors see)."""
     return _strip_invisibles(_dashes_and_bidi(unicodedata.normalize("NFKC", text)))
@@ -160,3 +162,21 @@ def fold_for_matching(text: str) -> str:
     folded = _strip_marks_after_ascii(unicodedata.normalize("NFKC", folded))
     folded = _unspace(folded).translate(_QUOTES)
     return _WHITESPACE_RUN.sub(_collapse, folded).strip()
+
+
+@lru_cache(maxsize=256)  # the action classifier, the subject lists and the low-risk checks read the same text
+def language_fold(text: str) -> str:
+    """The text for the language rules: NFKC, invisibles removed, case folded, accents removed after Latin
+    letters only (``führe`` → ``fuhre``; Cyrillic ``й``/``ї`` and CJK kept), dotless ``ı`` read as ``i``,
+    whitespace collapsed. Unlike :func:`fold_for_matching`, Cyrillic and Greek letters stay themselves."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
+    out: list[str] = []
+    after_ascii = False
+    for ch in unicodedata.normalize("NFD", text.casefold().translate(_LATIN_STROKES)):
+        if unicodedata.category(ch) == "Mn":
+            if after_ascii:
+                continue
+        else:
+            after_ascii = ch.isascii()
+        out.append(ch)
+    return " ".join(unicodedata.normalize("NFC", "".join(out)).split())

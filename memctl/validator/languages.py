@@ -46,11 +46,16 @@ _DESTINATION = re.compile(
 
 
 
+_LOGIN_TOOL = re.compile(r"(?<![\w-])(?:ssh|scp|sftp|rsync)\s")
+
+
 def _cred_transfer(sentence: str) -> str | None:
-    obj = _CRED_FILE.search(sentence) or _CRED_NOUN_ML.search(sentence)
-    if not obj or not _DESTINATION.search(sentence):
+    if not _DESTINATION.search(sentence):  # the cheaper test first: most sentences name no destination
         return None
-    if _AUTH_USE.search(sentence[:obj.start()][-40:]) or re.search(r"(?<![\w-])(?:ssh|scp|sftp|rsync)\s", sentence):
+    obj = _CRED_FILE.search(sentence) or _CRED_NOUN_ML.search(sentence)
+    if not obj:
+        return None
+    if _AUTH_USE.search(sentence[:obj.start()][-40:]) or _LOGIN_TOOL.search(sentence):
         return None  # using the key to log in, not sending it
     return f"{obj.group(0)} with an outside destination"
 
@@ -114,7 +119,12 @@ def find_multilingual(folded: str) -> Finding | None:
         if evidence:
             return "memory_poisoning:credential_transfer", evidence
         for reason, groups in _COMPILED:
-            matches = [group.search(sentence) for group in groups]
-            if all(matches):
-                return reason, " ".join(m.group(0) for m in matches if m)[:48]
+            matches = []
+            for group in groups:  # a rule needs every group: stop at the first one missing
+                match = group.search(sentence)
+                if match is None:
+                    break
+                matches.append(match)
+            else:
+                return reason, " ".join(m.group(0) for m in matches)[:48]
     return None

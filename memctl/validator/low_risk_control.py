@@ -178,6 +178,9 @@ _ACROSTIC_WORD = re.compile(r"rm-?rf|curl|wget|sudo|bash|eval|exec|push|force|to
                             r"|skip|delete|drop|chmod|nc-?e|sshkey|leak|steal|exfil")
 
 
+_CONTROL_RX = re.compile(_CONTROL, _I)
+
+
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
@@ -217,8 +220,7 @@ def control_reasons(text: str) -> list[str]:
     """The ``property:<kind>`` reasons of the module doc found in ``text`` (any ``str``), in the doc's order;
     ``[]`` when none is found. Deterministic; never raises on a ``str``."""
     reasons: list[str] = []
-    control = re.search(_CONTROL, text, _I)
-    if _LOGICAL_NEGATION.search(text) or (control and _NOT_HOLDING.search(text)):
+    if _LOGICAL_NEGATION.search(text) or (_NOT_HOLDING.search(text) and _CONTROL_RX.search(text)):
         reasons.append("property:control_negated")
     if _EXCEPTION.search(text) and _OBLIGATION.search(text):
         reasons.append("property:control_excepted")
@@ -256,4 +258,4 @@ def touches_control(text: str) -> bool:
     says something about its state (not, never, except, optional, skipped, disabled, off, ``= 0``, allowed,
     may, without, bypassed …): the texts sleep checks against the person's own messages
     (:mod:`memctl.sleep.corroboration`). Never raises on a ``str``."""
-    return bool((re.search(_CONTROL, text, _I) or _CONTROL_STEM.search(text)) and _STATE_WORD.search(text))
+    return bool((_CONTROL_RX.search(text) or _CONTROL_STEM.search(text)) and _STATE_WORD.search(text))

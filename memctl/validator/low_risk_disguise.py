@@ -81,6 +81,8 @@ def _cipher(raw: str) -> bool:
     return False
 
 
+_SPACES = re.compile(r"\s+")
+_WORDS = re.compile(r"\w+")
 _PICTO = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u2B00-\u2BFF\u2300-\u23FF]")
 
 
@@ -88,7 +90,7 @@ def _pictographs(raw: str) -> bool:
     count = len(_PICTO.findall(raw))
     if count < 3:
         return False
-    tokens = [t for t in re.split(r"\s+", _PICTO.sub(lambda m: " " + m.group(0) + " ", raw).replace("\ufe0f", ""))
+    tokens = [t for t in _SPACES.split(_PICTO.sub(lambda m: " " + m.group(0) + " ", raw).replace("\ufe0f", ""))
               if t.strip()]
     return count * 3 >= len(tokens)
 
@@ -99,7 +101,7 @@ _DELEET_L = str.maketrans({"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7"
 
 
 def _digit_words(raw: str) -> bool:
-    words = re.findall(r"\w+", raw)
+    words = _WORDS.findall(raw)
     if not words:
         return False
     common = _common()
@@ -127,6 +129,9 @@ _OFF = (r"(?:disabled|turned off|switched off|off\b|removed|waived|lifted|lowere
         r"|devre dışı|devre disi|kaldırıldı|kaldirildi|zorunlu değil|zorunlu degil"
         r"|無効|解除|オフ|削除され|禁用|关闭|取消|移除)")
 _CONTROL_OFF = _rx(_CONTROL + r"[^.;!?。\n]{0,60}?" + _OFF + "|" + _OFF + r"[^.;!?。\n]{0,40}?" + _CONTROL)
+_ANY_OFF = _rx(_OFF)
+"""Both branches of :data:`_CONTROL_OFF` hold an :data:`_OFF` word: a text without one cannot match it, and this
+one pass is far cheaper than the pair search (a control word then up to 60 characters tried at every position)."""
 _LIVE_AS_TEST = _rx(r"(?:live|prod\w*|real)\s+(?:\w+\s+){0,2}(?:key|token|secret|credentials?)\b.{0,60}\btest")
 _REDEF = _rx(r"(?:\bmeans?\b|\bmeant\b|\bis (?:shorthand|code|our word|slang) for\b|\bstands for\b|\bbedeutet\b|\bheißt\b|\bveut dire\b|\bsignifie\b|\bsignifica\b|\bquiere decir\b"
              r"|\bquer dizer\b|\bbetekent\b|\banlamına gelir\b|=)\s*:?\s*,?\s*(?:\w+,?\s+){0,4}?"
@@ -134,6 +139,7 @@ _REDEF = _rx(r"(?:\bmeans?\b|\bmeant\b|\bis (?:shorthand|code|our word|slang) fo
              r"|wip\w+|eras\w+|approv\w+|merg\w+ without|push\w*|send\w*|sending|leak\w*|bypass\w*|turn\w* off"
              r"|entfern\w+|lösch\w+|abschalt\w+|zu entfernen|zu löschen|supprim\w+|effac\w+|désactiv\w+|publier"
              r"|borr\w+|elimin\w+|aprobar|saltar\w*|desactiv\w+|apag\w+|excluir|aprovar|pular|silmek|kaldırmak)")
+_MEANS = _rx(r"\bmeans?\b")
 _QUOTED_TERM = _rx(r"[\"'‘’“”„«»]")
 _FORGED = _rx(r"(?:^|\n)\s*(?:(?:result|output|response|return value) of [\w.]+\([^)]*\)|tool (?:result|output|response)|function (?:result|output|response|call)|final answer"
               r"|answer|observation|\[tool[:\]][^\]]*\]|q)\s*(?:\([^)]*\))?\s*:|(?:^|\n)\s*\[tool[:\]]|\bq:.{1,200}\ba:")
@@ -158,9 +164,9 @@ def disguise_reasons(raw: str, *, transforms: bool = True) -> list[str]:
         reasons.append("disguise:pictographs")
     if transforms and _digit_words(raw):
         reasons.append("disguise:digit_words")
-    if _CONTROL_OFF.search(raw) or _LIVE_AS_TEST.search(raw):
+    if (_ANY_OFF.search(raw) and _CONTROL_OFF.search(raw)) or _LIVE_AS_TEST.search(raw):
         reasons.append("disguise:control_off")
-    if _REDEF.search(raw) and (_QUOTED_TERM.search(raw) or re.search(r"\bmeans?\b", raw, re.IGNORECASE)):
+    if (_QUOTED_TERM.search(raw) or _MEANS.search(raw)) and _REDEF.search(raw):  # the one-character test first
         reasons.append("disguise:redefinition")
     if _FORGED.search(raw):
         reasons.append("disguise:forged_format")

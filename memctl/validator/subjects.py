@@ -170,17 +170,22 @@ def _common() -> frozenset[str]:
     return _words("common_words.txt.gz")
 
 
+_SEPARATOR_RUN = re.compile(r"[-_.]+")
+_SEPARATOR = re.compile(r"[._-]")
+
+
 def _normal(name: str) -> str:
     """A package name normalised as PyPI compares names (PEP 503: runs of ``-``, ``_``, ``.`` are one ``-``)."""
-    return re.sub(r"[-_.]+", "-", name.lower())
+    return _SEPARATOR_RUN.sub("-", name.lower())
 
 
 def _ordinary(word: str) -> bool:
     common = _common()
-    parts = [p for p in re.split(r"[._-]", word) if p]
+    parts = [p for p in _SEPARATOR.split(word) if p]
     return word in common or (word.endswith("s") and not word.endswith("ss") and word[:-1] in common) or (len(parts) > 1 and all(p in common or p.isdigit() for p in parts))
 
 
+@lru_cache(maxsize=4096)  # the subject rules and the look-alike package check ask about the same words
 def typosquat_target(word: str) -> str | None:
     """The popular package ``word`` is one edit away from, or None (also when ``word`` is popular, ordinary
     or has four letters or fewer). Symmetric-deletion lookup: O(len(word)) dictionary probes."""
@@ -236,10 +241,20 @@ def _one_edit(a: str, b: str) -> bool:
             or (len(a) == len(b) >= 2 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:]))
 
 
+@lru_cache(maxsize=256)  # the classifier and the low-risk checks read the same reading of a proposal
+def _matched(folded: str) -> dict[str, list[str]]:
+    return _lists().match(folded)
+
+
+def _match(folded: str) -> dict[str, list[str]]:
+    """:meth:`_Lists.match` of ``folded``, computed once per reading; each caller gets its own copy."""
+    return {name: list(words) for name, words in _matched(folded).items()}
+
+
 def subject_reasons(folded: str) -> list[str]:
     """Reason codes for ``folded`` (a :func:`memctl.validator.action_views.language_fold` reading); see the
     module doc. Empty when the text is a plain fact."""
-    found = _lists().match(folded)
+    found = _match(folded)
     reasons: list[str] = []
     steers = {name for name in ("permit", "rule", "choice") if name in found}
     if _DATED.search(folded):
@@ -269,8 +284,8 @@ def subject_reasons(folded: str) -> list[str]:
 
 
 def explain(folded: str) -> dict[str, list[str]]:
-    """The words each list matched in ``folded`` (for reading a decision; not used by the classifier)."""
-    return _lists().match(folded)
+    """The words each list matched in ``folded`` (list name -> matched words; a fresh dict for each call)."""
+    return _match(folded)
 
 
 # Generic words a combosquat adds to a popular name (Vu et al. 2020, "Typosquatting and combosquatting
