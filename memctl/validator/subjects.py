@@ -188,16 +188,17 @@ def _ordinary(word: str) -> bool:
 @lru_cache(maxsize=4096)  # the subject rules and the look-alike package check ask about the same words
 def typosquat_target(word: str) -> str | None:
     """The popular package ``word`` is one edit away from, or None (also when ``word`` is popular, ordinary
-    or has four letters or fewer). Symmetric-deletion lookup: O(len(word)) dictionary probes."""
+    or has four letters or fewer). Symmetric-deletion lookup: O(len(word)) dictionary probes. Deterministic
+    across processes: of several names, the longest, then the first alphabetically."""
     word = _normal(word)
     names, index = _packages()
     if len(word) <= 4 or word in names or not word[0].isalpha() or _ordinary(word) or _inflected(word, names):
         return None
-    for form in {word} | {word[:i] + word[i + 1:] for i in range(len(word))}:
-        target = index.get(form)
-        if target and target != word and _one_edit(word, target):
-            return target
-    return None
+    found = {target for form in {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+             if (target := index.get(form)) and target != word and _one_edit(word, target)}
+    # Several names may be one edit away ("pyyml": pyyaml, pyaml): the same one in every process (a set's
+    # order follows the per-process hash seed), the longer first — a dropped letter is the commonest typo.
+    return min(found, key=lambda name: (-len(name), name)) if found else None
 
 
 def _inflected(word: str, names: frozenset[str]) -> bool:

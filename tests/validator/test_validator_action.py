@@ -259,3 +259,18 @@ def test_the_word_lists_name_their_sources() -> None:
     assert "wordfreq" in words[0]
     assert {"requests", "numpy", "lodash", "react"} <= set(packages) and len(packages) > 4000
     assert {"request", "config", "sqlite"} <= set(words)
+
+
+def test_the_typosquat_target_is_the_same_in_every_process() -> None:
+    """"pyyml" is one edit from both pyyaml and pyaml: the answer followed the process's hash seed, and with it
+    the reason codes sleep recorded (trustcost's digest found it)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = "from memctl.validator.subjects import typosquat_target as t; print(t('pyyml'), t('reqests'))"
+    repo = Path(__file__).resolve().parents[2]
+    answers = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=repo,
+                              env={"PYTHONHASHSEED": seed, "PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"}).stdout
+               for seed in ("1", "2", "3", "4")}
+    assert answers == {"pyyaml requests\n"}
