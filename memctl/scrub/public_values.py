@@ -34,7 +34,8 @@ __all__ = ["public_span"]
 _PUBLISHABLE = ("pk_live_", "pk_test_")
 _FINGERPRINT_TAGS = ("SHA256:", "SHA384:", "SHA512:", "SHA1:", "MD5:")
 # The span sits inside a SOPS value or an ARN that starts on the same line before it.
-_SOPS_OPEN = re.compile(r"ENC\[[A-Z0-9_]+,(?:[a-z]+:[^,\]\s]*,)*[a-z]+:[^,\]\s]*$")
+# (The span may also start at a field's name, right after a comma: "data:…" taken whole by a label rule.)
+_SOPS_OPEN = re.compile(r"ENC\[[A-Z0-9_]+,(?:[a-z]+:[^,\]\s]*,)*(?:[a-z]+:[^,\]\s]*)?$")
 _ARN_OPEN = re.compile(r"arn:aws[\w-]*:(?:secretsmanager|ssm):[\w-]*:\d{12}:(?:secret:|parameter/)[^\s\"'`]*$")
 _MAX_FILLER = 256
 _AWS_EXAMPLE = re.compile(r"(?:AKIA|ASIA|AIDA|AROA)[A-Z0-9]{8,16}EXAMPLE|[A-Za-z0-9/+]{20,40}EXAMPLEKEY")

@@ -80,6 +80,9 @@ NEAR_MISSES = [
     "export GH_TOKEN=ghp_************************************",
     "api_key: sk_test_xxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     "db_password: ENC[AES256_GCM,data:hK3v9Q==,iv:Lm2Wz8Qx4Rt7Kp1Nv5Hs3g==,tag:Bq9Xc2Lz7Wv4Rk8Tm1Pn6A==,type:str]",
+    # the label rule takes "data:<ciphertext>" whole, starting at the field's name (a fresh attacker's near-miss)
+    "smtp_password: ENC[AES256_GCM,data:Wm4Rz8Kq2Xt6Lp9N,iv:Hv3Jd7Bq1Zs5Tn8Yc2Wx6Rk4Pm9L=,tag:Qz7Xv2Lk9Wp4=,type:str]",
+    "  password: ENC[AES256_GCM,data:Pq8Lm3Zt,iv:Rk2Wv9Nx5Hs7Jb4Td6Yc1Fg3Qz8=,tag:Lw5Xp2Rk8Zt4Nm7Vb1=,type:str]",
     'ARN: "arn:aws:secretsmanager:eu-west-1:210987654321:secret:billing/stripe_api_key-Qw3ErT"',
     "valueFrom: arn:aws:ssm:us-east-2:111122223333:parameter/prod/db/password_Zq8vN2kLm4PxR7",
     "ED25519 key fingerprint is SHA256:Hx7Lq2Wz9Pv4Kt3Nr8Ys6Jb1Fm5Dc0Gh2Qe4Rt6Yu8.",
