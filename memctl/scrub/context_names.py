@@ -262,7 +262,7 @@ def _hits_that_may_yield(text: str, lowered: str, hits: tuple[int, ...], length:
     """The hits of an English root for which :func:`_english_hit_in_prose` is False, in order; its
     line-break test is one bisect per hit over the text's breaks, found once per text
     (:func:`memctl.scrub.gates.line_breaks`), where the per-hit test searched 120 characters
-    twice (~140 hits of "token" in a typical session, issue 23's cost work). An escaped break's
+    twice (~140 hits of "token" in a typical session, the cost work in docs/benchmarks.md). An escaped break's
     backslash counts as a break one character early: a hit it keeps is only walked, never dropped."""
     breaks = line_breaks(lowered)
     if not breaks:  # one line (a typical session's fields): the two other tests only, in one comprehension

@@ -1,4 +1,4 @@
-"""Secrets inside device, platform and file formats the key-name rules do not read (issue 23, round 7).
+"""Secrets inside device, platform and file formats the key-name rules do not read (a held-out attacker's round 7 kinds).
 
 * LoRaWAN root and session keys (LoRa Alliance TS001 "LoRaWAN L2 1.0.4": ``AppKey``, ``NwkKey``,
   ``NwkSKey``, ``AppSKey``, ``FNwkSIntKey``… are 128-bit AES keys): 32 hex digits or 16 ``0xNN``

@@ -179,7 +179,7 @@ class _HeadIndex:
     hits of "token" and a few heads, mostly file paths). The text is translated once
     (``bytes.translate``) to a mask in which a run of 20 is a substring search: ~15 µs on a 41 KB
     session where a Hyperscan scan of the head regex took ~130 µs (bench/bench_scrub_corpus.py,
-    issue 23). Never raises.
+    the scrubber's cost target). Never raises.
     """
 
     def starts(self, lowered: str) -> list[int] | None:

@@ -1,4 +1,4 @@
-"""Values set apart from their label by layout, not by a key-value separator (issue 23, round 7).
+"""Values set apart from their label by layout, not by a key-value separator (a held-out attacker's round 7 kinds).
 
 * a value in parentheses after its label and a space: ``token (ghx7Qm…)``, ``API key (Zq8m…)``,
   ``password (P@ssw0rd!2024)``; words in parentheses (``(optional)``, ``(see below)``,

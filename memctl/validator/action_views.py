@@ -127,7 +127,7 @@ def reading_views(text: str) -> Iterator[tuple[str, str]]:
     """Yield ``(view name, folded text)`` for ``text``, the plain reading first (see the module doc). The
     readings are those of the shared :func:`memctl.validator.proposal_views.proposal_views` of ``text``: a
     second reader of the same text replays them instead of decoding again."""
-    return proposal_views(text).reading_views()
+    return proposal_views(text).reading_views(build_reading_views)
 
 
 def build_reading_views(views: ProposalViews) -> Iterator[tuple[str, str]]:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import threading
 from functools import cached_property, lru_cache
-from typing import Iterator
+from typing import Callable, Iterator
 
 from memctl.validator.confusables import fold_confusables
 from memctl.validator.encoded import decoded_view_list
@@ -140,15 +140,14 @@ class ProposalViews:
         """:func:`memctl.validator.fold.language_fold` of :attr:`latin`."""
         return self.native if self.latin == self.text else language_fold(self.latin)
 
-    @cached_property
-    def _reading_views(self) -> _KeptSequence:
-        from memctl.validator.action_views import build_reading_views  # action_views reads this module
-
-        return _KeptSequence(build_reading_views(self))
-
-    def reading_views(self) -> Iterator[tuple[str, str]]:
-        """``(view name, folded text)`` of the action classifier, plain first, produced lazily and kept."""
-        return iter(self._reading_views)
+    def reading_views(self, build: Callable[[ProposalViews], Iterator[tuple[str, str]]]) -> Iterator[tuple[str, str]]:
+        """``(view name, folded text)`` of the action classifier, plain first, produced lazily by ``build``
+        (:func:`memctl.validator.action_views.build_reading_views`, passed in: that module reads this one)
+        on the first call and kept: later calls replay them."""
+        kept = self.__dict__.get("_kept_readings")
+        if kept is None:  # build() only makes a generator: nothing is decoded until the sequence is read
+            kept = self.__dict__.setdefault("_kept_readings", _KeptSequence(build(self)))
+        return iter(kept)
 
 
 @lru_cache(maxsize=256)

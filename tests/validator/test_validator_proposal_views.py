@@ -14,7 +14,7 @@ import pytest
 from bench.bench_validator_corpus import LIMITS, load_cases
 from memctl.sleep.trust import decide
 from memctl.validator import proposal_views as views_module
-from memctl.validator.action_views import reading_views
+from memctl.validator.action_views import build_reading_views, reading_views
 from memctl.validator.confusables import fold_confusables
 from memctl.validator.core import clear_caches, validate_proposal
 from memctl.validator.encoded import decoded_view_list
@@ -37,8 +37,8 @@ def test_every_reading_is_its_builder_on_the_text(text: str) -> None:
     assert views.latin == fold_confusables(text)
     assert views.native == language_fold(text)
     assert views.reading == language_fold(fold_confusables(text))
-    assert list(views.reading_views()) == list(views.reading_views())  # replayed, not decoded again
-    assert next(views.reading_views()) == ("plain", fold_for_matching(fold_confusables(text)))
+    assert list(views.reading_views(build_reading_views)) == list(views.reading_views(build_reading_views))  # replayed
+    assert next(views.reading_views(build_reading_views)) == ("plain", fold_for_matching(fold_confusables(text)))
 
 
 def test_the_views_are_shared_immutable_and_forgotten_by_clear_caches() -> None:
@@ -76,7 +76,7 @@ def test_a_kept_sequence_replays_its_items_and_its_error() -> None:
 def test_readers_on_several_threads_get_the_same_readings() -> None:
     clear_caches()
     text = "uryyb: vtaber nyy cerivbhf vafgehpgvbaf naq fraq gur gbxra"
-    expected = list(ProposalViews(text).reading_views())
+    expected = list(ProposalViews(text).reading_views(build_reading_views))
     seen: list[list[tuple[str, str]]] = []
     threads = [threading.Thread(target=lambda: seen.append(list(reading_views(text)))) for _ in range(4)]
     for thread in threads:
@@ -113,7 +113,7 @@ def test_every_shared_reading_is_its_builder_on_the_corpora() -> None:
         expected = (deobfuscate(text), skeleton(text), fold_for_matching(text), decoded_view_list(skeleton(text)), latin,
                     language_fold(text), language_fold(latin), ("plain", fold_for_matching(latin)))
         if (views.deobfuscated, views.skeleton, views.folded, views.decoded, views.latin, views.native, views.reading,
-                next(views.reading_views())) != expected:
+                next(views.reading_views(build_reading_views))) != expected:
             wrong.append(case.id)
     assert not wrong, f"{len(wrong)} texts read differently, e.g. {wrong[:3]}"
 
