@@ -32,3 +32,20 @@ def run_cli(*args: str, env: dict[str, str | None] | None = None, input: str | N
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return subprocess.CompletedProcess(["memctl", *args], result.exit_code, result.stdout, result.stderr)
+
+
+def run_cli_bytes(*args: str, env: dict[str, str | None] | None = None, input: str | bytes | None = None,
+                  ) -> subprocess.CompletedProcess:
+    """As :func:`run_cli`, but as ``subprocess.run(..., capture_output=True)`` without ``text``: ``stdout`` and
+    ``stderr`` are ``bytes`` (what the command wrote, undecoded), and ``input`` may be bytes (standard input read
+    through ``typer.get_binary_stream("stdin")`` gets them unchanged: bytes that are not UTF-8 reach the command).
+
+    Output written past Click's streams (to file descriptors 1 and 2, or to a stream object kept from before the
+    call) is not in the result: a test that must see every byte a command could print also reads ``capfd``.
+    """
+    from memctl.cli.main import app
+
+    result = CliRunner().invoke(app, list(args), env=env or {}, input=input, catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(["memctl", *args], result.exit_code, result.stdout_bytes, result.stderr_bytes)
