@@ -15,6 +15,11 @@ Markers (registered in pyproject.toml):
     ``pytest -n 2 --dist loadgroup`` every ``serial`` test runs in one worker, one after the other (xdist group
     ``serial``), never beside another serial test.
 
+``spread``
+    A module whose tests share a module-scoped fixture but may run in both workers: each worker builds the
+    fixture once (one build more) instead of the module's tests queueing in one worker. For a module whose
+    tests take minutes each, where the second build costs less than the queue.
+
 Module-scoped fixtures: a test that uses a fixture of module, package or class scope (an ingested home, a
 started server) is grouped with the other tests of its module (xdist group = the module's path), so the
 fixture is built once, not once per worker. With ``--dist loadgroup`` a group runs in one worker; without
@@ -73,10 +78,11 @@ def is_slow(nodeid: str) -> bool:
 
 
 def group_of(item: pytest.Item) -> str | None:
-    """The xdist group ``item`` belongs to: ``serial``, its module's path (shared fixture), or ``None``."""
+    """The xdist group ``item`` belongs to: ``serial``, its module's path (shared fixture, unless ``spread``), or
+    ``None``."""
     if item.get_closest_marker("serial"):
         return SERIAL_GROUP
-    if _uses_a_shared_fixture(item):
+    if _uses_a_shared_fixture(item) and not item.get_closest_marker("spread"):
         return item.nodeid.split("::", 1)[0]
     return None
 
