@@ -52,6 +52,8 @@ SLOW = {
     "tests/cli/test_cli.py::test_doctor_all_green_and_dimension_check": "doctor over a real graph: 36 s",
     "tests/cli/test_cli_ask_sleep.py::test_remember_refuses_what_sleep_would_reject_and_writes_nothing":
         "a memctl process per refused text: 35 s",
+    "tests/cli/test_run_sh.py::test_with_the_models_it_ingests_for_real_and_asks":
+        "run.sh's real ingest (Cognee) and ask, twice: 253 s at load 15 (lanes2 branch, 7 Dec 23:25)",
     # From the first whole parallel run from a clean clone (two workers, load average 16-22 from other jobs):
     "tests/graph/test_knowledge_graph.py::test_offline_guard_fresh_process":
         "a fresh interpreter: Cognee import, add, cognify, search: 145 s (its own home; no later test needs it)",
