@@ -54,6 +54,8 @@ SLOW = {
         "a memctl process per refused text: 35 s",
     "tests/cli/test_run_sh.py::test_with_the_models_it_ingests_for_real_and_asks":
         "run.sh's real ingest (Cognee) and ask, twice: 253 s at load 15 (lanes2 branch, 7 Dec 23:25)",
+    "tests/cli/test_log_routing.py::test_first_real_ingest_shows_memctl_lines_only":
+        "a real ingest (Cognee) and two asks, each a memctl process: most of the file's 45 s (fast lane, load 3.8)",
     # From the first whole parallel run from a clean clone (two workers, load average 16-22 from other jobs):
     "tests/graph/test_knowledge_graph.py::test_offline_guard_fresh_process":
         "a fresh interpreter: Cognee import, add, cognify, search: 145 s (its own home; no later test needs it)",
