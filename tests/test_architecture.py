@@ -8,6 +8,7 @@ edge to ``package.name`` when that is a module, else to ``package``.
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from pathlib import Path
 
@@ -45,7 +46,14 @@ def _imports(path: Path, root: Path = REPO, modules: dict[str, Path] | None = No
     return found
 
 
-GRAPH = {name: {m for m in _imports(path) if m in MODULES and m != name} for name, path in MODULES.items()}
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """The package's import graph (module name -> the package modules it imports), parsed on first use.
+
+    Built when a test first asks, not at import: collection would pay the parse of every module in every xdist
+    worker and in every run that deselects these tests (about 2-5 s).
+    """
+    return {name: {m for m in _imports(path) if m in MODULES and m != name} for name, path in MODULES.items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -85,9 +93,9 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read_from_every_module() -> None:
     assert len(MODULES) > 60 and "memctl.cli.main" in MODULES and "memctl.connectors.opencode.source" in MODULES
-    assert "memctl.cli.app" in GRAPH["memctl.cli.commands.ingest"]
-    assert "memctl.graph.knowledge_graph" in GRAPH["memctl.ingest.run"]  # a lazy import counts
-    assert "memctl.store.steps" in GRAPH["memctl.store.memory_store"]  # `from memctl.store import steps`
+    assert "memctl.cli.app" in _graph()["memctl.cli.commands.ingest"]
+    assert "memctl.graph.knowledge_graph" in _graph()["memctl.ingest.run"]  # a lazy import counts
+    assert "memctl.store.steps" in _graph()["memctl.store.memory_store"]  # `from memctl.store import steps`
 
 
 def test_cycle_detection_finds_a_circle() -> None:
@@ -96,16 +104,16 @@ def test_cycle_detection_finds_a_circle() -> None:
 
 
 def test_no_import_circle_between_modules() -> None:
-    assert _cycles(GRAPH) == []
+    assert _cycles(_graph()) == []
 
 
 def test_the_cli_app_imports_no_command_and_main_imports_them_all() -> None:
     commands = {m for m in MODULES if m.startswith("memctl.cli.commands.")}
     assert {"memctl.cli.commands.ingest", "memctl.cli.commands.ask", "memctl.cli.commands.remember"} <= commands
-    assert not GRAPH["memctl.cli.app"] & commands
-    assert GRAPH["memctl.cli.main"] >= commands
+    assert not _graph()["memctl.cli.app"] & commands
+    assert _graph()["memctl.cli.main"] >= commands
     for command in commands:
-        assert "memctl.cli.app" in GRAPH[command], command
+        assert "memctl.cli.app" in _graph()[command], command
 
 
 @pytest.mark.parametrize("library", ["cognee", "cognee_db_workers"])
@@ -201,12 +209,12 @@ def _entries_used(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
 
 
 def test_the_cycles_never_import_each_other_and_shared_services_no_cycle() -> None:
-    violations = _layer_violations(GRAPH)
+    violations = _layer_violations(_graph())
     assert violations - ALLOWED_CROSS_CYCLE == set(), "new arrows between layers"
     assert ALLOWED_CROSS_CYCLE - violations == set(), "arrows gone: remove them from ALLOWED_CROSS_CYCLE"
-    assert _entries_used(GRAPH) == PUBLIC_ENTRIES, "a public entry no cycle uses: remove it from PUBLIC_ENTRIES"
+    assert _entries_used(_graph()) == PUBLIC_ENTRIES, "a public entry no cycle uses: remove it from PUBLIC_ENTRIES"
     for _cycle, entry in PUBLIC_ENTRIES:  # an entry point only re-exports its own cycle: no door into a third
-        assert {_layer(m) for m in GRAPH[entry]} <= {_layer(entry), "shared"}, entry
+        assert {_layer(m) for m in _graph()[entry]} <= {_layer(entry), "shared"}, entry
 
 
 def test_the_layer_check_fails_on_a_deliberate_cross_cycle_import(tmp_path: Path) -> None:
@@ -240,9 +248,9 @@ def test_the_layer_check_fails_on_a_deliberate_cross_cycle_import(tmp_path: Path
 
 
 def test_only_the_cli_runs_doctor_and_every_check_line_is_shared() -> None:
-    users = {name for name, imported in GRAPH.items() if "memctl.doctor" in imported}
+    users = {name for name, imported in _graph().items() if "memctl.doctor" in imported}
     assert users and all(name.startswith("memctl.cli.") for name in users), users
-    assert "memctl.health_check" in GRAPH["memctl.sleep.engines.doctor"]
+    assert "memctl.health_check" in _graph()["memctl.sleep.engines.doctor"]
 
 
 # -- size: no module over MAX_LINES lines unless it does one job, named here --------------------------------

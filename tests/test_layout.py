@@ -103,7 +103,7 @@ def test_the_rewrite_points_imports_and_paths_at_the_new_places() -> None:
 def test_the_markers_are_registered_and_xdist_is_pinned() -> None:
     config = tomllib.loads((REPO / "pyproject.toml").read_text())
     names = {m.split(":")[0].split("(")[0] for m in config["tool"]["pytest"]["ini_options"]["markers"]}
-    assert {"e2e", "slow", "serial", "xdist_group"} <= names
+    assert {"e2e", "slow", "serial", "spread", "xdist_group"} <= names
     assert "pytest-xdist" in config["project"]["optional-dependencies"]["test"]
     assert re.search(r"^pytest-xdist==\d", (REPO / "constraints.txt").read_text(), re.MULTILINE)
     script = (REPO / "test.sh").read_text()
@@ -223,6 +223,23 @@ def test_parallel_workers_keep_serial_tests_and_a_module_fixture_in_one_worker(t
         workers.setdefault(group, set()).add(worker)
     assert len(records) == 8 and all(worker.startswith("gw") for _, worker in records), records
     assert set(workers) == {"shared", "serial"} and all(len(w) == 1 for w in workers.values()), workers
+
+
+def test_a_spread_module_is_not_held_in_one_worker_and_serial_still_is(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "conftest.py").write_text('pytest_plugins = ["tests.support.lanes"]\n')
+    (root / "pytest.ini").write_text("[pytest]\nmarkers =\n    serial: serial\n    spread: spread\n    slow: slow\n")
+    fixture = "import pytest\n\n@pytest.fixture(scope='module')\ndef world():\n    return 1\n\n"
+    group = "def _group(request):\n    mark = request.node.get_closest_marker('xdist_group')\n    return mark and mark.args[0]\n\n"
+    (root / "test_spread.py").write_text(
+        fixture + group + "pytestmark = pytest.mark.spread\n\n"
+        "def test_spread(world, request):\n    assert _group(request) is None\n\n"
+        "@pytest.mark.serial\ndef test_serial(world, request):\n    assert _group(request) == 'serial'\n")
+    (root / "test_grouped.py").write_text(
+        fixture + group + "def test_grouped(world, request):\n    assert _group(request) == 'test_grouped.py'\n")
+    run = _pytest(root, "-q")
+    assert run.returncode == 0 and "3 passed" in run.stdout, run.stdout[-2000:]
 
 
 def test_every_import_of_a_test_module_resolves() -> None:

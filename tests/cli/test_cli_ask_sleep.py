@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import memctl
-from tests.support.cli_in_process import run_cli
+from tests.support.cli_in_process import run_cli, run_cli_bytes
 
 
 @pytest.mark.parametrize("command", [("ask", "what?"), ("sleep",), ("remember", "x", "--session", "s"),
@@ -63,7 +63,8 @@ PEMS = [_pem("RSA PRIVATE KEY", "rsa0001"), _pem("PRIVATE KEY", "pkcs8002"), _pe
         _pem("OPENSSH PRIVATE KEY", "ssh00004")]
 
 
-def _remember(home: Path, *args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess:
+def _remember_process(home: Path, *args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess:
+    """``memctl remember --home HOME *args`` in a process of its own; output as bytes."""
     import os
     import sys
 
@@ -73,6 +74,26 @@ def _remember(home: Path, *args: str, stdin: str | bytes | None = None) -> subpr
     return subprocess.run([sys.executable, "-m", "memctl.cli", "remember", "--home", str(home), *args],
                           input=stdin.encode() if isinstance(stdin, str) else stdin, capture_output=True,
                           timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.fixture
+def remember(capfd: pytest.CaptureFixture[str]):
+    """``memctl remember --home HOME *args`` in this process (``run_cli_bytes``), the call's shape as
+    :func:`_remember_process`: about 1 s less a case than a process (4-20 s under load), 32 cases here.
+
+    What reached file descriptors 1 and 2 during the call (a stream kept from before it, a child) is added to
+    the output, so a "never echoed" check still sees every byte the command could print. The same checks in
+    a process of their own: :func:`test_remember_in_a_process_of_its_own_never_echoes_key_material`.
+    """
+    def run(home: Path, *args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess:
+        home.mkdir(parents=True, exist_ok=True)
+        capfd.readouterr()
+        result = run_cli_bytes("remember", "--home", str(home), *args, input=stdin)
+        out, err = capfd.readouterr()
+        return subprocess.CompletedProcess(result.args, result.returncode, result.stdout + out.encode(),
+                                           result.stderr + err.encode())
+
+    return run
 
 
 def _squeezed(out: bytes) -> str:
@@ -89,17 +110,31 @@ def _store_text(home: Path) -> str:
 
 @pytest.mark.parametrize("how", ["stdin", "file", "after_dashes", "as_argument"])
 @pytest.mark.parametrize("pem, body", PEMS, ids=[p[1][0][:12] for p in PEMS])
-def test_remember_never_echoes_or_stores_key_material(tmp_path: Path, how: str, pem: str, body: list[str]) -> None:
+def test_remember_never_echoes_or_stores_key_material(remember, tmp_path: Path, how: str, pem: str, body: list[str]) -> None:
+    _check_key_material(remember, tmp_path, how, pem, body)
+
+
+def test_remember_in_a_process_of_its_own_never_echoes_key_material(tmp_path: Path) -> None:
+    """The in-process cases above, two of them in a real ``python -m memctl.cli`` (what the process itself adds:
+    start-up, its streams, the exit): the key read from stdin, and given where an option is parsed."""
+    pem, body = PEMS[0]
+    for how in ("stdin", "as_argument"):
+        _check_key_material(_remember_process, tmp_path / how, how, pem, body)
+
+
+def _check_key_material(remember, tmp_path: Path, how: str, pem: str, body: list[str]) -> None:
+    """Remember ``pem`` given ``how``; nothing of its body is printed or stored, and the outcome is a clear one."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     home = tmp_path / "var"
     if how == "stdin":
-        result = _remember(home, "--session", "s1", "-", stdin=pem)
+        result = remember(home, "--session", "s1", "-", stdin=pem)
     elif how == "file":
         (tmp_path / "key.pem").write_text(pem)
-        result = _remember(home, "--session", "s1", "--file", str(tmp_path / "key.pem"))
+        result = remember(home, "--session", "s1", "--file", str(tmp_path / "key.pem"))
     elif how == "after_dashes":
-        result = _remember(home, "--session", "s1", "--", pem)
+        result = remember(home, "--session", "s1", "--", pem)
     else:  # parsed as an option: a usage error that must not repeat the text
-        result = _remember(home, pem, "--session", "s1")
+        result = remember(home, pem, "--session", "s1")
     out, squeezed = (result.stdout + result.stderr).decode(), _squeezed(result.stdout + result.stderr)
     assert "Traceback" not in out
     for line in body:
@@ -117,11 +152,11 @@ def test_remember_never_echoes_or_stores_key_material(tmp_path: Path, how: str, 
 @pytest.mark.parametrize("text", ["- bump the version in pyproject\n- tag and push\n",
                                   "* first\n* second\n", "-- a line that starts with two dashes\n",
                                   "- [ ] write the changelog\n- [x] run the tests\n"])
-def test_remember_stages_text_starting_with_a_dash_from_file_stdin_or_after_dashes(tmp_path: Path, text: str) -> None:
+def test_remember_stages_text_starting_with_a_dash_from_file_stdin_or_after_dashes(remember, tmp_path: Path, text: str) -> None:
     home = tmp_path / "var"
     (tmp_path / "list.md").write_text(text)
     for args, stdin in ((("--file", str(tmp_path / "list.md")), None), (("-",), text), (("--", text), None)):
-        result = _remember(home, "--session", "s1", "--json", *args, stdin=stdin)
+        result = remember(home, "--session", "s1", "--json", *args, stdin=stdin)
         assert result.returncode == 0, result.stderr.decode()
         proposal = json.loads(result.stdout)
         assert proposal["content"] == text.strip()
@@ -140,11 +175,11 @@ def test_remember_stages_text_starting_with_a_dash_from_file_stdin_or_after_dash
     (("--", "hunter2-Secret-value", "second-Secret-value"), None, "more than one text argument"),
     (("--sesion", "s2", "x"), None, "no such option: --sesion"),
 ])
-def test_remember_input_errors_are_clear_exit_2_and_never_echo_the_text(tmp_path: Path, args: tuple, stdin,
+def test_remember_input_errors_are_clear_exit_2_and_never_echo_the_text(remember, tmp_path: Path, args: tuple, stdin,
                                                                           fragment: str) -> None:
     (tmp_path / "latin1.txt").write_bytes(b"caf\xe9 cr\xe8me")
     args = tuple(a.replace("{tmp}", str(tmp_path)) for a in args)
-    result = _remember(tmp_path / "var", "--session", "s1", *args, stdin=stdin)
+    result = remember(tmp_path / "var", "--session", "s1", *args, stdin=stdin)
     err = result.stderr.decode()
     assert result.returncode == 2 and fragment.replace(" ", "") in _squeezed(result.stderr), err
     assert "Traceback" not in err and "Secret-value" not in _squeezed(result.stderr + result.stdout)
@@ -152,10 +187,10 @@ def test_remember_input_errors_are_clear_exit_2_and_never_echo_the_text(tmp_path
 
 
 @pytest.mark.parametrize("option", ["--session", "--kind", "--topic"])
-def test_remember_does_not_echo_text_given_to_the_wrong_option(tmp_path: Path, option: str) -> None:
+def test_remember_does_not_echo_text_given_to_the_wrong_option(remember, tmp_path: Path, option: str) -> None:
     pem, body = PEMS[0]
     args = ["--session", "s1", option, pem, "x"] if option != "--session" else [option, pem, "x"]
-    result = _remember(tmp_path / "var", *args)
+    result = remember(tmp_path / "var", *args)
     out, squeezed = (result.stdout + result.stderr).decode(), _squeezed(result.stdout + result.stderr)
     assert result.returncode == 2 and "notshown" in squeezed and "Traceback" not in out, out
     assert all(line not in squeezed for line in body) and "PRIVATEKEY" not in squeezed

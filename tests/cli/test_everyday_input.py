@@ -13,14 +13,25 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_in_process import run_cli
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def memctl(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m memctl.cli *args`` run in ``cwd`` with this tree first on the path."""
+def memctl_process(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``python -m memctl.cli *args`` run in ``cwd`` with this tree first on the path: for ``doctor`` and
+    ``serve``, which may import Cognee (see tests/support/cli_in_process.py), and for a run that must start with
+    no per-process cache."""
     full = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "250", **(env or {})}
     return subprocess.run([sys.executable, "-m", "memctl.cli", *args], cwd=cwd, env=full, capture_output=True,
                           text=True, timeout=120)
+
+
+def memctl(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``memctl *args`` in this process (``run_cli``) in ``cwd``, the shape of :func:`memctl_process`'s result:
+    the checks here read the error line, the exit code and the files left, not the process (21 calls, about
+    1 s each in a process of their own, 4-20 s under load)."""
+    return run_cli(*args, env={"COLUMNS": "250", **(env or {})}, cwd=cwd)
 
 
 EMPTY_PATH_CASES = [
@@ -74,7 +85,7 @@ def test_a_bad_ollama_host_is_quoted_unchanged(tmp_path: Path) -> None:
 
 def test_tables_and_notes_print_paths_as_given(tmp_path: Path) -> None:
     db = tmp_path / f"opencode{ODD}.db"
-    proc = memctl(tmp_path, "doctor", "--db", str(db), "--home", str(tmp_path / "home"))
+    proc = memctl_process(tmp_path, "doctor", "--db", str(db), "--home", str(tmp_path / "home"))
     assert str(db) in proc.stdout, proc.stdout
     assert "😄" not in proc.stdout + proc.stderr
 
@@ -144,7 +155,7 @@ def test_file_system_errors_name_the_path_and_what_is_wrong(tmp_path: Path) -> N
     remember = memctl(tmp_path, "remember", "--home", str(a_file), "a fact")
     assert remember.returncode == 7
     assert remember.stderr.strip().startswith(f"error: cannot use the data home: {a_file} is a file, not a directory")
-    doctor = memctl(tmp_path, "doctor", "--json", env={"XDG_DATA_HOME": str(a_file), "MEMCTL_HOME": ""})
+    doctor = memctl_process(tmp_path, "doctor", "--json", env={"XDG_DATA_HOME": str(a_file), "MEMCTL_HOME": ""})
     import json
 
     line = next(c for c in json.loads(doctor.stdout) if c["name"] == "data home")
@@ -214,7 +225,7 @@ def test_ingest_and_serve_start_a_named_home_only_under_an_existing_parent(tmp_p
     refused = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), "--home", str(deep))
     assert refused.returncode == 7 and f"its parent {deep.parent} does not exist" in refused.stderr
     assert not deep.parent.exists()
-    serve = memctl(tmp_path, "serve", "--home", str(deep))  # serve starts a home as ingest does, never a path
+    serve = memctl_process(tmp_path, "serve", "--home", str(deep))  # serve starts a home as ingest does, never a path
     assert serve.returncode == 7 and f"its parent {deep.parent} does not exist" in serve.stderr
     assert not deep.parent.exists()
     started = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), "--home", str(tmp_path / "new"))
@@ -245,7 +256,8 @@ def test_a_dry_run_writes_only_into_memctls_own_cache(tmp_path: Path) -> None:
     user = tmp_path / "user"
     user.mkdir()
     env = {"HOME": str(user), "XDG_CACHE_HOME": "", "XDG_DATA_HOME": "", "XDG_CONFIG_HOME": "", "MEMCTL_HOME": ""}
-    proc = memctl(tmp_path, "ingest", "--dry-run", "--db", str(db), env=env)
+    # a process of its own: this one compiled and cached the scanner's rules already, a fresh one writes them
+    proc = memctl_process(tmp_path, "ingest", "--dry-run", "--db", str(db), env=env)
     assert proc.returncode == 0, proc.stderr
     written = sorted(str(p.relative_to(user)) for p in user.rglob("*") if p.is_file())
     assert written, "the scanner's compiled rules are cached"

@@ -29,10 +29,14 @@ from memctl.exit_codes import INTERRUPTED, TERMINATED
 from tests.fakes.ollama_server import FakeOllama
 from tests.support.memctl_process import FIXTURE_118, env_for, run_memctl
 
-# Signals sent at a moment read from the child's stderr: another heavy test beside them shifts that moment.
-pytestmark = pytest.mark.serial
+# Not `serial`: the signal is sent while the fake server holds one of the child's model requests
+# (Watched.hold_a_model_call), a moment the test observes and that no load beside it can move; each test has its
+# own home copy, its own process group, and ports chosen by the OS. `spread`: the six tests take minutes each
+# (1,270 s in one worker at load 16), so both workers take them and each builds the distilled home once.
+pytestmark = pytest.mark.spread
 
 _CODES = {signal.SIGINT: INTERRUPTED, signal.SIGTERM: TERMINATED}
+HELD_S = 15.0  # how long the fake server holds a model request once the test wants the child inside a phase
 
 
 class Watched:
@@ -80,6 +84,19 @@ class Watched:
                     continue
             time.sleep(0.1)
         raise AssertionError(f"no worker process in {timeout} s:\n{''.join(self.lines)}")
+
+    def hold_a_model_call(self, server: FakeOllama, timeout: float = 300) -> None:
+        """Make every model request from now on wait :data:`HELD_S` in the server and block until one has arrived:
+        the process is then inside its phase, waiting for that answer, for as long as a signal takes to reach it
+        at any load. (Sending the signal a fixed time after the phase's line raced the phase's end: a 7-item
+        cognify at 0.5 s a request could finish first under load, exit 0, test_cognify_phase[sigterm].)"""
+        server.latency_s = HELD_S
+        seen = len(server.calls)
+        deadline = time.monotonic() + timeout
+        while len(server.calls) == seen:
+            assert self.proc.poll() is None, f"ended before a model call was held:\n{''.join(self.lines)}"
+            assert time.monotonic() < deadline, f"no model call in {timeout} s:\n{''.join(self.lines)}"
+            time.sleep(0.05)
 
     def stop(self, signum: int, *, group: bool) -> tuple[int, str, str]:
         """Send ``signum`` (to the whole group, as a terminal's Ctrl-C does, when ``group``); return
@@ -143,6 +160,7 @@ def test_cognify_phase(distilled: Path, server: FakeOllama, tmp_path: Path, sign
         run = Watched(server, "ingest", "--db", str(db), "--home", str(home), "--phase", "cognify")
         run.wait_for("memctl: phase cognify started")
         run.wait_for_workers()
+        run.hold_a_model_call(server)
         code, _, err = run.stop(signum, group=group)
     finally:
         server.latency_s = 0.0
@@ -166,6 +184,7 @@ def test_sleep_rebuild_phase(distilled: Path, server: FakeOllama, tmp_path: Path
         run = Watched(server, "sleep", "--home", str(home))
         run.wait_for("memctl: phase rebuild started")
         run.wait_for_workers()
+        run.hold_a_model_call(server)
         code, _, err = run.stop(signum, group=group)
     finally:
         server.latency_s = 0.0

@@ -53,11 +53,17 @@ def _samples(project: Path) -> list[Path]:
     return sorted([*(project.parent / "tmp").glob("memctl-*"), *(project.parent / "cache").glob("memctl/run-sh/*/home")])
 
 
+# Each case is run.sh in a process of its own (bash, then memctl; the script is what is tested). The fast lane keeps
+# one case of each kind (nothing listening; a server without a model), the other two are `slow` (whole suite): the
+# same path through the script, with another fix in its hint.
+_SLOW_CASE = pytest.mark.slow
+
+
 @pytest.mark.parametrize("server,fix", [
     (None, "start it (`ollama serve`) or set OLLAMA_HOST=host:port"),
     (dict(models=["llama3.1:8b"]), "ollama pull nomic-embed-text"),
-    (dict(models=["nomic-embed-text:latest"]), "ollama pull llama3.1:8b"),
-    (dict(embedding_dim=384), "set MEMCTL_EMBEDDING_DIMENSIONS=384"),
+    pytest.param(dict(models=["nomic-embed-text:latest"]), "ollama pull llama3.1:8b", marks=_SLOW_CASE),
+    pytest.param(dict(embedding_dim=384), "set MEMCTL_EMBEDDING_DIMENSIONS=384", marks=_SLOW_CASE),
 ], ids=["nothing listening", "no embedding model", "no chat model", "another embedding size"])
 def test_without_the_models_it_is_the_dry_run_and_one_line_on_the_real_run(project, server, fix):
     # RUN_SH_EMBEDDED=0: the dry run instead of the embedded backend's real run (tests/e2e/test_embedded_e2e.py)
@@ -76,20 +82,24 @@ def test_without_the_models_it_is_the_dry_run_and_one_line_on_the_real_run(proje
     assert _samples(project) == []  # no data home was left behind
 
 
+# Twelve settings errors, each run.sh in its own process: the fast lane keeps one from the environment and one
+# from the config file; the other ten are `slow` (the same one-line path through the script; the messages are also
+# checked in-process by tests/cli/test_cli.py::test_invalid_config_file_is_a_usage_error and
+# tests/cli/test_config_problems.py).
 @pytest.mark.parametrize("ollama_host,variables,toml,error", [
     ("http://[bad", {}, None, "OLLAMA_HOST='http://[bad': ollama_host: Value error, not a host:port or URL"),
-    ("not a url::", {}, None, "OLLAMA_HOST='not a url::': ollama_host: Value error"),
-    ("ftp://127.0.0.1:11434", {}, None, "OLLAMA_HOST=ftp://127.0.0.1:11434: ollama_host: Value error, expected"),
+    pytest.param("not a url::", {}, None, "OLLAMA_HOST='not a url::': ollama_host: Value error", marks=_SLOW_CASE),
+    pytest.param("ftp://127.0.0.1:11434", {}, None, "OLLAMA_HOST=ftp://127.0.0.1:11434: ollama_host: Value error, expected", marks=_SLOW_CASE),
     ("http://127.0.0.1:9", {}, "workerz = 3\n", "{config}: workerz: Extra inputs are not permitted"),
-    ("http://127.0.0.1:9", {}, "distil_model = 'llama3.1:8b'\n", "{config}: distil_model: Extra inputs"),
-    ("http://127.0.0.1:9", {}, "workers = 0\n", "{config}: workers: Input should be greater than or equal to 1"),
-    ("http://127.0.0.1:9", {}, "head_fraction = 1.5\n", "{config}: head_fraction: Input should be less than 1"),
-    ("http://127.0.0.1:9", {}, "workers = \n", "cannot read the config file {config}"),
-    ("http://127.0.0.1:9", {"MEMCTL_TRANSCRIPT_PROCESSES": "abc"}, None,
-     "MEMCTL_TRANSCRIPT_PROCESSES=abc: transcript_processes: Input should be a valid integer"),
-    ("http://127.0.0.1:9", {"MEMCTL_WORKERS": "65"}, None, "MEMCTL_WORKERS=65: workers: Input should be less than"),
-    ("http://127.0.0.1:9", {"MEMCTL_GRAPH_PROVIDER": "neo4j"}, None, "MEMCTL_GRAPH_PROVIDER=neo4j: graph_provider: "),
-    ("http://127.0.0.1:9", {"MEMCTL_CONFIG": "{config}"}, None, "MEMCTL_CONFIG points at {config}, which is not a file"),
+    pytest.param("http://127.0.0.1:9", {}, "distil_model = 'llama3.1:8b'\n", "{config}: distil_model: Extra inputs", marks=_SLOW_CASE),
+    pytest.param("http://127.0.0.1:9", {}, "workers = 0\n", "{config}: workers: Input should be greater than or equal to 1", marks=_SLOW_CASE),
+    pytest.param("http://127.0.0.1:9", {}, "head_fraction = 1.5\n", "{config}: head_fraction: Input should be less than 1", marks=_SLOW_CASE),
+    pytest.param("http://127.0.0.1:9", {}, "workers = \n", "cannot read the config file {config}", marks=_SLOW_CASE),
+    pytest.param("http://127.0.0.1:9", {"MEMCTL_TRANSCRIPT_PROCESSES": "abc"}, None,
+     "MEMCTL_TRANSCRIPT_PROCESSES=abc: transcript_processes: Input should be a valid integer", marks=_SLOW_CASE),
+    pytest.param("http://127.0.0.1:9", {"MEMCTL_WORKERS": "65"}, None, "MEMCTL_WORKERS=65: workers: Input should be less than", marks=_SLOW_CASE),
+    pytest.param("http://127.0.0.1:9", {"MEMCTL_GRAPH_PROVIDER": "neo4j"}, None, "MEMCTL_GRAPH_PROVIDER=neo4j: graph_provider: ", marks=_SLOW_CASE),
+    pytest.param("http://127.0.0.1:9", {"MEMCTL_CONFIG": "{config}"}, None, "MEMCTL_CONFIG points at {config}, which is not a file", marks=_SLOW_CASE),
 ], ids=["OLLAMA_HOST bad IPv6", "OLLAMA_HOST bad port", "OLLAMA_HOST not http", "unknown key", "misspelt key",
         "workers out of range", "head_fraction out of range", "TOML syntax", "MEMCTL_ variable not an int",
         "MEMCTL_ variable out of range", "MEMCTL_ variable not a choice", "MEMCTL_CONFIG missing"])

@@ -270,7 +270,10 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.serial  # signals timed against the pool workers' progress
-@pytest.mark.parametrize("how", ["sigterm-to-memctl", "sigint-to-the-group", "sigkill-to-memctl"])
+# One signal in the fast lane, the other two `slow` (each a real run of pool processes, 17-30 s under load): the
+# same code path ends the pool for all three; tests/ingest/test_ingest_premodel_signals.py covers each signal too.
+@pytest.mark.parametrize("how", ["sigint-to-the-group", pytest.param("sigterm-to-memctl", marks=pytest.mark.slow),
+                                 pytest.param("sigkill-to-memctl", marks=pytest.mark.slow)])
 def test_no_process_outlives_an_interrupted_run(tmp_path: Path, how: str) -> None:
     db = _varied_db(tmp_path / "opencode.db", sessions=40)
     pids = tmp_path / "pids"

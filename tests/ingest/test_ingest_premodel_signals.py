@@ -80,8 +80,13 @@ def _alive(process: psutil.Process) -> bool:
 
 # (moment, seconds after it): "spawned" = the first pool process exists (it is still importing);
 # "working" = a pool process has prepared a session.
-MOMENTS = [("spawned", 0.0), ("spawned", 0.1), ("spawned", 0.25), ("spawned", 0.5),
-           ("working", 0.0), ("working", 1.0)]
+# Each case is a real run (a memctl process and its pool, 20-36 s each at a load of 14 on two cores): the fast lane
+# keeps one moment per signal ("working" + 0: the pool is up and busy), the other moments are `slow` (whole
+# suite only). Every moment tests the same handler; the moments catch a stop while a pool process still imports.
+_SLOW_CASE = pytest.mark.slow
+MOMENTS = [pytest.param("spawned", 0.0, marks=_SLOW_CASE), pytest.param("spawned", 0.1, marks=_SLOW_CASE),
+           pytest.param("spawned", 0.25, marks=_SLOW_CASE), pytest.param("spawned", 0.5, marks=_SLOW_CASE),
+           ("working", 0.0), pytest.param("working", 1.0, marks=_SLOW_CASE)]
 
 
 def _stop_run(db: Path, tmp_path: Path, how: str, moment: str, after: float) -> tuple[int | None, str, str]:
@@ -166,7 +171,8 @@ def test_a_stopped_dry_run_prints_one_line_and_leaves_no_process(
     assert json.loads(stdout) == {"error": f"{stopped}; a dry run writes nothing", "exit_code": code}
 
 
-@pytest.mark.parametrize(("moment", "after"), [("spawned", 0.25), ("working", 0.0), ("working", 1.0)])
+@pytest.mark.parametrize(("moment", "after"), [pytest.param("spawned", 0.25, marks=_SLOW_CASE), ("working", 0.0),
+                                               pytest.param("working", 1.0, marks=_SLOW_CASE)])
 def test_sigkill_of_a_dry_run_leaves_no_library_line_and_no_process(
         db: Path, tmp_path: Path, moment: str, after: float) -> None:
     returncode, _stdout, stderr = _stop_run(db, tmp_path, "sigkill-to-memctl", moment, after)

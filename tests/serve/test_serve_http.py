@@ -4,6 +4,7 @@ domain errors arrive as MCP tool errors with memctl's exit code."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -20,29 +21,27 @@ from mcp.client.streamable_http import streamable_http_client
 from memctl.exit_codes import NOTHING_INGESTED
 from tests.support.memctl_process import REPO
 
-# A port found free and then bound by the child: a test in another worker could take it in between.
-pytestmark = pytest.mark.serial
+# Not `serial`: the server binds port 0 (the OS picks a free one, read from its first line), so no other worker can
+# take the port between a probe and the bind; a taken port is one the test itself holds.
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture
-def http_server(tmp_path: Path):
-    home, port = tmp_path / "var", _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "memctl.cli", "serve", "--http", "--port", str(port),
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory):
+    """One ``memctl serve --http --port 0`` for the module (the tests only send requests and read its files): a
+    server start per test cost 10 s a test at load 15. Yields ``{"proc", "home", "url", "port"}``."""
+    home = tmp_path_factory.mktemp("serve-http") / "var"
+    proc = subprocess.Popen([sys.executable, "-m", "memctl.cli", "serve", "--http", "--port", "0",
                              "--home", str(home)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
         line = proc.stderr.readline()
-        assert f"http://127.0.0.1:{port}/mcp" in line, line + proc.stderr.read()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", line)
+        assert found and found.group(1) != "0", line + proc.stderr.read()
+        port = int(found.group(1))
         yield {"proc": proc, "home": home, "url": f"http://127.0.0.1:{port}/mcp", "port": port}
     finally:
         proc.terminate()

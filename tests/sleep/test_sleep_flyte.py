@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from memctl.exit_codes import USAGE
-from memctl.sleep.engines.flyte_engine import EngineTaskError
 from memctl.sleep.engines.flyte_sdk import FLYTE_EXTRA_HINT
 from memctl.sleep.engines.select import EngineUnavailableError
 from memctl.sleep.run import SleepOptions, SleepRun
@@ -25,6 +24,22 @@ from tests.sleep.test_sleep import MIX, _proposal, _seed_cluster, _settings, _st
 
 SUBJECTS = ["billing", "search", "auth", "payments", "ingest"]
 FLYTE_LOCAL_METADATA = Path("/tmp/flyte/metadata")  # where flyte 2.12.1's local mode keeps each run's record
+
+
+@pytest.fixture(autouse=True)
+def _flyte_engine_imported() -> None:
+    """Import the Flyte engine before the test patches anything: it binds ``consolidate`` at import, so a first
+    import inside a patch of :mod:`memctl.sleep.consolidate` would keep the patched function for good. Imported
+    here, not at the top: importing it imports Flyte (and pandas through it), about 6 s that collection would pay
+    in every worker and in every run that deselects this file."""
+    import memctl.sleep.engines.flyte_engine  # noqa: F401
+
+
+def _engine_task_error() -> type[Exception]:
+    """The Flyte engine's run/task error class (imported by then: :func:`_flyte_engine_imported`)."""
+    from memctl.sleep.engines.flyte_engine import EngineTaskError
+
+    return EngineTaskError
 
 
 def _seed(home: Path) -> MemoryStore:
@@ -155,6 +170,7 @@ def test_a_task_raising_mid_run_leaves_the_store_as_the_local_engine_does(tmp_pa
             raise RuntimeError("worker lost")
         return real(task, settings, cache_dir)
 
+    engine_task_error = _engine_task_error()
     stores, second = {}, {}
     for engine in ("local", "flyte"):
         home = tmp_path / engine
@@ -165,7 +181,7 @@ def test_a_task_raising_mid_run_leaves_the_store_as_the_local_engine_does(tmp_pa
             # the local engine imports the consolidation function when it runs (a no-op sleep never loads it)
             patch.setattr("memctl.sleep.engines.flyte_engine.consolidate" if engine == "flyte"
                           else "memctl.sleep.consolidate.consolidate", crashing)
-            with FakeOllama() as server, pytest.raises((RuntimeError, EngineTaskError), match="worker lost"):
+            with FakeOllama() as server, pytest.raises((RuntimeError, engine_task_error), match="worker lost"):
                 _sleep(home, server, engine, concurrency=1)  # one at a time: the local engine's order is fixed
         assert store.verify(deep=True).ok
         assert any(p.startswith("user/global/auth-") for p in store.list("user"))  # its members are kept
@@ -315,7 +331,7 @@ def test_a_failed_flyte_run_is_one_error_and_changes_nothing(tmp_path: Path, mon
     store = MemoryStore(home / "store")
     paths = _seed_cluster(store, "user/global", 2, "billing")
     monkeypatch.setattr(engine_flyte.flyte, "with_runcontext", lambda *a, **k: FailingRunner())
-    with FakeOllama() as server, pytest.raises(EngineTaskError) as raised:
+    with FakeOllama() as server, pytest.raises(_engine_task_error()) as raised:
         _sleep(home, server, "flyte")
     assert raised.value.exit_code == 1 and str(error) in str(raised.value) and type(error).__name__ in str(raised.value)
     assert sorted(store.list("user")) == sorted(paths) and store.verify(deep=True).ok
@@ -331,7 +347,7 @@ def test_a_flyte_config_without_a_cluster_is_one_error(tmp_path: Path, config_te
     home = tmp_path / "var"
     store = MemoryStore(home / "store")
     paths = _seed_cluster(store, "user/global", 2, "billing")
-    with FakeOllama() as server, pytest.raises(EngineTaskError) as raised:
+    with FakeOllama() as server, pytest.raises(_engine_task_error()) as raised:
         SleepRun(_settings(home, server, flyte_config=config),
                  SleepOptions(rebuild=False, engine="flyte")).run()
     assert raised.value.exit_code == 1 and "the Flyte run" in str(raised.value)

@@ -12,23 +12,53 @@ environment"): ``env`` is applied to ``os.environ`` for the call and restored af
 
 from __future__ import annotations
 
+import os
 import subprocess
+from pathlib import Path
 
+from click.testing import Result
 from typer.testing import CliRunner
 
 
 def run_cli(*args: str, env: dict[str, str | None] | None = None, input: str | None = None,
-            ) -> subprocess.CompletedProcess:
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
     """``memctl *args`` in-process; returns ``CompletedProcess(args, returncode, stdout, stderr)`` as text.
 
     ``env`` entries are set for the call, a ``None`` value removes the variable. ``input`` is standard input
-    (``None``: empty). Stdout, stderr and stdin are not terminals, as with ``capture_output=True``; stdout and
+    (``None``: empty); ``cwd`` the working directory for the call (restored after). Stdout, stderr and stdin are not terminals, as with ``capture_output=True``; stdout and
     stderr are captured apart. An exception the boundary does not turn into an exit code is re-raised (a
     subprocess would print its traceback and exit 1).
     """
+    result = _invoke(args, env, input, cwd)
+    return subprocess.CompletedProcess(["memctl", *args], result.exit_code, result.stdout, result.stderr)
+
+
+def _invoke(args: tuple[str, ...], env: dict[str, str | None] | None, input: str | bytes | None,
+            cwd: Path | None) -> Result:
+    """Click's result of ``memctl *args`` run by CliRunner in ``cwd``; an exception no exit code stands for is
+    re-raised."""
     from memctl.cli.main import app
 
-    result = CliRunner().invoke(app, list(args), env=env or {}, input=input, catch_exceptions=True)
+    before = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(app, list(args), env=env or {}, input=input, catch_exceptions=True)
+    finally:
+        os.chdir(before)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
-    return subprocess.CompletedProcess(["memctl", *args], result.exit_code, result.stdout, result.stderr)
+    return result
+
+
+def run_cli_bytes(*args: str, env: dict[str, str | None] | None = None, input: str | bytes | None = None,
+                  cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """As :func:`run_cli`, but as ``subprocess.run(..., capture_output=True)`` without ``text``: ``stdout`` and
+    ``stderr`` are ``bytes`` (what the command wrote, undecoded), and ``input`` may be bytes (standard input read
+    through ``typer.get_binary_stream("stdin")`` gets them unchanged: bytes that are not UTF-8 reach the command).
+
+    Output written past Click's streams (to file descriptors 1 and 2, or to a stream object kept from before the
+    call) is not in the result: a test that must see every byte a command could print also reads ``capfd``.
+    """
+    result = _invoke(args, env, input, cwd)
+    return subprocess.CompletedProcess(["memctl", *args], result.exit_code, result.stdout_bytes, result.stderr_bytes)

@@ -15,6 +15,11 @@ Markers (registered in pyproject.toml):
     ``pytest -n 2 --dist loadgroup`` every ``serial`` test runs in one worker, one after the other (xdist group
     ``serial``), never beside another serial test.
 
+``spread``
+    A module whose tests share a module-scoped fixture but may run in both workers: each worker builds the
+    fixture once (one build more) instead of the module's tests queueing in one worker. For a module whose
+    tests take minutes each, where the second build costs less than the queue.
+
 Module-scoped fixtures: a test that uses a fixture of module, package or class scope (an ingested home, a
 started server) is grouped with the other tests of its module (xdist group = the module's path), so the
 fixture is built once, not once per worker. With ``--dist loadgroup`` a group runs in one worker; without
@@ -47,6 +52,10 @@ SLOW = {
     "tests/cli/test_cli.py::test_doctor_all_green_and_dimension_check": "doctor over a real graph: 36 s",
     "tests/cli/test_cli_ask_sleep.py::test_remember_refuses_what_sleep_would_reject_and_writes_nothing":
         "a memctl process per refused text: 35 s",
+    "tests/cli/test_run_sh.py::test_with_the_models_it_ingests_for_real_and_asks":
+        "run.sh's real ingest (Cognee) and ask, twice: 253 s at load 15 (lanes2 branch, 7 Dec 23:25)",
+    "tests/cli/test_log_routing.py::test_first_real_ingest_shows_memctl_lines_only":
+        "a real ingest (Cognee) and two asks, each a memctl process: most of the file's 45 s (fast lane, load 3.8)",
     # From the first whole parallel run from a clean clone (two workers, load average 16-22 from other jobs):
     "tests/graph/test_knowledge_graph.py::test_offline_guard_fresh_process":
         "a fresh interpreter: Cognee import, add, cognify, search: 145 s (its own home; no later test needs it)",
@@ -73,10 +82,11 @@ def is_slow(nodeid: str) -> bool:
 
 
 def group_of(item: pytest.Item) -> str | None:
-    """The xdist group ``item`` belongs to: ``serial``, its module's path (shared fixture), or ``None``."""
+    """The xdist group ``item`` belongs to: ``serial``, its module's path (shared fixture, unless ``spread``), or
+    ``None``."""
     if item.get_closest_marker("serial"):
         return SERIAL_GROUP
-    if _uses_a_shared_fixture(item):
+    if _uses_a_shared_fixture(item) and not item.get_closest_marker("spread"):
         return item.nodeid.split("::", 1)[0]
     return None
 
