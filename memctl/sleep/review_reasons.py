@@ -15,7 +15,7 @@ documented in :mod:`memctl.validator.action` (what a memory would make the agent
 
 from __future__ import annotations
 
-__all__ = ["explain", "explain_all"]
+__all__ = ["explain", "explain_all", "family_label"]
 
 _DETAIL = {
     # carried objects (memctl.validator.action)
@@ -142,3 +142,16 @@ def _sentence(parts: list[str]) -> str | None:
 def explain_all(reasons: list[str] | tuple[str, ...]) -> list[str]:
     """``"<sentence> [<code>]"`` for each reason, in order, duplicates of the same sentence kept once per code."""
     return [f"{explain(r)} [{r}]" if explain(r) != r else r for r in reasons]
+
+
+_FAMILY_LABEL = {
+    "action": "would act", "unrecognised": "not recognised as low-risk", "affects": "a new subject",
+    "supersedes": "replaces a memory", "displaces_person": "replaces a person's memory",
+    "uncorroborated": "not in its session", "trust_claim": "claims trust",
+}
+
+
+def family_label(family: str) -> str:
+    """A short label for a reason family (the part of a code before its first ``:``), as sleep's summary
+    counts held memories by it: ``"action"`` → ``"would act"``; an unknown family comes back as itself."""
+    return _FAMILY_LABEL.get(family, family)

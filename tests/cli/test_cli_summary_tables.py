@@ -59,13 +59,13 @@ def test_a_sleep_table_is_drawn_from_the_summarys_fields() -> None:
     from memctl.sleep.summary import SleepSummary
 
     summary = SleepSummary(proposals=5, promoted=2, rejected=2, rejected_reasons={"secret": 1, "too long": 1},
-                           held=1, held_reasons={"affects tools": 1}, review_queue=1, clusters_found=3,
+                           held=3, held_reasons={"action": 2, "supersedes": 1}, review_queue=3, clusters_found=3,
                            clusters_consolidated=2, memories_merged=4, model_calls=6, cache_hits=2,
                            topics_rebuilt=["alpha"], topics_failed={"beta": "boom"}, wall_s=12.345,
                            report_html="/h/reports/sleep-1.html")
     rows = _rows(_render(summary_table(summary)))
     assert rows == {"proposals": "5", "promoted": "2", "rejected": "2 (secret 1, too long 1)",
-                    "held for review": "1 (affects tools 1)", "review queue": "1 (memctl review)",
+                    "held for review": "3 (would act 2, replaces a memory 1)", "review queue": "3 (memctl review)",
                     "clusters found / consolidated": "3 / 2", "memories merged": "4",
                     "model calls / cache hits": "6 / 2", "topics rebuilt": "alpha", "topics failed": "beta",
                     "wall time": "12.3 s", "report": "/h/reports/sleep-1.html"}

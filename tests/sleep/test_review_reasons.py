@@ -57,3 +57,14 @@ def test_explain(code: str, expected: str) -> None:
 
 def test_explain_all_keeps_the_code_beside_its_sentence_and_the_order() -> None:
     assert explain_all(("action:url", "zz")) == ["it carries a URL the agent could open or fetch [action:url]", "zz"]
+
+
+def test_every_family_the_trust_decision_writes_has_a_short_label() -> None:
+    """sleep's summary counts held memories by family ("held for review  3 (would act 2, …)")."""
+    from memctl.sleep.review_reasons import family_label
+
+    source = (REPO / "memctl" / "sleep" / "trust.py").read_text(encoding="utf-8")
+    families = set(re.findall(r"f?\"([a-z_]+):\{", source)) | set(re.findall(r"\(\"([a-z_]+)\",\)", source))
+    assert {"action", "unrecognised", "affects", "supersedes", "displaces_person", "trust_claim"} <= families
+    assert all(family_label(f) != f for f in families), families
+    assert family_label("uncorroborated") == "not in its session" and family_label("zz") == "zz"

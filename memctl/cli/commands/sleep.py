@@ -64,7 +64,10 @@ def summary_table(summary: "SleepSummary") -> Table:
     table.add_column("", style="bold")
     table.add_column("", justify="right")
     reasons = ", ".join(f"{k} {v}" for k, v in sorted(summary.rejected_reasons.items()))
-    held = ", ".join(f"{k} {v}" for k, v in sorted(summary.held_reasons.items()))
+    from memctl.sleep.review_reasons import family_label
+
+    # the count of held memories by their first reason's family, in words (`memctl review` has each reason)
+    held = ", ".join(f"{family_label(k)} {v}" for k, v in sorted(summary.held_reasons.items()))
     for key, value in (
         ("proposals", summary.proposals),
         ("promoted", summary.promoted),
