@@ -364,12 +364,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="the fake server's embeddings: wordllama (real l2_supercat weights, 256 dimensions; "
                              "the quality figures) or concepts (hashed words and concept groups; plumbing only)")
     args = parser.parse_args(argv)
-    if args.embedder == "wordllama" and not args.real:
-        os.environ["MEMCTL_EMBEDDING_DIMENSIONS"] = "256"  # WordLlama's native size; the ingest children inherit it
-    if args.real:
-        _require_server(args.real)
-    from tests.fakes.ollama_server import FakeOllama
-
     if args.questions:
         try:
             asked = [*load_questions(args.questions), *(NEW_PARAPHRASES if args.new_paraphrases else [])]
@@ -385,6 +379,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for warning in check_paraphrases(questions, refuse=not args.questions):
         print(f"bench_quality: warning: {warning}", file=sys.stderr)
+    # Only once the arguments hold: a refused run leaves the environment as it was (a test calls main()
+    # in pytest's own process, and a leaked 256 here made every later ingest child refuse its 768 dimensions).
+    if args.embedder == "wordllama" and not args.real:
+        os.environ["MEMCTL_EMBEDDING_DIMENSIONS"] = "256"  # WordLlama's native size; the ingest children inherit it
+    if args.real:
+        _require_server(args.real)
+    from tests.fakes.ollama_server import FakeOllama
+
     with tempfile.TemporaryDirectory() as tmp:
         if args.home:
             home = args.home

@@ -66,6 +66,23 @@ CLOSED_PORT_HOST = "127.0.0.1:9"  # the discard port: nothing listens, a connect
 _CLEARED = ("OPENCODE_DB", "AI_MEMORY_STORE_DEBUG")
 
 
+# The MEMCTL_* variables the suite started with (isolated_environment removes them for each test).
+_SESSION_MEMCTL = {name: value for name, value in os.environ.items() if name.startswith("MEMCTL_")}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After every test's teardown, ``MEMCTL_*`` is as the session started. A variable set in this process
+    outside monkeypatch (code a test ran in-process: a bench's ``main()`` set MEMCTL_EMBEDDING_DIMENSIONS)
+    survived, because isolated_environment's monkeypatch restores what it found; and the next module-scoped
+    fixture, set up before any function-scoped one, gave it to its memctl children (CI: 28 e2e errors)."""
+    yield
+    for name in [n for n in os.environ if n.startswith("MEMCTL_")]:
+        if name not in _SESSION_MEMCTL:
+            del os.environ[name]
+    os.environ.update(_SESSION_MEMCTL)
+
+
 @pytest.fixture(autouse=True)
 def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Isolate the test (and its child processes) from the user's memctl, Ollama and OpenCode setup."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -74,11 +75,15 @@ def test_a_question_file_that_cannot_be_scored_is_refused_with_its_line(tmp_path
     assert f"{path}:2:" in str(caught.value)
 
 
-def test_the_bench_exits_2_with_one_line_for_a_bad_question_file(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_the_bench_exits_2_with_one_line_for_a_bad_question_file(tmp_path: Path, capsys, monkeypatch) -> None:  # noqa: ANN001
+    """main() runs in pytest's own process: a refused run must leave the environment alone (it once set
+    MEMCTL_EMBEDDING_DIMENSIONS=256 first, and every later test's ingest child refused the fake's 768)."""
     from bench.bench_quality import main
 
+    monkeypatch.delenv("MEMCTL_EMBEDDING_DIMENSIONS", raising=False)  # restored after the test whatever main() does
     path = tmp_path / "bad.jsonl"
     path.write_text('{"text": "q", "gold": "ses_nope"}\n')
     assert main(["--home", str(tmp_path), "--questions", str(path), "--rounds", "0"]) == 2
+    assert "MEMCTL_EMBEDDING_DIMENSIONS" not in os.environ
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "ses_nope is not a session of the fixture" in err[0]
