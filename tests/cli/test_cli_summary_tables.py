@@ -139,3 +139,6 @@ def test_config_show_names_the_embedded_backend_as_the_source_of_what_it_set(tmp
     assert source["min_user_chars"] == ("environment", "MEMCTL_MIN_USER_CHARS", 300)
     assert source["model_backend"][:2] == ("environment", "MEMCTL_MODEL_BACKEND")
     assert source["head_fraction"][0] == "default"
+    from memctl.embedded import endpoint
+
+    assert endpoint.current() is None  # run_cli closed the run's endpoint, as the end of a process would

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import Result
@@ -46,6 +47,11 @@ def _invoke(args: tuple[str, ...], env: dict[str, str | None] | None, input: str
         result = CliRunner().invoke(app, list(args), env=env or {}, input=input, catch_exceptions=True)
     finally:
         os.chdir(before)
+        # A command on the embedded backend started its loopback endpoint for "the run"; a process would end
+        # here and close it. Left attached, the next test's attach() got this one, with this test's home.
+        endpoint = sys.modules.get("memctl.embedded.endpoint")
+        if endpoint is not None:
+            endpoint.detach()
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result
