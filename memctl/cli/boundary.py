@@ -146,6 +146,10 @@ class ErrorBoundaryGroup(TyperGroup):
         except OSError as exc:
             if exc.errno == errno.EPIPE:
                 raise  # the reader went away (`| head`): Typer exits quietly
+            if isinstance(exc.__context__, BrokenPipeError):
+                # Rich's own broken-pipe handler calls sys.stdout.fileno(), which our routed stdout lacks
+                # (io.UnsupportedOperation): it is the same gone reader, not a data home problem
+                raise exc.__context__ from None
             raise fail(f"cannot use the data home: {describe(exc)}", HOME) from exc
         except Exception as exc:
             if _json_errors and isinstance(getattr(exc, "exit_code", None), int) and hasattr(exc, "format_message"):

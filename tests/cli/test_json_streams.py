@@ -169,3 +169,26 @@ def test_ask_on_a_copied_home_falls_back_with_its_json_on_stdout(tmp_path):
     assert answer["fallback_used"] and answer["retrieval_method"] == "notes" and answer["sources"]
     assert "moved or copied" in answer["fallback_reason"]
     assert "{" not in ask.stderr and '"question"' not in ask.stderr
+
+
+def test_a_reader_that_goes_away_is_not_a_data_home_error(tmp_path) -> None:  # noqa: ANN001
+    """A new user's `memctl ingest --dry-run … | head -1` ended with "error: cannot use the data home:
+    UnsupportedOperation" (exit 7): Rich's broken-pipe handler calls fileno() on the routed stdout."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    for name in ("opencode.db", "opencode.db-wal", "opencode.db-shm"):
+        source = repo / "tests" / "fixtures" / "opencode-1.18" / name
+        if source.exists():
+            shutil.copy2(source, tmp_path / name)
+    proc = subprocess.Popen([sys.executable, "-m", "memctl.cli", "ingest", "--dry-run", "--db",
+                             str(tmp_path / "opencode.db")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(repo)})
+    proc.stdout.close()  # the reader is gone before the plan is printed
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "cannot use the data home" not in err and "Traceback" not in err, err
+    assert proc.returncode != 7
